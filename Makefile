@@ -1,0 +1,41 @@
+# olmcat build and test entry points. Everything the tests need is installed
+# by these targets (Go modules only); nothing has to be set up by hand.
+
+GO        ?= go
+BIN       ?= bin/olmcat
+PKGS      ?= ./...
+FUZZTIME  ?= 5s
+# Packages with concurrent servers/clients: run under the race detector too.
+RACE_PKGS ?= ./registry/...
+
+.PHONY: all build test test-unit test-race fuzz lint generate bench clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/olmcat
+
+test: lint test-unit test-race fuzz
+
+test-unit:
+	$(GO) test -count=1 $(PKGS)
+
+test-race:
+	@if ls $(subst ...,,$(RACE_PKGS)) >/dev/null 2>&1; then $(GO) test -race -count=1 $(RACE_PKGS); fi
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStream$$' -fuzztime $(FUZZTIME) ./declcfg
+
+lint:
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v '\.pb\.go$$'); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+generate:
+	$(GO) generate ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+clean:
+	rm -rf bin

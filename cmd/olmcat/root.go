@@ -1,0 +1,69 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every command.
+const (
+	exitOK      = 0
+	exitInvalid = 1 // invalid input or output, failed check
+	exitUsage   = 2 // bad flags or arguments
+)
+
+// exitError carries a specific exit code to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage problem (exit 2).
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "olmcat",
+		Short: "Read, migrate, validate and serve operator catalogs (legacy sqlite and declarative config)",
+		Long: `olmcat works with operator-framework catalogs.
+
+It reads legacy sqlite index databases at every schema level (read-only),
+migrates them to declarative configs, validates, renders and converts
+declarative configs, serves either kind with the operator-registry gRPC API,
+and checks that two catalogs answer that API the same way.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.AddCommand(
+		newValidateCmd(),
+		newRenderCmd(),
+		newConvertCmd(),
+		newMigrateCmd(),
+		newServeCmd(),
+		newParityCmd(),
+	)
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a usage exit code.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageError(err)
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with a usage exit code.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(cmd, args); err != nil {
+			return usageError(err)
+		}
+		return nil
+	}
+}

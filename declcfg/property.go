@@ -1,0 +1,118 @@
+package declcfg
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Well-known property types.
+const (
+	PropertyPackage         = "olm.package"
+	PropertyPackageRequired = "olm.package.required"
+	PropertyGVK             = "olm.gvk"
+	PropertyGVKRequired     = "olm.gvk.required"
+	PropertyBundleObject    = "olm.bundle.object"
+	PropertyCSVMetadata     = "olm.csv.metadata"
+	PropertyConstraint      = "olm.constraint"
+	PropertyLabel           = "olm.label"
+	PropertyLabelRequired   = "olm.label.required"
+	PropertyDeprecated      = "olm.deprecated"
+)
+
+// PackageValue is the value of an olm.package property.
+type PackageValue struct {
+	PackageName string `json:"packageName"`
+	Version     string `json:"version"`
+	Release     string `json:"release,omitempty"`
+}
+
+// PackageRequiredValue is the value of an olm.package.required property.
+type PackageRequiredValue struct {
+	PackageName  string `json:"packageName"`
+	VersionRange string `json:"versionRange"`
+}
+
+// GVKValue is the value of olm.gvk and olm.gvk.required properties.
+type GVKValue struct {
+	Group   string `json:"group"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// BundleObjectValue is the value of an olm.bundle.object property: either
+// inline base64 Data or a Ref path relative to the file holding the blob.
+// Exactly one of the two is set.
+type BundleObjectValue struct {
+	Data []byte `json:"data,omitempty"`
+	Ref  string `json:"ref,omitempty"`
+}
+
+// LabelValue is the value of olm.label and olm.label.required properties.
+type LabelValue struct {
+	Label string `json:"label"`
+}
+
+// ConstraintValue is the value of an olm.constraint property. Only the
+// failure message is typed; the constraint itself (cel, all, any, not,
+// gvk, package, ...) is kept verbatim in Raw.
+type ConstraintValue struct {
+	FailureMessage string          `json:"failureMessage,omitempty"`
+	Raw            json.RawMessage `json:"-"`
+}
+
+// CSVMetadataValue is the value of an olm.csv.metadata property. Fields are
+// kept as raw JSON so that nothing in them is reinterpreted.
+type CSVMetadataValue struct {
+	Annotations               json.RawMessage `json:"annotations,omitempty"`
+	APIServiceDefinitions     json.RawMessage `json:"apiServiceDefinitions,omitempty"`
+	CustomResourceDefinitions json.RawMessage `json:"crdDescriptions,omitempty"`
+	Description               string          `json:"description,omitempty"`
+	DisplayName               string          `json:"displayName,omitempty"`
+	InstallModes              json.RawMessage `json:"installModes,omitempty"`
+	Keywords                  json.RawMessage `json:"keywords,omitempty"`
+	Labels                    json.RawMessage `json:"labels,omitempty"`
+	Links                     json.RawMessage `json:"links,omitempty"`
+	Maintainers               json.RawMessage `json:"maintainers,omitempty"`
+	Maturity                  string          `json:"maturity,omitempty"`
+	MinKubeVersion            string          `json:"minKubeVersion,omitempty"`
+	NativeAPIs                json.RawMessage `json:"nativeAPIs,omitempty"`
+	Provider                  json.RawMessage `json:"provider,omitempty"`
+}
+
+// NewProperty encodes v as the value of a property of type typ. The value
+// is compact JSON with HTML characters left unescaped.
+func NewProperty(typ string, v any) (Property, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return Property{}, fmt.Errorf("encode %s property: %w", typ, err)
+	}
+	return Property{Type: typ, Value: json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))}, nil
+}
+
+// MustProperty is NewProperty for values that cannot fail to encode (the
+// typed values of this package); it panics otherwise.
+func MustProperty(typ string, v any) Property {
+	p, err := NewProperty(typ, v)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// ParseValue decodes the property's value into v (a pointer).
+func (p Property) ParseValue(v any) error {
+	if err := json.Unmarshal(p.Value, v); err != nil {
+		return fmt.Errorf("parse %s property value %s: %w", p.Type, truncate(p.Value, 120), err)
+	}
+	return nil
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "..."
+}

@@ -1,0 +1,33 @@
+package legacy
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+)
+
+// sqliteMagic is the 16-byte header every sqlite 3 database file starts with.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// IsSQLiteFile reports whether path is a regular file that starts with the
+// sqlite 3 header. Directories and missing files are not sqlite files.
+func IsSQLiteFile(path string) (bool, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return false, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(sqliteMagic))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false, nil
+	}
+	return bytes.Equal(head, sqliteMagic), nil
+}

@@ -1,0 +1,132 @@
+package legacy
+
+// Package is a row of the package table.
+type Package struct {
+	Name           string
+	DefaultChannel string
+}
+
+// Channel is a row of the channel table.
+type Channel struct {
+	Name    string
+	Package string
+	// Head is channel.head_operatorbundle_name, as stored.
+	Head string
+}
+
+// ChannelEntry is a row of the channel_entry table.
+type ChannelEntry struct {
+	ID      int64
+	Channel string
+	Package string
+	Bundle  string
+	// Replaces is the entry_id this entry replaces; 0 when NULL.
+	Replaces int64
+	Depth    int64
+}
+
+// API is a group/version/kind with its plural, from the api table.
+type API struct {
+	Group   string
+	Version string
+	Kind    string
+	Plural  string
+}
+
+// Property is a row of the properties table (or one derived for levels
+// that predate it). Value is the JSON text as stored.
+type Property struct {
+	Type  string
+	Value string
+}
+
+// Dependency is a row of the dependencies table (or one derived for
+// levels that predate it). Value is the JSON text as stored.
+type Dependency struct {
+	Type  string
+	Value string
+}
+
+// Bundle is a row of operatorbundle with everything keyed to it.
+type Bundle struct {
+	Name string
+	// CSV is the csv column (CSV JSON), nil when NULL (non-head bundles
+	// of image-built indexes).
+	CSV []byte
+	// Objects are the manifests of the bundle column split into one JSON
+	// document each, in stored order; nil when the column is NULL.
+	Objects [][]byte
+	// BundlePath is the bundle image pull spec; "" for bundles loaded
+	// from directories.
+	BundlePath     string
+	Version        string
+	SkipRange      string
+	Replaces       string
+	Skips          []string
+	SubstitutesFor string
+
+	// Properties and Dependencies are deduplicated rows in stored order.
+	Properties   []Property
+	Dependencies []Dependency
+	// RelatedImages are related_image rows (pull specs, no names), deduplicated, in stored order.
+	RelatedImages []string
+	ProvidedAPIs  []API
+	RequiredAPIs  []API
+	// Deprecated is true when the bundle is in the deprecated table or
+	// carries an olm.deprecated property.
+	Deprecated bool
+}
+
+// PackageData is everything the database holds for one package.
+type PackageData struct {
+	Package  Package
+	Channels []Channel
+	// Entries are the package's channel_entry rows ordered by entry_id.
+	Entries []ChannelEntry
+	// Bundles are the operatorbundle rows named by the package's channel
+	// entries, ordered by name. Names in Entries without a row (skipped
+	// or replaced bundles absent from the database) have no Bundle.
+	Bundles []Bundle
+	// Stranded are bundles of this package (by olm.package property or
+	// CSV) that no channel entry names.
+	Stranded []Bundle
+	// Repairs are the repairs made while reading this package.
+	Repairs []Repair
+}
+
+// RepairKind names a kind of known damage.
+type RepairKind string
+
+// Kinds of known damage the reader repairs or reports.
+const (
+	// RepairNullNameRows: migration-5 junk rows with NULL name, ignored.
+	RepairNullNameRows RepairKind = "null-name-rows"
+	// RepairNullVersion: a bundle row with NULL version; taken from the CSV.
+	RepairNullVersion RepairKind = "null-version"
+	// RepairCorruptDependencies: migration-9 overwrote every dependency value
+	// with one value; re-derived from the CSV/api tables where possible.
+	RepairCorruptDependencies RepairKind = "corrupt-dependencies"
+	// RepairMissingManifests: a non-head bundle with NULL csv/bundle.
+	RepairMissingManifests RepairKind = "missing-manifests"
+	// RepairMissingDefaultChannel: default_channel names a channel that does not exist.
+	RepairMissingDefaultChannel RepairKind = "missing-default-channel"
+	// RepairNullPropertyPath: property rows keyed by NULL path while bundlepath is ''.
+	RepairNullPropertyPath RepairKind = "null-property-path"
+	// RepairDerived: columns or tables the schema level lacks, computed from CSV and channel_entry.
+	RepairDerived RepairKind = "derived"
+	// RepairStranded: a bundle no channel entry names.
+	RepairStranded RepairKind = "stranded-bundle"
+	// RepairDuplicateRows: duplicate properties/dependencies rows collapsed.
+	RepairDuplicateRows RepairKind = "duplicate-rows"
+)
+
+// Repair is one piece of known damage found in the database and what the
+// reader did about it. Nothing is repaired silently.
+type Repair struct {
+	Kind    RepairKind `json:"kind"`
+	Table   string     `json:"table"`
+	Package string     `json:"package,omitempty"`
+	Bundle  string     `json:"bundle,omitempty"`
+	// Detail says what was found and what was done, in one sentence.
+	Detail string `json:"detail"`
+}
