@@ -17,7 +17,15 @@ type DB struct {
 // Option configures Open.
 type Option func(*openOptions)
 
-type openOptions struct{}
+type openOptions struct {
+	skipManifests bool
+}
+
+// SkipManifests makes ReadPackage leave Bundle.CSV and Bundle.Objects nil
+// (they are still read internally where needed to derive missing columns),
+// for callers such as servers that fetch them on demand with
+// BundleManifests instead of holding them in memory.
+func SkipManifests() Option { return func(o *openOptions) { o.skipManifests = true } }
 
 // Open opens the database at path read-only (immutable), detects its
 // schema level and checks that it is a legacy index.
@@ -36,6 +44,12 @@ func (db *DB) PackageNames(ctx context.Context) ([]string, error) { return nil, 
 // ReadPackage reads everything the database holds for one package.
 func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error) {
 	return nil, errTODO
+}
+
+// BundleManifests returns the csv column and the bundle column split into
+// objects for one operatorbundle row; nil values when the columns are NULL.
+func (db *DB) BundleManifests(ctx context.Context, bundleName string) (csv []byte, objects [][]byte, err error) {
+	return nil, nil, errTODO
 }
 
 // Repairs are the database-wide repairs found by Open (for example
