@@ -1,0 +1,162 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// DefaultShutdownTimeout bounds how long Serve waits for in-flight RPCs
+// after its context is done before it closes every connection.
+const DefaultShutdownTimeout = 10 * time.Second
+
+// Option configures NewGRPCServer and Serve.
+type Option func(*options)
+
+type options struct {
+	logger          *slog.Logger
+	shutdownTimeout time.Duration
+	grpcOpts        []grpc.ServerOption
+}
+
+// WithLogger logs every RPC (method, code, duration) and Serve's life cycle
+// to l. Without it nothing is logged.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithShutdownTimeout sets how long Serve lets in-flight RPCs finish after
+// its context is done (DefaultShutdownTimeout when unset or not positive).
+func WithShutdownTimeout(d time.Duration) Option {
+	return func(o *options) { o.shutdownTimeout = d }
+}
+
+// WithServerOptions passes extra options to grpc.NewServer (for example
+// message size limits or credentials).
+func WithServerOptions(opts ...grpc.ServerOption) Option {
+	return func(o *options) { o.grpcOpts = append(o.grpcOpts, opts...) }
+}
+
+func buildOptions(opts []Option) options {
+	o := options{shutdownTimeout: DefaultShutdownTimeout}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	if o.shutdownTimeout <= 0 {
+		o.shutdownTimeout = DefaultShutdownTimeout
+	}
+	return o
+}
+
+// NewGRPCServer returns a gRPC server answering api.Registry from q, with
+// grpc.health.v1.Health (Check always SERVING, as every upstream registry
+// server does) and server reflection (so grpcurl works without protos).
+// The caller serves it and closes q when done.
+func NewGRPCServer(q Querier, opts ...Option) *grpc.Server {
+	o := buildOptions(opts)
+	gopts := append([]grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(unaryLogger(o.logger)),
+		grpc.ChainStreamInterceptor(streamLogger(o.logger)),
+	}, o.grpcOpts...)
+	s := grpc.NewServer(gopts...)
+	api.RegisterRegistryServer(s, NewServer(q))
+	healthgrpc.RegisterHealthServer(s, HealthServer{})
+	reflection.Register(s)
+	return s
+}
+
+// Serve serves q on lis until ctx is done, then stops gracefully: new
+// connections are refused and in-flight RPCs get the shutdown timeout to
+// finish before every connection is closed. It returns nil after a
+// shutdown caused by ctx, or the error that stopped serving. lis is
+// closed on return; q is not.
+func Serve(ctx context.Context, lis net.Listener, q Querier, opts ...Option) error {
+	o := buildOptions(opts)
+	s := NewGRPCServer(q, opts...)
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(lis) }()
+	o.logger.Info("serving registry", "address", lis.Addr().String())
+
+	select {
+	case err := <-errc:
+		if err != nil {
+			return fmt.Errorf("serve on %s: %w", lis.Addr(), err)
+		}
+		return nil
+	case <-ctx.Done():
+	}
+
+	o.logger.Info("shutting down", "timeout", o.shutdownTimeout.String())
+	stopped := make(chan struct{})
+	go func() {
+		s.GracefulStop()
+		close(stopped)
+	}()
+	timer := time.NewTimer(o.shutdownTimeout)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+	case <-timer.C:
+		o.logger.Warn("graceful shutdown timed out; closing connections")
+		s.Stop()
+		<-stopped
+	}
+	<-errc // Serve returns nil once stopped.
+	o.logger.Info("stopped")
+	return nil
+}
+
+// HealthServer implements grpc.health.v1.Health the way operator-registry
+// does: Check reports SERVING for any service name; Watch and List are
+// unimplemented.
+type HealthServer struct {
+	healthgrpc.UnimplementedHealthServer
+}
+
+// Check always reports SERVING.
+func (HealthServer) Check(context.Context, *healthgrpc.HealthCheckRequest) (*healthgrpc.HealthCheckResponse, error) {
+	return &healthgrpc.HealthCheckResponse{Status: healthgrpc.HealthCheckResponse_SERVING}, nil
+}
+
+func unaryLogger(l *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		start := time.Now()
+		resp, err := handler(ctx, req)
+		logCall(ctx, l, info.FullMethod, start, err)
+		return resp, err
+	}
+}
+
+func streamLogger(l *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		start := time.Now()
+		err := handler(srv, ss)
+		logCall(ss.Context(), l, info.FullMethod, start, err)
+		return err
+	}
+}
+
+func logCall(ctx context.Context, l *slog.Logger, method string, start time.Time, err error) {
+	code := status.Code(rpcError(err))
+	attrs := []slog.Attr{
+		slog.String("method", method),
+		slog.String("code", code.String()),
+		slog.Duration("duration", time.Since(start)),
+	}
+	if err != nil {
+		// Not-found answers are ordinary for this API (upstream returns
+		// them as Unknown), so they are logged at the same level.
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	l.LogAttrs(ctx, slog.LevelInfo, "rpc", attrs...)
+}
