@@ -1,0 +1,252 @@
+package migrate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// csvDoc is the part of a ClusterServiceVersion the conversion reads. The
+// metadata fields mirror the operator-framework API types field by field
+// (names, order, omitempty) so that olm.csv.metadata values are encoded
+// byte for byte as opm encoded them; decoding is case-insensitive like
+// opm's typed decoding.
+type csvDoc struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations,omitempty"`
+		Labels      map[string]string `json:"labels,omitempty"`
+	} `json:"metadata"`
+	Spec struct {
+		Description string `json:"description,omitempty"`
+		DisplayName string `json:"displayName,omitempty"`
+		Icon        []struct {
+			Data      string `json:"base64data"`
+			MediaType string `json:"mediatype"`
+		} `json:"icon,omitempty"`
+		RelatedImages []struct {
+			Name  string `json:"name"`
+			Image string `json:"image"`
+		} `json:"relatedImages,omitempty"`
+		Install struct {
+			Spec struct {
+				Deployments []struct {
+					Spec struct {
+						Template struct {
+							Spec struct {
+								InitContainers []csvContainer `json:"initContainers,omitempty"`
+								Containers     []csvContainer `json:"containers,omitempty"`
+							} `json:"spec"`
+						} `json:"template"`
+					} `json:"spec"`
+				} `json:"deployments,omitempty"`
+			} `json:"spec"`
+		} `json:"install"`
+
+		APIServiceDefinitions     apiServiceDefinitions     `json:"apiservicedefinitions,omitempty"`
+		CustomResourceDefinitions customResourceDefinitions `json:"customresourcedefinitions,omitempty"`
+		InstallModes              []installMode             `json:"installModes,omitempty"`
+		Keywords                  []string                  `json:"keywords,omitempty"`
+		Links                     []appLink                 `json:"links,omitempty"`
+		Maintainers               []maintainer              `json:"maintainers,omitempty"`
+		Maturity                  string                    `json:"maturity,omitempty"`
+		MinKubeVersion            string                    `json:"minKubeVersion,omitempty"`
+		NativeAPIs                []groupVersionKind        `json:"nativeAPIs,omitempty"`
+		Provider                  appLink                   `json:"provider,omitempty"`
+	} `json:"spec"`
+}
+
+type csvContainer struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+type customResourceDefinitions struct {
+	Owned    []crdDescription `json:"owned,omitempty"`
+	Required []crdDescription `json:"required,omitempty"`
+}
+
+type apiServiceDefinitions struct {
+	Owned    []apiServiceDescription `json:"owned,omitempty"`
+	Required []apiServiceDescription `json:"required,omitempty"`
+}
+
+type crdDescription struct {
+	Name              string                 `json:"name"`
+	Version           string                 `json:"version"`
+	Kind              string                 `json:"kind"`
+	DisplayName       string                 `json:"displayName,omitempty"`
+	Description       string                 `json:"description,omitempty"`
+	Resources         []apiResourceReference `json:"resources,omitempty"`
+	StatusDescriptors []descriptor           `json:"statusDescriptors,omitempty"`
+	SpecDescriptors   []descriptor           `json:"specDescriptors,omitempty"`
+	ActionDescriptor  []descriptor           `json:"actionDescriptors,omitempty"`
+}
+
+type apiServiceDescription struct {
+	Name              string                 `json:"name"`
+	Group             string                 `json:"group"`
+	Version           string                 `json:"version"`
+	Kind              string                 `json:"kind"`
+	DeploymentName    string                 `json:"deploymentName,omitempty"`
+	ContainerPort     int32                  `json:"containerPort,omitempty"`
+	DisplayName       string                 `json:"displayName,omitempty"`
+	Description       string                 `json:"description,omitempty"`
+	Resources         []apiResourceReference `json:"resources,omitempty"`
+	StatusDescriptors []descriptor           `json:"statusDescriptors,omitempty"`
+	SpecDescriptors   []descriptor           `json:"specDescriptors,omitempty"`
+	ActionDescriptor  []descriptor           `json:"actionDescriptors,omitempty"`
+}
+
+type apiResourceReference struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Version string `json:"version"`
+}
+
+// descriptor is the shape shared by spec, status and action descriptors.
+type descriptor struct {
+	Path         string          `json:"path"`
+	DisplayName  string          `json:"displayName,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	XDescriptors []string        `json:"x-descriptors,omitempty"`
+	Value        json.RawMessage `json:"value,omitempty"`
+}
+
+type installMode struct {
+	Type      string `json:"type"`
+	Supported bool   `json:"supported"`
+}
+
+type appLink struct {
+	Name string `json:"name,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+type maintainer struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+}
+
+type groupVersionKind struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// csvMetadata is the value of an olm.csv.metadata property, field for field
+// as opm built it from a CSV.
+type csvMetadata struct {
+	Annotations               map[string]string         `json:"annotations,omitempty"`
+	APIServiceDefinitions     apiServiceDefinitions     `json:"apiServiceDefinitions,omitempty"`
+	CustomResourceDefinitions customResourceDefinitions `json:"crdDescriptions,omitempty"`
+	Description               string                    `json:"description,omitempty"`
+	DisplayName               string                    `json:"displayName,omitempty"`
+	InstallModes              []installMode             `json:"installModes,omitempty"`
+	Keywords                  []string                  `json:"keywords,omitempty"`
+	Labels                    map[string]string         `json:"labels,omitempty"`
+	Links                     []appLink                 `json:"links,omitempty"`
+	Maintainers               []maintainer              `json:"maintainers,omitempty"`
+	Maturity                  string                    `json:"maturity,omitempty"`
+	MinKubeVersion            string                    `json:"minKubeVersion,omitempty"`
+	NativeAPIs                []groupVersionKind        `json:"nativeAPIs,omitempty"`
+	Provider                  appLink                   `json:"provider,omitempty"`
+}
+
+func parseCSV(data []byte) (*csvDoc, error) {
+	var c csvDoc
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (c *csvDoc) metadata() csvMetadata {
+	return csvMetadata{
+		Annotations:               c.Metadata.Annotations,
+		APIServiceDefinitions:     c.Spec.APIServiceDefinitions,
+		CustomResourceDefinitions: c.Spec.CustomResourceDefinitions,
+		Description:               c.Spec.Description,
+		DisplayName:               c.Spec.DisplayName,
+		InstallModes:              c.Spec.InstallModes,
+		Keywords:                  c.Spec.Keywords,
+		Labels:                    c.Metadata.Labels,
+		Links:                     c.Spec.Links,
+		Maintainers:               c.Spec.Maintainers,
+		Maturity:                  c.Spec.Maturity,
+		MinKubeVersion:            c.Spec.MinKubeVersion,
+		NativeAPIs:                c.Spec.NativeAPIs,
+		Provider:                  c.Spec.Provider,
+	}
+}
+
+// containerNames maps each deployment container (and init container) image
+// to the name of the first container that runs it.
+func (c *csvDoc) containerNames() map[string]string {
+	names := map[string]string{}
+	for _, d := range c.Spec.Install.Spec.Deployments {
+		for _, list := range [][]csvContainer{d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers} {
+			for _, ct := range list {
+				if _, ok := names[ct.Image]; !ok && ct.Image != "" && ct.Name != "" {
+					names[ct.Image] = ct.Name
+				}
+			}
+		}
+	}
+	return names
+}
+
+// kindOf returns the top-level "kind" of a JSON object without decoding
+// the rest of it into values.
+func kindOf(obj []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return "", fmt.Errorf("not a JSON object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		key, _ := tok.(string)
+		if key == "kind" {
+			var k string
+			if err := dec.Decode(&k); err != nil {
+				return "", err
+			}
+			return k, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// encodeCompact encodes v as compact JSON without escaping HTML
+// characters, as opm encoded property values.
+func encodeCompact(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
+// compactValue returns the stored JSON value compacted, with the bytes of
+// strings left as stored (opm re-encoded raw values the same way).
+func compactValue(raw string) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(raw)); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(buf.Bytes()), nil
+}

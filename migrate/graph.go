@@ -1,0 +1,174 @@
+package migrate
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/operator-catalog/olmcat/legacy"
+)
+
+// edges is one bundle's membership in one channel, with the upgrade edges
+// opm derived for it from channel_entry.
+type edges struct {
+	replaces string
+	skips    []string
+}
+
+// channelEdges derives, per channel and bundle name, the replaces and skips
+// edges exactly as opm's listBundlesQuery did from channel_entry:
+//
+//   - the real replaces chain is every entry reachable through
+//     channel_entry.replaces from the entries at the tip depth (the minimum
+//     depth, 0 for every channel head);
+//   - a bundle's replaces in a channel is the greatest name among the
+//     entries its real-chain entries replace;
+//   - every other replaces link (the synthetic entries written for skips)
+//     is a skip, in entry_id order, without deduplication;
+//   - every name with an entry is a member of the channel, even one only
+//     skipped (callers keep only names that have an operatorbundle row).
+//
+// opm took the tip over the whole table; every opm-written channel has a
+// depth-0 head entry, so the package's minimum capped at 0 is the same.
+func channelEdges(entries []legacy.ChannelEntry) map[string]map[string]*edges {
+	byID := make(map[int64]*legacy.ChannelEntry, len(entries))
+	var tip int64
+	for i := range entries {
+		e := &entries[i]
+		byID[e.ID] = e
+		if e.Depth < tip {
+			tip = e.Depth
+		}
+	}
+	real := make(map[int64]bool, len(entries))
+	var queue []int64
+	for i := range entries {
+		if entries[i].Depth == tip {
+			queue = append(queue, entries[i].ID)
+		}
+	}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if real[id] {
+			continue
+		}
+		e, ok := byID[id]
+		if !ok {
+			continue
+		}
+		real[id] = true
+		if e.Replaces != 0 {
+			queue = append(queue, e.Replaces)
+		}
+	}
+
+	ordered := make([]*legacy.ChannelEntry, 0, len(entries))
+	for i := range entries {
+		ordered = append(ordered, &entries[i])
+	}
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].ID < ordered[j].ID })
+
+	out := map[string]map[string]*edges{}
+	for _, e := range ordered {
+		ch := out[e.Channel]
+		if ch == nil {
+			ch = map[string]*edges{}
+			out[e.Channel] = ch
+		}
+		m := ch[e.Bundle]
+		if m == nil {
+			m = &edges{}
+			ch[e.Bundle] = m
+		}
+		if e.Replaces == 0 {
+			continue
+		}
+		target, ok := byID[e.Replaces]
+		if !ok {
+			continue
+		}
+		if real[e.ID] {
+			if target.Bundle > m.replaces {
+				m.replaces = target.Bundle
+			}
+		} else {
+			m.skips = append(m.skips, target.Bundle)
+		}
+	}
+	return out
+}
+
+// graphEntry is a channel entry as written: name and edges.
+type graphEntry struct {
+	name     string
+	replaces string
+	skips    []string
+}
+
+// graphProblem is one reason a channel's upgrade graph would not serve.
+type graphProblem struct {
+	kind    Kind
+	bundles []string
+	detail  string
+}
+
+// checkGraph applies the declarative config rules for a channel's upgrade
+// graph: at least one bundle, exactly one head (a bundle no other bundle
+// replaces or skips), no cycle on the replaces chain from the head, and
+// every bundle either on that chain or skipped by some bundle.
+func checkGraph(entries []graphEntry) []graphProblem {
+	if len(entries) == 0 {
+		return []graphProblem{{kind: ProblemEmptyChannel, detail: "the channel has no bundle"}}
+	}
+	byName := make(map[string]*graphEntry, len(entries))
+	incoming := make(map[string]int, len(entries))
+	skipped := map[string]bool{}
+	for i := range entries {
+		e := &entries[i]
+		byName[e.name] = e
+	}
+	for _, e := range entries {
+		if e.replaces != "" {
+			incoming[e.replaces]++
+		}
+		for _, s := range e.skips {
+			incoming[s]++
+			skipped[s] = true
+		}
+	}
+	var heads []string
+	for _, e := range entries {
+		if incoming[e.name] == 0 {
+			heads = append(heads, e.name)
+		}
+	}
+	sort.Strings(heads)
+	switch len(heads) {
+	case 0:
+		return []graphProblem{{kind: ProblemNoHead, detail: "no channel head: every bundle is replaced or skipped by another"}}
+	case 1:
+	default:
+		return []graphProblem{{kind: ProblemMultipleHeads, bundles: heads, detail: "multiple channel heads: " + strings.Join(heads, ", ")}}
+	}
+	onChain := map[string]bool{}
+	chain := []string{}
+	for cur := byName[heads[0]]; cur != nil; cur = byName[cur.replaces] {
+		if onChain[cur.name] {
+			chain = append(chain, cur.name)
+			return []graphProblem{{kind: ProblemCycle, bundles: []string{cur.name}, detail: "cycle in replaces chain: " + strings.Join(chain, " -> ")}}
+		}
+		onChain[cur.name] = true
+		chain = append(chain, cur.name)
+	}
+	var unreachable []string
+	for _, e := range entries {
+		if !onChain[e.name] && !skipped[e.name] {
+			unreachable = append(unreachable, e.name)
+		}
+	}
+	if len(unreachable) > 0 {
+		sort.Strings(unreachable)
+		return []graphProblem{{kind: ProblemUnreachable, bundles: unreachable, detail: "neither on the replaces chain from head " + heads[0] + " nor skipped by any bundle"}}
+	}
+	return nil
+}

@@ -1,0 +1,215 @@
+package migrate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/operator-catalog/olmcat/legacy"
+)
+
+// Kind names a kind of finding. Every kind has a hint (Hint) and a
+// troubleshooting entry in MIGRATION.md.
+type Kind string
+
+// Kinds of drops: content left out of the catalog, on purpose.
+const (
+	// DropDeprecated: a bundle the legacy index deprecated (opm dropped it too).
+	DropDeprecated Kind = "deprecated-bundle"
+	// DropStranded: a bundle no channel entry names; it could never be installed.
+	DropStranded Kind = "stranded-bundle"
+	// DropNoChannel: a bundle whose channel entries all name channels that
+	// do not exist.
+	DropNoChannel Kind = "bundle-without-channel"
+	// DropOrphanEntries: channel_entry rows of a channel missing from the channel table.
+	DropOrphanEntries Kind = "orphan-channel-entries"
+	// DropInvalidRelatedImage: a related image with an invalid pull spec
+	// (WithDropInvalidRelatedImages).
+	DropInvalidRelatedImage Kind = "dropped-invalid-related-image"
+	// DropInvalidBundle: a bundle that cannot be served (WithDropInvalidBundles).
+	DropInvalidBundle Kind = "dropped-invalid-bundle"
+	// DropUnknownDependency: a dependency type with no declarative config equivalent.
+	DropUnknownDependency Kind = "unknown-dependency"
+	// DropIcon: the package icon could not be decoded.
+	DropIcon Kind = "undecodable-icon"
+)
+
+// Kinds of notes: worth knowing, nothing left out.
+const (
+	// NoteDanglingEdge: an edge names a bundle the migration dropped.
+	NoteDanglingEdge Kind = "dangling-edge"
+)
+
+// Kinds of problems: content that would not serve. Any problem fails the
+// migration unless a resolution option turned it into a drop.
+const (
+	ProblemInvalidImage          Kind = "invalid-image"
+	ProblemInvalidRelatedImage   Kind = "invalid-related-image"
+	ProblemInvalidVersion        Kind = "invalid-version"
+	ProblemInvalidSkipRange      Kind = "invalid-skip-range"
+	ProblemInvalidProperty       Kind = "invalid-property"
+	ProblemInvalidCSV            Kind = "invalid-csv"
+	ProblemMissingImage          Kind = "missing-image"
+	ProblemDuplicateVersion      Kind = "duplicate-version"
+	ProblemInvalidPackageName    Kind = "invalid-package-name"
+	ProblemMissingDefaultChannel Kind = "missing-default-channel"
+	ProblemEmptyChannel          Kind = "empty-channel"
+	ProblemNoHead                Kind = "no-channel-head"
+	ProblemMultipleHeads         Kind = "multiple-channel-heads"
+	ProblemCycle                 Kind = "replaces-cycle"
+	ProblemUnreachable           Kind = "unreachable-bundle"
+	ProblemInvalidOutput         Kind = "invalid-output"
+)
+
+// hints say, per kind, what the user can do. They are printed with every
+// finding and repeated in MIGRATION.md.
+var hints = map[Kind]string{
+	DropDeprecated:          "pass --keep-deprecated to keep deprecated bundles (listed in an olm.deprecations blob)",
+	DropStranded:            "no channel entry names this bundle, so no client could ever install it; add it to a channel in the migrated catalog if it is needed",
+	DropNoChannel:           "its channel entries name channels that do not exist; add it to a channel in the migrated catalog if it is needed",
+	DropOrphanEntries:       "the channel table has no row for this channel; the legacy server never listed it either",
+	DropInvalidRelatedImage: "fix the image reference in the source bundle and rebuild if the image is needed",
+	DropInvalidBundle:       "fix the bundle and add it to the migrated catalog again if it is needed",
+	DropUnknownDependency:   "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it",
+	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
+	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
+
+	ProblemInvalidImage:          "pass --drop-invalid-bundles to leave the bundle out, or fix the bundle image reference",
+	ProblemInvalidRelatedImage:   "pass --drop-invalid-related-images to leave the related image out, or fix the reference",
+	ProblemInvalidVersion:        "pass --drop-invalid-bundles to leave the bundle out; declarative configs need a semver version",
+	ProblemInvalidSkipRange:      "pass --drop-invalid-bundles to leave the bundle out; skipRange must be a semver range",
+	ProblemInvalidProperty:       "pass --drop-invalid-bundles to leave the bundle out; the property value does not parse",
+	ProblemInvalidCSV:            "pass --drop-invalid-bundles to leave the bundle out; its ClusterServiceVersion is not valid JSON",
+	ProblemMissingImage:          "pass --drop-invalid-bundles to leave the bundle out; a bundle needs an image or its manifests",
+	ProblemDuplicateVersion:      "two bundles of the package have the same version; remove one from the legacy index (or the migrated catalog) first",
+	ProblemInvalidPackageName:    "declarative config package names must be DNS-1123 labels; the package cannot be served by a declarative config catalog",
+	ProblemMissingDefaultChannel: "the default channel has no bundle left; pass --keep-deprecated if its bundles were deprecated",
+	ProblemEmptyChannel:          "the channel has no bundle left; pass --keep-deprecated if its bundles were deprecated",
+	ProblemNoHead:                "every bundle of the channel is replaced or skipped by another: the upgrade graph has a cycle",
+	ProblemMultipleHeads:         "the upgrade graph has more than one head; pass --keep-deprecated if a dropped deprecated bundle linked them",
+	ProblemCycle:                 "the replaces chain loops; fix the graph in the legacy index",
+	ProblemUnreachable:           "the bundle is neither on the replaces chain from the head nor skipped; pass --keep-deprecated if a dropped deprecated bundle linked it",
+	ProblemInvalidOutput:         "the converted catalog failed validation; please report this with the migration report",
+}
+
+// Hint returns what the user can do about a finding of kind k.
+func Hint(k Kind) string { return hints[k] }
+
+// Finding is one drop, note or problem, naming what it is about.
+type Finding struct {
+	Kind    Kind   `json:"kind"`
+	Package string `json:"package,omitempty"`
+	Channel string `json:"channel,omitempty"`
+	Bundle  string `json:"bundle,omitempty"`
+	// Field is the blob field concerned, e.g. "image", "relatedImages[2].image".
+	Field string `json:"field,omitempty"`
+	// Value is the offending value, when there is one.
+	Value string `json:"value,omitempty"`
+	// Detail says what was found and what was done, in one sentence.
+	Detail string `json:"detail"`
+	// Hint says what the user can do.
+	Hint string `json:"hint,omitempty"`
+}
+
+// String renders the finding on one line: kind, where, detail.
+func (f Finding) String() string {
+	var where []string
+	if f.Package != "" {
+		where = append(where, "package "+f.Package)
+	}
+	if f.Channel != "" {
+		where = append(where, "channel "+f.Channel)
+	}
+	if f.Bundle != "" {
+		where = append(where, "bundle "+f.Bundle)
+	}
+	if f.Field != "" {
+		where = append(where, "field "+f.Field)
+	}
+	s := fmt.Sprintf("%s: %s: %s", f.Kind, strings.Join(where, ", "), f.Detail)
+	if f.Value != "" {
+		s += fmt.Sprintf(" (value %q)", f.Value)
+	}
+	return s
+}
+
+// Counts are what the migration wrote.
+type Counts struct {
+	Packages     int `json:"packages"`
+	Channels     int `json:"channels"`
+	Bundles      int `json:"bundles"`
+	Objects      int `json:"objects"`
+	Deprecations int `json:"deprecations"`
+}
+
+// Report is everything a migration did: what it wrote, what the legacy
+// reader repaired, what was left out and why, and what would not serve.
+type Report struct {
+	// Input is the database path, Output the catalog directory ("" for Render).
+	Input        string `json:"input"`
+	Output       string `json:"output,omitempty"`
+	SchemaLevel  int    `json:"schemaLevel"`
+	MigrateLevel string `json:"migrateLevel"`
+	Counts       Counts `json:"counts"`
+	// Repairs are the legacy reader's repairs of known damage.
+	Repairs []legacy.Repair `json:"repairs"`
+	// Drops are content left out of the catalog, each with its reason.
+	Drops []Finding `json:"drops"`
+	// Notes are facts worth knowing that changed nothing.
+	Notes []Finding `json:"notes"`
+	// Problems are content that would not serve. A migration with
+	// problems fails and writes nothing.
+	Problems []Finding `json:"problems"`
+}
+
+// ProblemsError is returned when the database holds unservable content.
+type ProblemsError struct {
+	Problems []Finding
+}
+
+func (e *ProblemsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d problem(s) would make the catalog unservable; nothing was written:", len(e.Problems))
+	seen := map[Kind]bool{}
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "\n  %s", p)
+	}
+	for _, p := range e.Problems {
+		if seen[p.Kind] {
+			continue
+		}
+		seen[p.Kind] = true
+		if h := Hint(p.Kind); h != "" {
+			fmt.Fprintf(&b, "\n  hint (%s): %s", p.Kind, h)
+		}
+	}
+	return b.String()
+}
+
+func (r *Report) init() {
+	r.Repairs = []legacy.Repair{}
+	r.Drops = []Finding{}
+	r.Notes = []Finding{}
+	r.Problems = []Finding{}
+}
+
+// sortFindings orders findings by package, channel, bundle, kind, field so
+// that reports do not depend on worker scheduling.
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Package != b.Package {
+			return a.Package < b.Package
+		}
+		if a.Channel != b.Channel {
+			return a.Channel < b.Channel
+		}
+		if a.Bundle != b.Bundle {
+			return a.Bundle < b.Bundle
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Field < b.Field
+	})
+}
