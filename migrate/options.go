@@ -92,7 +92,9 @@ func WithDropInvalidRelatedImages(drop bool) Option {
 // image reference, version, skipRange or properties, or neither image nor
 // manifests; each drop is reported) instead of failing. A drop that breaks
 // a channel's upgrade graph is still a problem.
-func WithDropInvalidBundles(drop bool) Option { return func(o *options) { o.dropInvalidBundles = drop } }
+func WithDropInvalidBundles(drop bool) Option {
+	return func(o *options) { o.dropInvalidBundles = drop }
+}
 
 // WithWorkers sets how many packages are converted at the same time
 // (default 2). Output does not depend on it.
