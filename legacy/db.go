@@ -2,16 +2,73 @@ package legacy
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// errTODO marks the reader API contract until the implementation lands.
-var errTODO = errors.New("legacy: reader not implemented yet")
-
 // DB is a legacy index database opened read-only.
+//
+// Open reads the small tables (package, channel, channel_entry, the
+// name/version/bundlepath of operatorbundle, properties, dependencies,
+// related_image, the api tables and deprecated) once into memory, because
+// the bundle-keyed tables have no index on the bundle name and reading
+// them per package would scan them once per package. The big csv and
+// bundle columns are fetched per package by ReadPackage (primary-key
+// lookups), so memory stays bounded by the largest package.
+//
+// After Open a DB is immutable: ReadPackage, PackageNames and
+// BundleManifests are safe for concurrent use by multiple goroutines.
 type DB struct {
 	path  string
 	level int
+	db    *sqlx.DB
+	opts  openOptions
+	sch   schemaInfo
+
+	pkgs     map[string]Package
+	names    []string
+	channels map[string][]Channel      // by package
+	entries  map[string][]ChannelEntry // by package, entry_id order
+	rows     map[string]bundleKey      // operatorbundle rows by name
+	entryPkg map[string]string         // bundle name -> a package whose entries name it
+
+	props      map[string][]propRow
+	deps       map[string][]Dependency
+	related    map[string][]string
+	provided   map[string][]API
+	required   map[string][]API
+	deprecated map[string]bool
+
+	stranded    map[string][]string // package -> stranded bundle names, sorted
+	strandedHow map[string]string   // bundle -> how it was attributed
+
+	// depsValue is the single value every dependencies row holds when
+	// depsCorrupt (confirmed by api_requirer) or depsSuspect (not yet
+	// confirmed; checked per bundle against the CSV).
+	depsValue   string
+	depsCorrupt bool
+	depsSuspect bool
+
+	repairs []Repair
+}
+
+// bundleKey is the indexed part of an operatorbundle row.
+type bundleKey struct {
+	version    sql.NullString
+	bundlePath sql.NullString
+}
+
+// propRow is a properties row with whether its path key was NULL.
+type propRow struct {
+	Property
+	nullPath bool
 }
 
 // Option configures Open.
@@ -29,32 +86,438 @@ func SkipManifests() Option { return func(o *openOptions) { o.skipManifests = tr
 
 // Open opens the database at path read-only (immutable), detects its
 // schema level and checks that it is a legacy index.
-func Open(ctx context.Context, path string, opts ...Option) (*DB, error) { return nil, errTODO }
+//
+// The file is opened with sqlite's immutable flag and query_only, so its
+// bytes are identical after any use. Open refuses, with an error naming
+// the file, anything that is not a sqlite file, a truncated file, an empty
+// database and a database lacking the legacy tables (naming them).
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	var o openOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	ok, err := IsSQLiteFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open legacy index: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("open %s: not a sqlite database file (no sqlite 3 header)", path)
+	}
+	if err := checkHeader(abs); err != nil {
+		return nil, err
+	}
+	sdb, err := sqlx.Open("sqlite", sqliteURI(abs))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// Two converter goroutines plus a spare; immutable readers never block.
+	sdb.SetMaxOpenConns(4)
+	sdb.SetMaxIdleConns(4)
+	d := &DB{path: path, db: sdb, opts: o}
+	if err := d.load(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return d, nil
+}
 
 // Path is the file the database was opened from.
 func (db *DB) Path() string { return db.path }
 
 // Level is the schema level: schema_migrations.version 0..13, or -1 when
-// the table is missing.
+// the table is missing or empty.
 func (db *DB) Level() int { return db.level }
 
-// PackageNames lists every package row's name, sorted.
-func (db *DB) PackageNames(ctx context.Context) ([]string, error) { return nil, errTODO }
+// HasTable reports whether the database holds the table (lower-case name);
+// callers use it to tell stored data from derived data.
+func (db *DB) HasTable(table string) bool { return db.sch.has(strings.ToLower(table)) }
 
-// ReadPackage reads everything the database holds for one package.
-func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error) {
-	return nil, errTODO
+// HasColumn reports whether table has the column (lower-case names).
+func (db *DB) HasColumn(table, column string) bool {
+	return db.sch.col(strings.ToLower(table), strings.ToLower(column))
+}
+
+// PackageNames lists every package row's name, sorted.
+func (db *DB) PackageNames(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return append([]string(nil), db.names...), nil
+}
+
+// Repairs are the database-wide repairs found by Open (for example
+// migration-5 junk rows). Per-package repairs are in PackageData.Repairs.
+func (db *DB) Repairs() []Repair { return append([]Repair(nil), db.repairs...) }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	if db == nil || db.db == nil {
+		return nil
+	}
+	return db.db.Close()
 }
 
 // BundleManifests returns the csv column and the bundle column split into
 // objects for one operatorbundle row; nil values when the columns are NULL.
 func (db *DB) BundleManifests(ctx context.Context, bundleName string) (csv []byte, objects [][]byte, err error) {
-	return nil, nil, errTODO
+	var c, b []byte
+	row := db.db.QueryRowxContext(ctx, `SELECT csv, bundle FROM operatorbundle WHERE name = ?`, bundleName)
+	if err := row.Scan(&c, &b); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, fmt.Errorf("read %s: bundle %q: no operatorbundle row", db.path, bundleName)
+		}
+		return nil, nil, fmt.Errorf("read %s: bundle %q: %w", db.path, bundleName, err)
+	}
+	objects, err = SplitObjects(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: bundle %q: bundle column: %w", db.path, bundleName, err)
+	}
+	return c, objects, nil
 }
 
-// Repairs are the database-wide repairs found by Open (for example
-// migration-5 junk rows). Per-package repairs are in PackageData.Repairs.
-func (db *DB) Repairs() []Repair { return nil }
+// load reads the schema and the small tables.
+func (d *DB) load(ctx context.Context) error {
+	sch, err := readSchema(ctx, d.db)
+	if err != nil {
+		return err
+	}
+	d.sch = sch
+	if len(sch.tables) == 0 {
+		return fmt.Errorf("empty database: no tables (a legacy index has tables %s)", strings.Join(requiredTables, ", "))
+	}
+	if missing := sch.missingTables(); len(missing) > 0 {
+		return fmt.Errorf("not a legacy index database: missing table(s) %s", strings.Join(missing, ", "))
+	}
+	if d.level, err = readLevel(ctx, d.db, sch); err != nil {
+		return err
+	}
+	steps := []func(context.Context) error{
+		d.loadPackages, d.loadEntries, d.loadBundleKeys,
+		d.loadProperties, d.loadDependencies, d.loadRelatedImages,
+		d.loadAPIs, d.loadDeprecated, d.findStranded, d.checkDependencies,
+	}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-// Close closes the database.
-func (db *DB) Close() error { return nil }
+func (d *DB) loadPackages(ctx context.Context) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT name, default_channel FROM package`)
+	if err != nil {
+		return fmt.Errorf("read table package: %w", err)
+	}
+	defer rows.Close()
+	d.pkgs = map[string]Package{}
+	nullNames := 0
+	for rows.Next() {
+		var name, def sql.NullString
+		if err := rows.Scan(&name, &def); err != nil {
+			return fmt.Errorf("read table package: %w", err)
+		}
+		if !name.Valid || name.String == "" {
+			nullNames++
+			continue
+		}
+		d.pkgs[name.String] = Package{Name: name.String, DefaultChannel: def.String}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table package: %w", err)
+	}
+	for n := range d.pkgs {
+		d.names = append(d.names, n)
+	}
+	sort.Strings(d.names)
+	if nullNames > 0 {
+		d.repairs = append(d.repairs, Repair{Kind: RepairNullNameRows, Table: "package",
+			Detail: fmt.Sprintf("%d package row(s) with a NULL or empty name ignored", nullNames)})
+	}
+
+	d.channels = map[string][]Channel{}
+	crows, err := d.db.QueryContext(ctx, `SELECT name, package_name, head_operatorbundle_name FROM channel ORDER BY package_name, name`)
+	if err != nil {
+		return fmt.Errorf("read table channel: %w", err)
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var name, pkg, head sql.NullString
+		if err := crows.Scan(&name, &pkg, &head); err != nil {
+			return fmt.Errorf("read table channel: %w", err)
+		}
+		d.channels[pkg.String] = append(d.channels[pkg.String], Channel{Name: name.String, Package: pkg.String, Head: head.String})
+	}
+	if err := crows.Err(); err != nil {
+		return fmt.Errorf("read table channel: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) loadEntries(ctx context.Context) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, channel_name, package_name, operatorbundle_name, replaces, depth FROM channel_entry ORDER BY entry_id`)
+	if err != nil {
+		return fmt.Errorf("read table channel_entry: %w", err)
+	}
+	defer rows.Close()
+	d.entries = map[string][]ChannelEntry{}
+	d.entryPkg = map[string]string{}
+	for rows.Next() {
+		var id int64
+		var ch, pkg, b sql.NullString
+		var repl, depth sql.NullInt64
+		if err := rows.Scan(&id, &ch, &pkg, &b, &repl, &depth); err != nil {
+			return fmt.Errorf("read table channel_entry: %w", err)
+		}
+		d.entries[pkg.String] = append(d.entries[pkg.String], ChannelEntry{
+			ID: id, Channel: ch.String, Package: pkg.String, Bundle: b.String,
+			Replaces: repl.Int64, Depth: depth.Int64,
+		})
+		if _, ok := d.entryPkg[b.String]; !ok && b.String != "" {
+			d.entryPkg[b.String] = pkg.String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table channel_entry: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) loadBundleKeys(ctx context.Context) error {
+	var junk int
+	if err := d.db.GetContext(ctx, &junk, `SELECT count(*) FROM operatorbundle WHERE name IS NULL`); err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	if junk > 0 {
+		d.repairs = append(d.repairs, Repair{Kind: RepairNullNameRows, Table: "operatorbundle",
+			Detail: fmt.Sprintf("%d operatorbundle row(s) with NULL name ignored (junk rows inserted by the buggy migration 5 backfill)", junk)})
+	}
+	// name, version and bundlepath are all in the "pk" index (level >= 6),
+	// so this never touches the csv/bundle overflow pages.
+	q := fmt.Sprintf(`SELECT name, %s, %s FROM operatorbundle WHERE name IS NOT NULL`,
+		d.sch.colOr("operatorbundle", "version"), d.sch.colOr("operatorbundle", "bundlepath"))
+	rows, err := d.db.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	defer rows.Close()
+	d.rows = map[string]bundleKey{}
+	for rows.Next() {
+		var name string
+		var k bundleKey
+		if err := rows.Scan(&name, &k.version, &k.bundlePath); err != nil {
+			return fmt.Errorf("read table operatorbundle: %w", err)
+		}
+		d.rows[name] = k
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) loadProperties(ctx context.Context) error {
+	d.props = map[string][]propRow{}
+	if !d.sch.has("properties") {
+		return nil
+	}
+	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL FROM properties`,
+		colOrNull(d.sch, "properties", "operatorbundle_path"))
+	rows, err := d.db.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("read table properties: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, val, name sql.NullString
+		var nullPath bool
+		if err := rows.Scan(&typ, &val, &name, &nullPath); err != nil {
+			return fmt.Errorf("read table properties: %w", err)
+		}
+		if !name.Valid {
+			continue
+		}
+		d.props[name.String] = append(d.props[name.String], propRow{Property{Type: typ.String, Value: val.String}, nullPath})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table properties: %w", err)
+	}
+	return nil
+}
+
+// colOrNull is column c of table t or the literal NULL.
+func colOrNull(s schemaInfo, t, c string) string {
+	if s.col(t, c) {
+		return c
+	}
+	return "NULL"
+}
+
+func (d *DB) loadDependencies(ctx context.Context) error {
+	d.deps = map[string][]Dependency{}
+	if !d.sch.has("dependencies") {
+		return nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name FROM dependencies`)
+	if err != nil {
+		return fmt.Errorf("read table dependencies: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, val, name sql.NullString
+		if err := rows.Scan(&typ, &val, &name); err != nil {
+			return fmt.Errorf("read table dependencies: %w", err)
+		}
+		if !name.Valid {
+			continue
+		}
+		d.deps[name.String] = append(d.deps[name.String], Dependency{Type: typ.String, Value: val.String})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table dependencies: %w", err)
+	}
+	return nil
+}
+
+func (d *DB) loadRelatedImages(ctx context.Context) error {
+	d.related = map[string][]string{}
+	if !d.sch.has("related_image") {
+		return nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name FROM related_image`)
+	if err != nil {
+		return fmt.Errorf("read table related_image: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var img, name sql.NullString
+		if err := rows.Scan(&img, &name); err != nil {
+			return fmt.Errorf("read table related_image: %w", err)
+		}
+		if !name.Valid || img.String == "" {
+			continue
+		}
+		d.related[name.String] = append(d.related[name.String], img.String)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table related_image: %w", err)
+	}
+	for k, v := range d.related {
+		d.related[k] = dedupStrings(v)
+	}
+	return nil
+}
+
+// loadAPIs reads api_provider and api_requirer keyed by bundle name. Below
+// level 6 they are keyed by channel_entry_id; those ids are mapped to the
+// entries' bundles.
+func (d *DB) loadAPIs(ctx context.Context) error {
+	plural := map[[3]string]string{}
+	if d.sch.has("api") {
+		rows, err := d.db.QueryContext(ctx, `SELECT group_name, version, kind, plural FROM api`)
+		if err != nil {
+			return fmt.Errorf("read table api: %w", err)
+		}
+		for rows.Next() {
+			var g, v, k, p sql.NullString
+			if err := rows.Scan(&g, &v, &k, &p); err != nil {
+				rows.Close()
+				return fmt.Errorf("read table api: %w", err)
+			}
+			plural[[3]string{g.String, v.String, k.String}] = p.String
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("read table api: %w", err)
+		}
+	}
+	entryBundle := map[int64]string{}
+	for _, es := range d.entries {
+		for _, e := range es {
+			entryBundle[e.ID] = e.Bundle
+		}
+	}
+	read := func(table string) (map[string][]API, error) {
+		out := map[string][]API{}
+		if !d.sch.has(table) {
+			return out, nil
+		}
+		var key string
+		switch {
+		case d.sch.col(table, "operatorbundle_name"):
+			key = "operatorbundle_name"
+		case d.sch.col(table, "channel_entry_id"):
+			key = "channel_entry_id"
+		default:
+			return out, nil
+		}
+		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT) FROM %s`, key, table))
+		if err != nil {
+			return nil, fmt.Errorf("read table %s: %w", table, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var g, v, k, ref sql.NullString
+			if err := rows.Scan(&g, &v, &k, &ref); err != nil {
+				return nil, fmt.Errorf("read table %s: %w", table, err)
+			}
+			name := ref.String
+			if key == "channel_entry_id" {
+				var id int64
+				if _, err := fmt.Sscan(ref.String, &id); err != nil {
+					continue
+				}
+				name = entryBundle[id]
+			}
+			if name == "" {
+				continue
+			}
+			a := API{Group: g.String, Version: v.String, Kind: k.String}
+			a.Plural = plural[[3]string{a.Group, a.Version, a.Kind}]
+			out[name] = append(out[name], a)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read table %s: %w", table, err)
+		}
+		for n, as := range out {
+			out[n] = dedupAPIs(as)
+		}
+		return out, nil
+	}
+	var err error
+	if d.provided, err = read("api_provider"); err != nil {
+		return err
+	}
+	if d.required, err = read("api_requirer"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (d *DB) loadDeprecated(ctx context.Context) error {
+	d.deprecated = map[string]bool{}
+	if !d.sch.has("deprecated") {
+		return nil
+	}
+	var names []sql.NullString
+	if err := d.db.SelectContext(ctx, &names, `SELECT operatorbundle_name FROM deprecated`); err != nil {
+		return fmt.Errorf("read table deprecated: %w", err)
+	}
+	for _, n := range names {
+		if n.Valid {
+			d.deprecated[n.String] = true
+		}
+	}
+	return nil
+}
+
+// apiKeyedByEntry reports whether the api tables predate level 6 (keyed by
+// channel_entry_id), in which case bundles without entries have no rows.
+func (d *DB) apiKeyedByEntry() bool {
+	return d.sch.has("api_provider") && !d.sch.col("api_provider", "operatorbundle_name")
+}

@@ -1,0 +1,193 @@
+package legacy
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// findStranded finds operatorbundle rows no channel_entry names and
+// attributes each to a package: by its olm.package property, else by the
+// CSV's replaces/skips naming a bundle of a package, else by a package
+// name prefix of the bundle name. opm dropped these bundles silently.
+func (d *DB) findStranded(ctx context.Context) error {
+	d.stranded = map[string][]string{}
+	d.strandedHow = map[string]string{}
+	var names []string
+	for n := range d.rows {
+		if _, ok := d.entryPkg[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		pkg, how, err := d.attribute(ctx, n)
+		if err != nil {
+			return err
+		}
+		if pkg == "" {
+			d.repairs = append(d.repairs, Repair{Kind: RepairStranded, Table: "channel_entry", Bundle: n,
+				Detail: "no channel_entry names this bundle and no package could be determined from its olm.package property, CSV or name; it belongs to no package and is not read"})
+			continue
+		}
+		d.stranded[pkg] = append(d.stranded[pkg], n)
+		d.strandedHow[n] = how
+	}
+	return nil
+}
+
+func (d *DB) attribute(ctx context.Context, name string) (pkg, how string, err error) {
+	for _, p := range d.props[name] {
+		if p.Type != "olm.package" {
+			continue
+		}
+		var v struct {
+			PackageName string `json:"packageName"`
+		}
+		if json.Unmarshal([]byte(p.Value), &v) == nil {
+			if _, ok := d.pkgs[v.PackageName]; ok {
+				return v.PackageName, "its olm.package property", nil
+			}
+		}
+	}
+	csv, err := d.fetchCSV(ctx, name)
+	if err != nil {
+		return "", "", err
+	}
+	if csv != nil {
+		for _, ref := range append([]string{csv.Spec.Replaces}, csv.Spec.Skips...) {
+			if p, ok := d.entryPkg[ref]; ok && ref != "" {
+				if _, known := d.pkgs[p]; known {
+					return p, fmt.Sprintf("its CSV's replaces/skips naming %s", ref), nil
+				}
+			}
+		}
+	}
+	best := ""
+	for _, p := range d.names {
+		if len(p) > len(best) && (strings.HasPrefix(name, p+".") || strings.HasPrefix(name, p+"-")) {
+			best = p
+		}
+	}
+	if best != "" {
+		return best, "its name", nil
+	}
+	return "", "", nil
+}
+
+// fetchCSV reads and parses one bundle's CSV (the csv column, else the
+// ClusterServiceVersion among the bundle column's objects); nil when
+// neither holds one.
+func (d *DB) fetchCSV(ctx context.Context, name string) (*csvDoc, error) {
+	var c, b []byte
+	err := d.db.QueryRowxContext(ctx, `SELECT csv, bundle FROM operatorbundle WHERE name = ?`, name).Scan(&c, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read operatorbundle %s: %w", name, err)
+	}
+	if c == nil && b != nil {
+		objs, err := SplitObjects(b)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: bundle column: %w", name, err)
+		}
+		c = findCSV(objs)
+	}
+	if c == nil {
+		return nil, nil
+	}
+	doc, err := parseCSV(c)
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: csv column: %w", name, err)
+	}
+	return doc, nil
+}
+
+// checkDependencies detects migration 9's corruption (operator-registry
+// #519): its UPDATE with an uncorrelated subquery gave every dependencies
+// row the first row's value. The signature is a table whose rows (at least
+// two) all hold one value while api_requirer, which migration 9 left
+// intact, lists other APIs for one of those bundles. Without api_requirer
+// evidence but with identical rows across bundles the DB is suspect and
+// each bundle is checked against its CSV in ReadPackage.
+func (d *DB) checkDependencies(context.Context) error {
+	rows := 0
+	distinct := map[string]bool{}
+	for _, ds := range d.deps {
+		for _, x := range ds {
+			rows++
+			distinct[x.Value] = true
+		}
+	}
+	if rows < 2 || len(distinct) != 1 {
+		return nil
+	}
+	for v := range distinct {
+		d.depsValue = v
+	}
+	names := make([]string, 0, len(d.deps))
+	for n := range d.deps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if req := d.required[n]; len(req) > 0 && !sameGVKs(req, []string{d.depsValue}) {
+			d.depsCorrupt = true
+			d.repairs = append(d.repairs, Repair{Kind: RepairCorruptDependencies, Table: "dependencies",
+				Detail: fmt.Sprintf("all %d dependencies rows hold the same value %s while api_requirer lists other APIs (e.g. for %s): migration 9 corruption (operator-registry#519); olm.gvk dependencies are re-derived per bundle from api_requirer or the CSV", rows, d.depsValue, n)})
+			return nil
+		}
+	}
+	if len(names) >= 2 {
+		d.depsSuspect = true
+	}
+	return nil
+}
+
+// canonGVK renders an olm.gvk value with opm's key order, or "" when v is
+// not a gvk object.
+func canonGVK(v string) string {
+	var g struct {
+		Group   *string `json:"group"`
+		Kind    *string `json:"kind"`
+		Version *string `json:"version"`
+	}
+	if json.Unmarshal([]byte(v), &g) != nil || g.Kind == nil || g.Version == nil {
+		return ""
+	}
+	grp := ""
+	if g.Group != nil {
+		grp = *g.Group
+	}
+	return gvkValue(API{Group: grp, Kind: *g.Kind, Version: *g.Version})
+}
+
+// sameGVKs reports whether apis and the gvk values name the same set.
+func sameGVKs(apis []API, values []string) bool {
+	a := map[string]bool{}
+	for _, x := range apis {
+		a[gvkValue(x)] = true
+	}
+	b := map[string]bool{}
+	for _, v := range values {
+		c := canonGVK(v)
+		if c == "" {
+			return false
+		}
+		b[c] = true
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}

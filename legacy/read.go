@@ -1,0 +1,321 @@
+package legacy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/blang/semver/v4"
+)
+
+// rawBundle is the per-package part of an operatorbundle row.
+type rawBundle struct {
+	csv, bundle         []byte
+	csvNull, bundleNull bool
+	skipRange, replaces sql.NullString
+	skips, substitutes  sql.NullString
+}
+
+// fetchChunk bounds the number of names bound into one IN (...) query.
+const fetchChunk = 500
+
+// needCSV reports whether every bundle's CSV must be read to derive what
+// the schema lacks (or to check suspect dependencies).
+func (d *DB) needCSV() bool {
+	s := d.sch
+	for _, c := range []string{"version", "skiprange", "replaces", "skips", "substitutesfor"} {
+		if !s.col("operatorbundle", c) {
+			return true
+		}
+	}
+	for _, t := range []string{"properties", "dependencies", "related_image", "api_requirer"} {
+		if !s.has(t) {
+			return true
+		}
+	}
+	return d.depsSuspect || d.depsCorrupt
+}
+
+// fetchBundles reads the per-package columns of the named rows with
+// primary-key lookups, a chunk of names per query.
+func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawBundle, error) {
+	csvSel, bundleSel := "NULL", "NULL"
+	if !d.opts.skipManifests || d.needCSV() {
+		csvSel = "csv"
+	}
+	if !d.opts.skipManifests || !d.sch.has("properties") {
+		bundleSel = "bundle"
+	}
+	s := d.sch
+	out := make(map[string]*rawBundle, len(names))
+	for start := 0; start < len(names); start += fetchChunk {
+		chunk := names[start:min(start+fetchChunk, len(names))]
+		q := fmt.Sprintf(`SELECT name, %s, csv IS NULL, %s, bundle IS NULL, %s, %s, %s, %s FROM operatorbundle WHERE name IN (?%s)`,
+			csvSel, bundleSel,
+			s.colOr("operatorbundle", "skiprange"), s.colOr("operatorbundle", "replaces"),
+			s.colOr("operatorbundle", "skips"), s.colOr("operatorbundle", "substitutesfor"),
+			strings.Repeat(",?", len(chunk)-1))
+		args := make([]any, len(chunk))
+		for i, n := range chunk {
+			args[i] = n
+		}
+		rows, err := d.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read table operatorbundle: %w", err)
+		}
+		for rows.Next() {
+			var name string
+			r := &rawBundle{}
+			if err := rows.Scan(&name, &r.csv, &r.csvNull, &r.bundle, &r.bundleNull, &r.skipRange, &r.replaces, &r.skips, &r.substitutes); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read table operatorbundle: %w", err)
+			}
+			out[name] = r
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read table operatorbundle: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// pkgReport collects a package's repairs so that each kind yields at most
+// one line per bundle, and package-wide kinds one line per package.
+type pkgReport struct {
+	pkg      string
+	derived  map[string]int // what was derived -> number of bundles
+	nullPath []string
+	dups     map[string]int // property/dependency type -> duplicate rows
+	list     []Repair
+}
+
+func (r *pkgReport) derive(what string) {
+	if r.derived == nil {
+		r.derived = map[string]int{}
+	}
+	r.derived[what]++
+}
+
+func (r *pkgReport) add(kind RepairKind, table, bundle, detail string) {
+	r.list = append(r.list, Repair{Kind: kind, Table: table, Package: r.pkg, Bundle: bundle, Detail: detail})
+}
+
+// ReadPackage reads everything the database holds for one package.
+//
+// Entries are in entry_id order, Channels by name, Bundles and Stranded by
+// name. What the schema level lacks is derived (see RepairDerived) and all
+// known damage is repaired in memory and listed in Repairs; the file is
+// never written.
+func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error) {
+	pkg, ok := db.pkgs[name]
+	if !ok {
+		return nil, fmt.Errorf("read %s: package %q: no such package", db.path, name)
+	}
+	pd := &PackageData{
+		Package:  pkg,
+		Channels: append([]Channel(nil), db.channels[name]...),
+		Entries:  append([]ChannelEntry(nil), db.entries[name]...),
+	}
+	seen := map[string]bool{}
+	var members []string
+	for _, e := range pd.Entries {
+		if _, exists := db.rows[e.Bundle]; exists && !seen[e.Bundle] {
+			seen[e.Bundle] = true
+			members = append(members, e.Bundle)
+		}
+	}
+	sort.Strings(members)
+	stranded := db.stranded[name]
+	raws, err := db.fetchBundles(ctx, append(append([]string(nil), members...), stranded...))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
+	}
+	heads := map[string]bool{}
+	for _, c := range pd.Channels {
+		heads[c.Head] = true
+	}
+	edges := entryEdges(pd.Entries)
+	rep := &pkgReport{pkg: name}
+	build := func(n string, isStranded bool) (Bundle, error) {
+		raw := raws[n]
+		if raw == nil { // vanished between Open and now: impossible for an immutable file
+			return Bundle{}, fmt.Errorf("operatorbundle row %q not found", n)
+		}
+		b, err := db.buildBundle(ctx, name, n, raw, heads[n], isStranded, edges[n], rep)
+		if err != nil {
+			return Bundle{}, fmt.Errorf("bundle %s: %w", n, err)
+		}
+		return b, nil
+	}
+	for _, n := range members {
+		b, err := build(n, false)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
+		}
+		pd.Bundles = append(pd.Bundles, b)
+	}
+	for _, n := range stranded {
+		b, err := build(n, true)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
+		}
+		pd.Stranded = append(pd.Stranded, b)
+		rep.add(RepairStranded, "channel_entry", n, fmt.Sprintf(
+			"no channel_entry names this bundle (opm dropped it silently); attached to package %s by %s and listed in Stranded", name, db.strandedHow[n]))
+	}
+	db.repairDefaultChannel(pd, rep)
+	pd.Repairs = rep.finish(db)
+	return pd, nil
+}
+
+// finish turns the collected package-wide findings into repair lines.
+func (r *pkgReport) finish(db *DB) []Repair {
+	out := r.list
+	if len(r.derived) > 0 {
+		var items []string
+		for what, n := range r.derived {
+			items = append(items, fmt.Sprintf("%s (%d bundle(s))", what, n))
+		}
+		sort.Strings(items)
+		out = append(out, Repair{Kind: RepairDerived, Table: "operatorbundle", Package: r.pkg, Detail: fmt.Sprintf(
+			"schema level %d lacks data, computed from the CSV JSON, api tables and channel_entry: %s", db.level, strings.Join(items, "; "))})
+	}
+	if len(r.nullPath) > 0 {
+		out = append(out, Repair{Kind: RepairNullPropertyPath, Table: "properties", Package: r.pkg, Detail: fmt.Sprintf(
+			"properties rows of %d bundle(s) with bundlepath '' are keyed by a NULL operatorbundle_path (%s); used, joined by bundle name as opm does",
+			len(r.nullPath), strings.Join(r.nullPath, ", "))})
+	}
+	if len(r.dups) > 0 {
+		var items []string
+		for t, n := range r.dups {
+			items = append(items, fmt.Sprintf("%s x%d", t, n))
+		}
+		sort.Strings(items)
+		out = append(out, Repair{Kind: RepairDuplicateRows, Table: "properties", Package: r.pkg, Detail: fmt.Sprintf(
+			"identical properties/dependencies rows collapsed: %s", strings.Join(items, ", "))})
+	}
+	return out
+}
+
+// repairDefaultChannel fixes a default_channel that names no channel of the
+// package: the only channel, else the channel whose head has the highest
+// semver (ties: the smallest channel name).
+func (db *DB) repairDefaultChannel(pd *PackageData, rep *pkgReport) {
+	def := pd.Package.DefaultChannel
+	for _, c := range pd.Channels {
+		if c.Name == def {
+			return
+		}
+	}
+	was := fmt.Sprintf("%q", def)
+	if def == "" {
+		was = "empty/NULL"
+	}
+	switch len(pd.Channels) {
+	case 0:
+		rep.add(RepairMissingDefaultChannel, "package", "", fmt.Sprintf(
+			"default_channel %s and the package has no channel rows; left as stored", was))
+		return
+	case 1:
+		pd.Package.DefaultChannel = pd.Channels[0].Name
+		rep.add(RepairMissingDefaultChannel, "package", "", fmt.Sprintf(
+			"default_channel %s names no channel of the package; using its only channel %q", was, pd.Channels[0].Name))
+		return
+	}
+	versions := map[string]string{}
+	for _, b := range pd.Bundles {
+		versions[b.Name] = b.Version
+	}
+	best, bestV := "", semver.Version{}
+	haveBest := false
+	for _, c := range pd.Channels {
+		v, err := semver.ParseTolerant(versions[c.Head])
+		if err != nil {
+			continue
+		}
+		if !haveBest || v.GT(bestV) || (v.EQ(bestV) && c.Name < best) {
+			best, bestV, haveBest = c.Name, v, true
+		}
+	}
+	if !haveBest {
+		best = pd.Channels[0].Name
+		pd.Package.DefaultChannel = best
+		rep.add(RepairMissingDefaultChannel, "package", "", fmt.Sprintf(
+			"default_channel %s names no channel of the package and no channel head has a semver version; using the first channel by name %q", was, best))
+		return
+	}
+	pd.Package.DefaultChannel = best
+	rep.add(RepairMissingDefaultChannel, "package", "", fmt.Sprintf(
+		"default_channel %s names no channel of the package; using %q, the channel whose head has the highest version (%s)", was, best, bestV))
+}
+
+// bundleEdges is a bundle's replaces/skips as channel_entry records them.
+type bundleEdges struct {
+	replaces string
+	skips    []string
+}
+
+// entryEdges reads the replaces/skips of each bundle from channel_entry:
+// entries reachable from the minimum-depth entries through replaces form
+// the real chain (their replaced entry is the bundle's replaces, the
+// greatest name across channels, as opm's query); every other replaces
+// link is a synthetic skip entry.
+func entryEdges(entries []ChannelEntry) map[string]*bundleEdges {
+	byID := make(map[int64]ChannelEntry, len(entries))
+	var tip int64
+	for i, e := range entries {
+		byID[e.ID] = e
+		if i == 0 || e.Depth < tip {
+			tip = e.Depth
+		}
+	}
+	real := map[int64]bool{}
+	var queue []int64
+	for _, e := range entries {
+		if e.Depth == tip {
+			queue = append(queue, e.ID)
+		}
+	}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		e, ok := byID[id]
+		if !ok || real[id] {
+			continue
+		}
+		real[id] = true
+		if e.Replaces != 0 {
+			queue = append(queue, e.Replaces)
+		}
+	}
+	out := map[string]*bundleEdges{}
+	for _, e := range entries {
+		if e.Replaces == 0 {
+			continue
+		}
+		target, ok := byID[e.Replaces]
+		if !ok {
+			continue
+		}
+		be := out[e.Bundle]
+		if be == nil {
+			be = &bundleEdges{}
+			out[e.Bundle] = be
+		}
+		if real[e.ID] {
+			if target.Bundle > be.replaces {
+				be.replaces = target.Bundle
+			}
+		} else {
+			be.skips = append(be.skips, target.Bundle)
+		}
+	}
+	for _, be := range out {
+		be.skips = dedupStrings(be.skips)
+	}
+	return out
+}
