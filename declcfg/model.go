@@ -25,6 +25,10 @@ type ModelPackage struct {
 	Channels       map[string]*ModelChannel
 	// Deprecation is the package-level deprecation message, if any.
 	Deprecation string
+
+	// Origin is where the olm.package blob was read from (zero when the
+	// model was built from another source).
+	Origin Origin
 }
 
 // ModelChannel is a channel with its bundles, keyed by bundle name.
@@ -34,6 +38,10 @@ type ModelChannel struct {
 	Bundles map[string]*ModelBundle
 	// Deprecation is the channel-level deprecation message, if any.
 	Deprecation string
+
+	// Origin is where the olm.channel blob was read from (zero when the
+	// model was built from another source).
+	Origin Origin
 }
 
 // ModelBundle is one bundle's membership in one channel: the bundle's data

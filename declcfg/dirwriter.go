@@ -1,0 +1,567 @@
+package declcfg
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/yaml"
+)
+
+// Layout is the directory layout of a written catalog.
+type Layout string
+
+// Directory layouts.
+const (
+	// LayoutOPM is opm migrate's layout: <out>/<pkg>/catalog.<ext> with
+	// bundle objects inline, package-less blobs in <out>/catalog.<ext>.
+	LayoutOPM Layout = "opm"
+	// LayoutObjects is the declarative-index-config proposal's layout:
+	// <out>/<pkg>/<pkg>.<ext> with every bundle object in its own file
+	// under <out>/<pkg>/objects/<bundle>/, referenced by olm.bundle.object
+	// refs; package-less blobs in <out>/__global.<ext>.
+	LayoutObjects Layout = "objects"
+)
+
+// ParseLayout checks a user-supplied layout name.
+func ParseLayout(s string) (Layout, error) {
+	switch l := Layout(s); l {
+	case LayoutOPM, LayoutObjects:
+		return l, nil
+	}
+	return "", fmt.Errorf("unknown layout %q (want %s or %s)", s, LayoutOPM, LayoutObjects)
+}
+
+// WriteOption configures NewDirWriter and WriteDir.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct {
+	layout Layout
+	format Format
+	force  bool
+}
+
+// WithLayout selects the directory layout (default LayoutOPM).
+func WithLayout(l Layout) WriteOption { return func(o *writeOptions) { o.layout = l } }
+
+// WithFormat selects the file format (default FormatJSON).
+func WithFormat(f Format) WriteOption { return func(o *writeOptions) { o.format = f } }
+
+// WithForce allows replacing an existing non-empty output directory. The
+// old directory is only removed once the new one is complete.
+func WithForce(force bool) WriteOption { return func(o *writeOptions) { o.force = force } }
+
+// objectsDir is the folder of a package directory that holds the bundle
+// object files in the objects layout.
+const objectsDir = "objects"
+
+// globalBase is the file name (without extension) of package-less blobs in
+// the objects layout.
+const globalBase = "__global"
+
+// DirWriter writes a catalog directory atomically: everything goes to a
+// temporary directory beside the output, which Commit renames into place.
+// Nothing is visible at the output path before Commit, and a failed or
+// aborted write leaves the output path as it was.
+type DirWriter struct {
+	out  string
+	tmp  string
+	opts writeOptions
+
+	mu       sync.Mutex
+	written  map[string]string // directory element -> package name
+	global   bool
+	finished bool // committed or aborted
+}
+
+// NewDirWriter prepares writing a catalog to outDir. It fails, naming
+// outDir, if outDir exists and is not an empty directory, unless
+// WithForce(true) is given. The temporary directory is created in the
+// parent of outDir, so the final rename stays on one file system.
+func NewDirWriter(outDir string, opts ...WriteOption) (*DirWriter, error) {
+	o := writeOptions{layout: LayoutOPM, format: FormatJSON}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if _, err := ParseLayout(string(o.layout)); err != nil {
+		return nil, err
+	}
+	if _, err := ParseFormat(string(o.format)); err != nil {
+		return nil, err
+	}
+	if outDir == "" {
+		return nil, errors.New("output directory must be set")
+	}
+	out := filepath.Clean(outDir)
+	if err := checkOutput(out, o.force); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create parent of output directory %s: %w", out, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create temporary directory for %s: %w", out, err)
+	}
+	return &DirWriter{out: out, tmp: tmp, opts: o, written: map[string]string{}}, nil
+}
+
+// checkOutput refuses an output path that holds anything, unless force.
+// A non-directory is never replaced.
+func checkOutput(out string, force bool) error {
+	st, err := os.Stat(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("output directory %s: %w", out, err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("output directory %s exists and is not a directory", out)
+	}
+	if force {
+		return nil
+	}
+	empty, err := isEmptyDir(out)
+	if err != nil {
+		return fmt.Errorf("output directory %s: %w", out, err)
+	}
+	if !empty {
+		return fmt.Errorf("output directory %s exists and is not empty (use --force to replace it)", out)
+	}
+	return nil
+}
+
+func isEmptyDir(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	return false, err
+}
+
+// Dir returns the temporary directory being written, so that callers can
+// check the result (validate, compare) before Commit.
+func (w *DirWriter) Dir() string { return w.tmp }
+
+// packageOf returns the one package all blobs of cfg belong to.
+func packageOf(cfg *DeclarativeConfig) (string, error) {
+	names := map[string]struct{}{}
+	for _, p := range cfg.Packages {
+		names[p.Name] = struct{}{}
+	}
+	for _, c := range cfg.Channels {
+		names[c.Package] = struct{}{}
+	}
+	for _, b := range cfg.Bundles {
+		names[b.Package] = struct{}{}
+	}
+	for _, d := range cfg.Deprecations {
+		names[d.Package] = struct{}{}
+	}
+	for _, o := range cfg.Others {
+		names[o.Package] = struct{}{}
+	}
+	switch len(names) {
+	case 0:
+		return "", errors.New("no blobs to write")
+	case 1:
+		for n := range names {
+			return n, nil
+		}
+	}
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, fmt.Sprintf("%q", n))
+	}
+	sort.Strings(list)
+	return "", fmt.Errorf("blobs of more than one package: %s", strings.Join(list, ", "))
+}
+
+// WritePackage writes all blobs of one package. It is safe to call
+// concurrently for different packages; the bytes written depend only on
+// cfg. cfg is not modified.
+func (w *DirWriter) WritePackage(cfg *DeclarativeConfig) error {
+	pkg, err := packageOf(cfg)
+	if err != nil {
+		return fmt.Errorf("write package: %w", err)
+	}
+	if pkg == "" {
+		return errors.New("write package: blobs have no package (use WriteGlobal)")
+	}
+	elem := safePathElement(pkg)
+	w.mu.Lock()
+	if w.finished {
+		w.mu.Unlock()
+		return fmt.Errorf("write package %q: writer already committed or aborted", pkg)
+	}
+	if prev, ok := w.written[elem]; ok {
+		w.mu.Unlock()
+		if prev == pkg {
+			return fmt.Errorf("write package %q: already written", pkg)
+		}
+		return fmt.Errorf("write package %q: directory %q already used by package %q", pkg, elem, prev)
+	}
+	w.written[elem] = pkg
+	w.mu.Unlock()
+
+	dir := filepath.Join(w.tmp, elem)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return fmt.Errorf("write package %q: %w", pkg, err)
+	}
+	ext := w.opts.format.Ext()
+	switch w.opts.layout {
+	case LayoutObjects:
+		out, wroteObjects, err := writeBundleObjects(dir, cfg)
+		if err != nil {
+			return fmt.Errorf("write package %q: %w", pkg, err)
+		}
+		if wroteObjects {
+			// Object files are YAML but are no blobs: keep loaders out.
+			if err := os.WriteFile(filepath.Join(dir, IndexIgnoreFile), []byte("/"+objectsDir+"/\n"), 0o644); err != nil {
+				return fmt.Errorf("write package %q: %w", pkg, err)
+			}
+		}
+		return writeStreamFile(filepath.Join(dir, elem+"."+ext), out, w.opts.format)
+	default:
+		return writeStreamFile(filepath.Join(dir, "catalog."+ext), cfg, w.opts.format)
+	}
+}
+
+// WriteGlobal writes the blobs that belong to no package: in the opm
+// layout to <out>/catalog.<ext>, in the objects layout to
+// <out>/__global.<ext>. Nothing is written when cfg holds no blob.
+func (w *DirWriter) WriteGlobal(cfg *DeclarativeConfig) error {
+	if cfg == nil || len(cfg.Packages)+len(cfg.Channels)+len(cfg.Bundles)+len(cfg.Deprecations)+len(cfg.Others) == 0 {
+		return nil
+	}
+	pkg, err := packageOf(cfg)
+	if err != nil {
+		return fmt.Errorf("write package-less blobs: %w", err)
+	}
+	if pkg != "" {
+		return fmt.Errorf("write package-less blobs: blobs belong to package %q (use WritePackage)", pkg)
+	}
+	w.mu.Lock()
+	if w.finished || w.global {
+		w.mu.Unlock()
+		return errors.New("write package-less blobs: already written, committed or aborted")
+	}
+	w.global = true
+	w.mu.Unlock()
+	name := "catalog"
+	if w.opts.layout == LayoutObjects {
+		name = globalBase
+	}
+	return writeStreamFile(filepath.Join(w.tmp, name+"."+w.opts.format.Ext()), cfg, w.opts.format)
+}
+
+func writeStreamFile(path string, cfg *DeclarativeConfig, f Format) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(fh, 256*1024)
+	err = WriteStream(bw, cfg, f)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Commit moves the written catalog into place. With force, an existing
+// output directory is replaced only now that the new one is complete.
+func (w *DirWriter) Commit() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.finished {
+		return fmt.Errorf("commit %s: writer already committed or aborted", w.out)
+	}
+	if err := os.Chmod(w.tmp, 0o755); err != nil {
+		return fmt.Errorf("commit %s: %w", w.out, err)
+	}
+	st, err := os.Lstat(w.out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("commit %s: %w", w.out, err)
+	case !st.IsDir():
+		return fmt.Errorf("commit %s: output exists and is not a directory", w.out)
+	default:
+		empty, err := isEmptyDir(w.out)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", w.out, err)
+		}
+		if !empty && !w.opts.force {
+			return fmt.Errorf("commit %s: output directory exists and is not empty (use --force to replace it)", w.out)
+		}
+		if empty {
+			if err := os.Remove(w.out); err != nil {
+				return fmt.Errorf("commit %s: %w", w.out, err)
+			}
+			break
+		}
+		old := w.tmp + ".old"
+		if err := os.Rename(w.out, old); err != nil {
+			return fmt.Errorf("commit %s: move old output aside: %w", w.out, err)
+		}
+		if err := os.Rename(w.tmp, w.out); err != nil {
+			_ = os.Rename(old, w.out)
+			return fmt.Errorf("commit %s: %w", w.out, err)
+		}
+		w.finished = true
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("commit %s: remove old output %s: %w", w.out, old, err)
+		}
+		return nil
+	}
+	if err := os.Rename(w.tmp, w.out); err != nil {
+		return fmt.Errorf("commit %s: %w", w.out, err)
+	}
+	w.finished = true
+	return nil
+}
+
+// Abort removes the temporary directory. It is idempotent and a no-op
+// after Commit.
+func (w *DirWriter) Abort() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.finished {
+		return nil
+	}
+	w.finished = true
+	if err := os.RemoveAll(w.tmp); err != nil {
+		return fmt.Errorf("remove temporary directory %s: %w", w.tmp, err)
+	}
+	return nil
+}
+
+// SplitByPackage groups the blobs of cfg by package, keeping their order.
+// Blobs without a package are under "".
+func SplitByPackage(cfg *DeclarativeConfig) map[string]*DeclarativeConfig {
+	out := map[string]*DeclarativeConfig{}
+	get := func(n string) *DeclarativeConfig {
+		c := out[n]
+		if c == nil {
+			c = &DeclarativeConfig{}
+			out[n] = c
+		}
+		return c
+	}
+	for _, p := range cfg.Packages {
+		c := get(p.Name)
+		c.Packages = append(c.Packages, p)
+	}
+	for _, ch := range cfg.Channels {
+		c := get(ch.Package)
+		c.Channels = append(c.Channels, ch)
+	}
+	for _, b := range cfg.Bundles {
+		c := get(b.Package)
+		c.Bundles = append(c.Bundles, b)
+	}
+	for _, d := range cfg.Deprecations {
+		c := get(d.Package)
+		c.Deprecations = append(c.Deprecations, d)
+	}
+	for _, o := range cfg.Others {
+		c := get(o.Package)
+		c.Others = append(c.Others, o)
+	}
+	return out
+}
+
+// WriteDir writes cfg to outDir (see NewDirWriter for the options) and
+// commits it; on any error nothing is left behind.
+func WriteDir(cfg *DeclarativeConfig, outDir string, opts ...WriteOption) (err error) {
+	w, err := NewDirWriter(outDir, opts...)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = w.Abort()
+		}
+	}()
+	groups := SplitByPackage(cfg)
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for name, pc := range groups {
+		if name == "" {
+			continue
+		}
+		g.Go(func() error { return w.WritePackage(pc) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := w.WriteGlobal(groups[""]); err != nil {
+		return err
+	}
+	return w.Commit()
+}
+
+// safePathElement maps a name to a single path element that cannot leave
+// its folder: "/", "\", "%", NUL and control characters are
+// percent-encoded, "." and ".." are encoded, and the empty name becomes
+// "%". The mapping is injective, so distinct names never share a path,
+// and names that are already safe are unchanged. Over-long names are
+// shortened with a hash suffix.
+func safePathElement(name string) string {
+	var b strings.Builder
+	switch name {
+	case "":
+		return "%"
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '%' {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	s := b.String()
+	const maxLen = 200 // leaves room for extensions and suffixes under NAME_MAX (255)
+	if len(s) > maxLen {
+		sum := sha256.Sum256([]byte(name))
+		cut := maxLen - 17
+		for cut > 0 && s[cut-1] == '%' || cut > 1 && s[cut-2] == '%' {
+			cut-- // never split an escape
+		}
+		s = s[:cut] + "~" + hex.EncodeToString(sum[:8])
+	}
+	return s
+}
+
+// uniqueName returns base+ext, or base-N+ext for the smallest N >= 2 not
+// yet used, and records it.
+func uniqueName(base, ext string, used map[string]bool) string {
+	name := base + ext
+	for n := 2; used[name]; n++ {
+		name = fmt.Sprintf("%s-%d%s", base, n, ext)
+	}
+	used[name] = true
+	return name
+}
+
+// objectFileBase names an object file after the proposal:
+// <metadata.name>_<group>_<version>_<kind lowercased>.
+func objectFileBase(obj []byte) string {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj, &head) // a non-conforming object still gets a (less telling) name
+	group, version := "", head.APIVersion
+	if i := strings.LastIndex(head.APIVersion, "/"); i >= 0 {
+		group, version = head.APIVersion[:i], head.APIVersion[i+1:]
+	}
+	return safePathElement(strings.Join([]string{head.Metadata.Name, group, version, strings.ToLower(head.Kind)}, "_"))
+}
+
+// objectFileContent returns the bytes to store for object obj so that
+// reading the file back (objectFromFile) gives obj exactly: YAML when the
+// YAML round trip reproduces obj, else obj's own JSON text (valid YAML
+// too). ok is false when neither does; the object then stays inline.
+func objectFileContent(obj []byte) (content []byte, ok bool) {
+	if y, err := yaml.JSONToYAML(obj); err == nil {
+		if back, err := objectFromFile(y); err == nil && bytes.Equal(back, obj) {
+			return y, true
+		}
+	}
+	content = append(append([]byte(nil), obj...), '\n')
+	if back, err := objectFromFile(content); err == nil && bytes.Equal(back, obj) {
+		return content, true
+	}
+	return nil, false
+}
+
+// writeBundleObjects writes each inline bundle object of cfg's bundles to
+// its own file under dir/objects/<bundle>/ and returns a copy of cfg whose
+// olm.bundle.object properties reference those files (relative to dir).
+// Objects that a file could not reproduce byte for byte stay inline.
+func writeBundleObjects(dir string, cfg *DeclarativeConfig) (*DeclarativeConfig, bool, error) {
+	out := *cfg
+	out.Bundles = make([]Bundle, len(cfg.Bundles))
+	order := make([]int, len(cfg.Bundles))
+	for i := range order {
+		order[i] = i
+	}
+	// Name folders in bundle-name order so duplicates are numbered the same
+	// way whatever order the blobs came in.
+	sort.SliceStable(order, func(a, b int) bool { return cfg.Bundles[order[a]].Name < cfg.Bundles[order[b]].Name })
+	usedDirs := map[string]bool{}
+	wrote := false
+	for _, i := range order {
+		b := cfg.Bundles[i]
+		props := b.Properties
+		b.Properties = nil
+		var bdir string
+		usedFiles := map[string]bool{}
+		for j, p := range props {
+			if p.Type != PropertyBundleObject {
+				b.Properties = append(b.Properties, p)
+				continue
+			}
+			var v BundleObjectValue
+			if err := p.ParseValue(&v); err != nil {
+				return nil, false, fmt.Errorf("bundle %q property #%d: %w", b.Name, j, err)
+			}
+			if v.Ref != "" || len(v.Data) == 0 {
+				return nil, false, fmt.Errorf("bundle %q property #%d: olm.bundle.object without inline data cannot be written (load the catalog with LoadFS to resolve refs)", b.Name, j)
+			}
+			content, ok := objectFileContent(v.Data)
+			if !ok {
+				b.Properties = append(b.Properties, p)
+				continue
+			}
+			if bdir == "" {
+				bdir = uniqueName(safePathElement(b.Name), "", usedDirs)
+				if err := os.MkdirAll(filepath.Join(dir, objectsDir, bdir), 0o755); err != nil {
+					return nil, false, fmt.Errorf("bundle %q: %w", b.Name, err)
+				}
+			}
+			fname := uniqueName(objectFileBase(v.Data), ".yaml", usedFiles)
+			if err := os.WriteFile(filepath.Join(dir, objectsDir, bdir, fname), content, 0o644); err != nil {
+				return nil, false, fmt.Errorf("bundle %q: %w", b.Name, err)
+			}
+			wrote = true
+			b.Properties = append(b.Properties, MustProperty(PropertyBundleObject, BundleObjectValue{Ref: objectsDir + "/" + bdir + "/" + fname}))
+		}
+		out.Bundles[i] = b
+	}
+	return &out, wrote, nil
+}

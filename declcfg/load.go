@@ -1,0 +1,417 @@
+package declcfg
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"strings"
+
+	gitignore "github.com/sabhiram/go-gitignore"
+	"golang.org/x/sync/errgroup"
+	"sigs.k8s.io/yaml"
+)
+
+// IndexIgnoreFile is the name of the gitignore-style files that exclude
+// paths from loading. Each applies to its own directory and below, and is
+// never loaded itself.
+const IndexIgnoreFile = ".indexignore"
+
+// LoadOption configures LoadFS.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	concurrency int
+}
+
+// WithConcurrency bounds the number of files decoded at once (default
+// GOMAXPROCS). Values below 1 mean the default.
+func WithConcurrency(n int) LoadOption {
+	return func(o *loadOptions) { o.concurrency = n }
+}
+
+// LoadFS loads every .json, .yaml and .yml file under root (honouring
+// .indexignore files) as blob streams and returns all blobs, ordered by
+// file path then position in the file. Files are decoded concurrently.
+// olm.bundle.object refs are resolved relative to the file holding the
+// blob and inlined as data, so the result no longer depends on the
+// directory layout; refs that leave root (by ".." or by symlink) are
+// refused. The first error stops the load and names its file and blob.
+func LoadFS(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeConfig, error) {
+	o := loadOptions{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.concurrency < 1 {
+		o.concurrency = runtime.GOMAXPROCS(0)
+	}
+	r, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+
+	files, err := listCatalogFiles(r)
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", root, err)
+	}
+
+	results := make([]*DeclarativeConfig, len(files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.concurrency)
+	for i, rel := range files {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			cfg, err := loadFile(gctx, r, rel)
+			if err != nil {
+				return err
+			}
+			results[i] = cfg
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	out := &DeclarativeConfig{}
+	for i, cfg := range results {
+		out.Merge(cfg)
+		results[i] = nil // let the per-file slices go as soon as they are merged
+	}
+	return out, nil
+}
+
+// LoadFile loads the single file relPath (slash-separated, relative to
+// root) as a blob stream; olm.bundle.object refs are resolved against root
+// exactly as LoadFS does.
+func LoadFile(ctx context.Context, root, relPath string) (*DeclarativeConfig, error) {
+	r, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	rel := path.Clean(strings.ReplaceAll(relPath, string(os.PathSeparator), "/"))
+	if !fs.ValidPath(rel) {
+		return nil, fmt.Errorf("load %s: path is not inside the catalog root %s", relPath, root)
+	}
+	return loadFile(ctx, r, rel)
+}
+
+func openRoot(root string) (*os.Root, error) {
+	st, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %s: %w", root, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("open catalog %s: not a directory", root)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %s: %w", root, err)
+	}
+	return r, nil
+}
+
+// isCatalogFile says whether a file name is loaded as a blob stream.
+func isCatalogFile(name string) bool {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
+}
+
+// listCatalogFiles walks the root and returns the slash-separated paths of
+// the files to load, in lexical order. Symlinks to files are followed (the
+// root refuses targets outside it); symlinks to directories are not walked.
+func listCatalogFiles(r *os.Root) ([]string, error) {
+	ignores := map[string]*gitignore.GitIgnore{}
+	ignored := func(p string, isDir bool) bool {
+		for d := path.Dir(p); ; d = path.Dir(d) {
+			if gi := ignores[d]; gi != nil {
+				rel := p
+				if d != "." {
+					rel = strings.TrimPrefix(p, d+"/")
+				}
+				if gi.MatchesPath(rel) || (isDir && gi.MatchesPath(rel+"/")) {
+					return true
+				}
+			}
+			if d == "." {
+				return false
+			}
+		}
+	}
+	var files []string
+	err := fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && ignored(p, true) {
+				return fs.SkipDir
+			}
+			data, err := r.ReadFile(path.Join(p, IndexIgnoreFile))
+			switch {
+			case err == nil:
+				ignores[p] = gitignore.CompileIgnoreLines(strings.Split(string(data), "\n")...)
+			case errors.Is(err, fs.ErrNotExist):
+			default:
+				return fmt.Errorf("read %s: %w", path.Join(p, IndexIgnoreFile), err)
+			}
+			return nil
+		}
+		if d.Name() == IndexIgnoreFile || !isCatalogFile(d.Name()) || ignored(p, false) {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			st, err := r.Stat(p)
+			if err != nil {
+				return fmt.Errorf("follow symlink %s: %w", p, err)
+			}
+			if !st.Mode().IsRegular() {
+				return nil
+			}
+		} else if !d.Type().IsRegular() {
+			return nil
+		}
+		files = append(files, p)
+		return nil
+	})
+	return files, err
+}
+
+// loadFile decodes one blob stream file.
+func loadFile(ctx context.Context, r *os.Root, rel string) (*DeclarativeConfig, error) {
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
+	defer f.Close()
+	cfg := &DeclarativeConfig{}
+	err = DecodeStream(f, func(blob json.RawMessage, index int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}); err != nil {
+			return &blobError{err: fmt.Errorf("load %s: blob #%d: %w", rel, index, err)}
+		}
+		return nil
+	})
+	if err != nil {
+		var be *blobError
+		if errors.As(err, &be) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
+	return cfg, nil
+}
+
+// blobError marks an error that already names its file and blob.
+type blobError struct{ err error }
+
+func (e *blobError) Error() string { return e.err.Error() }
+func (e *blobError) Unwrap() error { return e.err }
+
+// metaKeys reads the schema, package and name keys of a blob. Keys are
+// matched case-insensitively (as JSON decoding into the typed blobs does),
+// so two keys that fold to the same one are ambiguous and refused.
+func metaKeys(blob json.RawMessage) (Meta, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(blob, &top); err != nil {
+		return Meta{}, fmt.Errorf("decode blob: %w", err)
+	}
+	m := Meta{}
+	seen := map[string]string{}
+	for k, v := range top {
+		lk := strings.ToLower(k)
+		var dst *string
+		switch lk {
+		case "schema":
+			dst = &m.Schema
+		case "package":
+			dst = &m.Package
+		case "name":
+			dst = &m.Name
+		default:
+			continue
+		}
+		if prev, ok := seen[lk]; ok {
+			a, b := prev, k
+			if b < a {
+				a, b = b, a
+			}
+			return Meta{}, fmt.Errorf("duplicate keys %q and %q", a, b)
+		}
+		seen[lk] = k
+		if err := json.Unmarshal(v, dst); err != nil {
+			return Meta{}, fmt.Errorf("key %q: must be a string", k)
+		}
+	}
+	if m.Schema == "" {
+		return Meta{}, errors.New("missing root schema field")
+	}
+	return m, nil
+}
+
+func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin) error {
+	meta, err := metaKeys(blob)
+	if err != nil {
+		return err
+	}
+	switch meta.Schema {
+	case SchemaPackage:
+		var p Package
+		if err := json.Unmarshal(blob, &p); err != nil {
+			return fmt.Errorf("decode %s %q: %w", meta.Schema, meta.Name, err)
+		}
+		p.Origin = origin
+		cfg.Packages = append(cfg.Packages, p)
+	case SchemaChannel:
+		var c Channel
+		if err := json.Unmarshal(blob, &c); err != nil {
+			return fmt.Errorf("decode %s %q: %w", meta.Schema, meta.Name, err)
+		}
+		c.Origin = origin
+		cfg.Channels = append(cfg.Channels, c)
+	case SchemaBundle:
+		var b Bundle
+		if err := json.Unmarshal(blob, &b); err != nil {
+			return fmt.Errorf("decode %s %q: %w", meta.Schema, meta.Name, err)
+		}
+		b.Origin = origin
+		if err := resolveBundleObjects(&b, r, origin.File); err != nil {
+			return fmt.Errorf("%s %q: %w", meta.Schema, meta.Name, err)
+		}
+		cfg.Bundles = append(cfg.Bundles, b)
+	case SchemaDeprecations:
+		var d Deprecation
+		if err := json.Unmarshal(blob, &d); err != nil {
+			return fmt.Errorf("decode %s for package %q: %w", meta.Schema, meta.Package, err)
+		}
+		d.Origin = origin
+		cfg.Deprecations = append(cfg.Deprecations, d)
+	default:
+		meta.Blob = append(json.RawMessage(nil), blob...)
+		meta.Origin = origin
+		cfg.Others = append(cfg.Others, meta)
+	}
+	return nil
+}
+
+// resolveBundleObjects fills b.Objects and b.CsvJSON from the bundle's
+// olm.bundle.object properties. A ref is read (relative to the directory
+// of file, inside the root) and its property rewritten as inline data, so
+// that the loaded bundle is the same whatever layout it came from.
+func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
+	for i := range b.Properties {
+		p := &b.Properties[i]
+		if p.Type != PropertyBundleObject {
+			continue
+		}
+		var v BundleObjectValue
+		if err := p.ParseValue(&v); err != nil {
+			return fmt.Errorf("property #%d: %w", i, err)
+		}
+		var obj []byte
+		switch {
+		case v.Ref != "" && len(v.Data) > 0:
+			return fmt.Errorf("property #%d: olm.bundle.object must set one of data and ref, not both", i)
+		case v.Ref != "":
+			data, err := readRef(r, file, v.Ref)
+			if err != nil {
+				return fmt.Errorf("property #%d: %w", i, err)
+			}
+			obj = data
+			*p = MustProperty(PropertyBundleObject, BundleObjectValue{Data: data})
+		case len(v.Data) > 0:
+			obj = v.Data
+		default:
+			return fmt.Errorf("property #%d: olm.bundle.object has neither data nor ref", i)
+		}
+		js, kind, err := objectJSON(obj)
+		if err != nil {
+			return fmt.Errorf("property #%d: olm.bundle.object: %w", i, err)
+		}
+		b.Objects = append(b.Objects, string(js))
+		if kind == "ClusterServiceVersion" && b.CsvJSON == "" {
+			b.CsvJSON = string(js)
+		}
+	}
+	return nil
+}
+
+// objectJSON returns a bundle object as JSON (unchanged if it already is
+// JSON, converted if it is YAML) and its kind.
+func objectJSON(obj []byte) ([]byte, string, error) {
+	js := obj
+	if !json.Valid(obj) {
+		var err error
+		js, err = yaml.YAMLToJSON(obj)
+		if err != nil {
+			return nil, "", fmt.Errorf("object is neither JSON nor YAML: %w", err)
+		}
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(js, &head); err != nil {
+		return nil, "", fmt.Errorf("object is not a JSON object: %w", err)
+	}
+	return js, head.Kind, nil
+}
+
+// readRef reads the object file ref names, relative to the directory of
+// file. The path must stay inside the root, also through symlinks (the
+// os.Root refuses those).
+func readRef(r *os.Root, file, ref string) ([]byte, error) {
+	if path.IsAbs(ref) || strings.Contains(ref, "\\") || strings.ContainsRune(ref, 0) {
+		return nil, fmt.Errorf("ref %q: must be a relative slash-separated path", ref)
+	}
+	target := path.Join(path.Dir(file), ref)
+	if !fs.ValidPath(target) || target == "." {
+		return nil, fmt.Errorf("ref %q: escapes the catalog root", ref)
+	}
+	data, err := r.ReadFile(target)
+	if err != nil {
+		return nil, fmt.Errorf("ref %q: %w", ref, err)
+	}
+	obj, err := objectFromFile(data)
+	if err != nil {
+		return nil, fmt.Errorf("ref %q: %w", ref, err)
+	}
+	return obj, nil
+}
+
+// objectFromFile turns the content of an object file into the object's
+// bytes: JSON text is taken as is (surrounding whitespace trimmed), YAML is
+// converted to compact JSON with sorted keys. The objects-layout writer
+// uses the same function to check that what it writes reads back
+// byte-identical.
+func objectFromFile(data []byte) ([]byte, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && json.Valid(trimmed) {
+		if trimmed[0] != '{' {
+			return nil, errors.New("object is not a JSON object")
+		}
+		return trimmed, nil
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode YAML object: %w", err)
+	}
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || js[0] != '{' {
+		return nil, errors.New("object file does not hold an object")
+	}
+	return js, nil
+}

@@ -1,0 +1,141 @@
+package declcfg
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// DecodeStream reads a stream of blobs from r and calls fn with each one as
+// JSON, in order, with its 0-based position in the stream. The stream is
+// either concatenated JSON objects (it starts with '{') or multi-document
+// YAML; empty YAML documents are skipped. Every blob must be an object.
+// Decoding stops at the first error, which names the blob position; an
+// error returned by fn is returned unchanged.
+//
+// Only one blob is held at a time, so a large file costs the size of its
+// largest blob, not its own size.
+func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) (err error) {
+	// The YAML parsers underneath are third-party code fed with untrusted
+	// catalog files; turn any panic of theirs into an error so that one
+	// bad file cannot take a whole server or migration down.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decode blob stream: parser failure: %v", p)
+		}
+	}()
+	br := bufio.NewReaderSize(r, 64*1024)
+	first, err := firstNonSpace(br)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return fmt.Errorf("read blob stream: %w", err)
+	}
+	if first == '{' {
+		return decodeJSONStream(br, fn)
+	}
+	return decodeYAMLStream(br, fn)
+}
+
+// firstNonSpace peeks at the first byte that is not JSON/YAML whitespace
+// without consuming anything but that whitespace.
+func firstNonSpace(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case 0xEF: // a UTF-8 byte order mark is not content
+			if rest, perr := br.Peek(2); perr == nil && rest[0] == 0xBB && rest[1] == 0xBF {
+				_, _ = br.Discard(2)
+				continue
+			}
+		}
+		return b, br.UnreadByte()
+	}
+}
+
+func decodeJSONStream(r io.Reader, fn func(json.RawMessage, int) error) error {
+	dec := json.NewDecoder(r)
+	for i := 0; ; i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("blob #%d: decode JSON: %w", i, err)
+		}
+		if len(raw) == 0 || raw[0] != '{' {
+			return fmt.Errorf("blob #%d: not a JSON object: %s", i, truncate(raw, 60))
+		}
+		if err := fn(raw, i); err != nil {
+			return err
+		}
+	}
+}
+
+func decodeYAMLStream(r *bufio.Reader, fn func(json.RawMessage, int) error) error {
+	yr := utilyaml.NewYAMLReader(r)
+	i := 0
+	for doc := 0; ; doc++ {
+		data, err := yr.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("YAML document #%d: %w", doc, err)
+		}
+		js, err := yamlToJSON(data)
+		if err != nil {
+			return fmt.Errorf("YAML document #%d: %w", doc, err)
+		}
+		if len(js) == 0 || bytes.Equal(js, []byte("null")) {
+			continue // empty document (only comments or separators)
+		}
+		if js[0] != '{' {
+			return fmt.Errorf("YAML document #%d: not an object: %s", doc, truncate(js, 60))
+		}
+		if err := fn(json.RawMessage(js), i); err != nil {
+			return err
+		}
+		i++
+	}
+}
+
+// yamlToJSON converts one YAML document to compact JSON with sorted keys
+// and, unlike yaml.YAMLToJSON, without HTML escaping, so that a "<" in a
+// YAML catalog stays "<" when the blob is written as JSON. Numbers keep
+// their literal form.
+func yamlToJSON(data []byte) ([]byte, error) {
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	js = bytes.TrimSpace(js)
+	if !bytes.Contains(js, []byte(`\u00`)) {
+		return js, nil // nothing was escaped
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
+}

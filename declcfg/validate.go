@@ -1,0 +1,618 @@
+package declcfg
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"github.com/distribution/reference"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Problem is one validation finding, naming the blob it is about.
+type Problem struct {
+	// File is the blob's origin ("path#index"), empty for built blobs.
+	File string
+	// Schema is the schema of the blob the problem is about.
+	Schema string
+	// Package is the blob's package (the name, for olm.package blobs).
+	Package string
+	// Name is the blob's name (channel or bundle name), if any.
+	Name string
+	// Message says what is wrong.
+	Message string
+}
+
+// String renders the problem as "file: schema package/name: message",
+// leaving out the parts that are empty.
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		b.WriteString(": ")
+	}
+	subject := p.Package
+	switch {
+	case subject != "" && p.Name != "":
+		subject += "/" + p.Name
+	case subject == "":
+		subject = p.Name
+	}
+	if p.Schema != "" {
+		b.WriteString(p.Schema)
+		if subject != "" {
+			b.WriteString(" ")
+		}
+	}
+	if subject != "" {
+		b.WriteString(subject)
+	}
+	if p.Schema != "" || subject != "" {
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// ValidationError lists every problem found in one validation run.
+type ValidationError struct {
+	Problems []Problem
+}
+
+// Error lists all problems, one per line.
+func (e *ValidationError) Error() string {
+	lines := make([]string, 0, len(e.Problems)+1)
+	n := len(e.Problems)
+	if n == 1 {
+		lines = append(lines, "invalid catalog: 1 problem:")
+	} else {
+		lines = append(lines, fmt.Sprintf("invalid catalog: %d problems:", n))
+	}
+	for _, p := range e.Problems {
+		lines = append(lines, "  "+p.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// problems collects findings.
+type problems []Problem
+
+func (ps *problems) add(o Origin, schema, pkg, name, format string, args ...any) {
+	*ps = append(*ps, Problem{File: o.String(), Schema: schema, Package: pkg, Name: name, Message: fmt.Sprintf(format, args...)})
+}
+
+func (ps problems) err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: ps}
+}
+
+// ConvertToModel validates cfg and links it into a Model. It checks every
+// blob and the graph of every channel and reports all problems at once as
+// a *ValidationError; the Model is returned only when there is none.
+func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
+	var ps problems
+	m := &Model{Packages: map[string]*ModelPackage{}}
+
+	// Packages.
+	pkgBlobs := map[string]*Package{}
+	for i := range cfg.Packages {
+		p := &cfg.Packages[i]
+		if p.Name == "" {
+			ps.add(p.Origin, SchemaPackage, "", "", "package name must be set")
+			continue
+		}
+		if prev, dup := pkgBlobs[p.Name]; dup {
+			ps.add(p.Origin, SchemaPackage, p.Name, "", "duplicate package (first defined at %s)", originOrMemory(prev.Origin))
+			continue
+		}
+		if errs := validation.IsDNS1123Label(p.Name); len(errs) > 0 {
+			ps.add(p.Origin, SchemaPackage, p.Name, "", "invalid package name: %s", strings.Join(errs, "; "))
+		}
+		pkgBlobs[p.Name] = p
+		m.Packages[p.Name] = &ModelPackage{
+			Name:        p.Name,
+			Description: p.Description,
+			Icon:        p.Icon,
+			Channels:    map[string]*ModelChannel{},
+			Origin:      p.Origin,
+		}
+	}
+
+	// Channels.
+	type chanEntries struct {
+		ch      *ModelChannel
+		entries []ChannelEntry
+	}
+	var linked []chanEntries
+	for i := range cfg.Channels {
+		c := &cfg.Channels[i]
+		if c.Package == "" {
+			ps.add(c.Origin, SchemaChannel, "", c.Name, "channel package must be set")
+			continue
+		}
+		mp := m.Packages[c.Package]
+		if mp == nil {
+			ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "package %q not found", c.Package)
+			continue
+		}
+		if c.Name == "" {
+			ps.add(c.Origin, SchemaChannel, c.Package, "", "channel name must be set")
+			continue
+		}
+		if prev, dup := mp.Channels[c.Name]; dup {
+			ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "duplicate channel (first defined at %s)", originOrMemory(prev.Origin))
+			continue
+		}
+		mc := &ModelChannel{Package: mp, Name: c.Name, Bundles: map[string]*ModelBundle{}, Origin: c.Origin}
+		mp.Channels[c.Name] = mc
+		seen := map[string]bool{}
+		for _, e := range c.Entries {
+			if e.Name == "" {
+				ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "entry name must be set")
+				continue
+			}
+			if seen[e.Name] {
+				ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "duplicate entry %q", e.Name)
+				continue
+			}
+			seen[e.Name] = true
+		}
+		linked = append(linked, chanEntries{ch: mc, entries: c.Entries})
+	}
+
+	// Default channels.
+	for i := range cfg.Packages {
+		p := &cfg.Packages[i]
+		name := p.Name
+		if p.Name == "" || pkgBlobs[name] != p {
+			continue
+		}
+		mp := m.Packages[name]
+		switch ch := mp.Channels[p.DefaultChannel]; {
+		case p.DefaultChannel == "":
+			ps.add(p.Origin, SchemaPackage, name, "", "default channel must be set")
+		case ch == nil:
+			ps.add(p.Origin, SchemaPackage, name, "", "default channel %q not found in the package's channels", p.DefaultChannel)
+		default:
+			mp.DefaultChannel = ch
+		}
+	}
+
+	// Bundles.
+	type bundleInfo struct {
+		b       *Bundle
+		version semver.Version
+		used    bool
+	}
+	bundles := map[string]map[string]*bundleInfo{}
+	var bundleOrder []*bundleInfo
+	for i := range cfg.Bundles {
+		b := &cfg.Bundles[i]
+		if b.Name == "" {
+			ps.add(b.Origin, SchemaBundle, b.Package, "", "bundle name must be set")
+			continue
+		}
+		if b.Package == "" {
+			ps.add(b.Origin, SchemaBundle, "", b.Name, "bundle package must be set")
+			continue
+		}
+		if m.Packages[b.Package] == nil {
+			ps.add(b.Origin, SchemaBundle, b.Package, b.Name, "package %q not found", b.Package)
+			continue
+		}
+		byName := bundles[b.Package]
+		if byName == nil {
+			byName = map[string]*bundleInfo{}
+			bundles[b.Package] = byName
+		}
+		if prev, dup := byName[b.Name]; dup {
+			ps.add(b.Origin, SchemaBundle, b.Package, b.Name, "duplicate bundle (first defined at %s)", originOrMemory(prev.b.Origin))
+			continue
+		}
+		info := &bundleInfo{b: b}
+		info.version = checkBundleBlob(&ps, b)
+		checkBundleRules(&ps, b.Origin, b.Package, b.Name, b.Image, b.Properties, len(b.Objects))
+		byName[b.Name] = info
+		bundleOrder = append(bundleOrder, info)
+	}
+
+	// Channel entries -> bundles.
+	for _, le := range linked {
+		mc := le.ch
+		for _, e := range le.entries {
+			if e.Name == "" || mc.Bundles[e.Name] != nil {
+				continue
+			}
+			info := bundles[mc.Package.Name][e.Name]
+			if info == nil {
+				ps.add(mc.Origin, SchemaChannel, mc.Package.Name, mc.Name, "entry %q: bundle not found", e.Name)
+				continue
+			}
+			info.used = true
+			b := info.b
+			mc.Bundles[e.Name] = &ModelBundle{
+				Package:       mc.Package,
+				Channel:       mc,
+				Name:          b.Name,
+				Image:         b.Image,
+				Replaces:      e.Replaces,
+				Skips:         e.Skips,
+				SkipRange:     e.SkipRange,
+				Properties:    b.Properties,
+				RelatedImages: b.RelatedImages,
+				CsvJSON:       b.CsvJSON,
+				Objects:       b.Objects,
+				Version:       info.version,
+				Origin:        b.Origin,
+			}
+		}
+	}
+	for _, info := range bundleOrder {
+		if !info.used {
+			ps.add(info.b.Origin, SchemaBundle, info.b.Package, info.b.Name, "bundle not found in any channel entries")
+		}
+	}
+
+	// Deprecations.
+	seenDep := map[string]Origin{}
+	for i := range cfg.Deprecations {
+		d := &cfg.Deprecations[i]
+		if d.Package == "" {
+			ps.add(d.Origin, SchemaDeprecations, "", "", "deprecation package must be set")
+			continue
+		}
+		mp := m.Packages[d.Package]
+		if mp == nil {
+			ps.add(d.Origin, SchemaDeprecations, d.Package, "", "package %q not found", d.Package)
+			continue
+		}
+		if prev, dup := seenDep[d.Package]; dup {
+			ps.add(d.Origin, SchemaDeprecations, d.Package, "", "duplicate olm.deprecations blob for the package (first defined at %s)", originOrMemory(prev))
+			continue
+		}
+		seenDep[d.Package] = d.Origin
+		refs := map[PackageScopedReference]bool{}
+		for k, e := range d.Entries {
+			ref := e.Reference
+			bad := func(format string, args ...any) {
+				ps.add(d.Origin, SchemaDeprecations, d.Package, "", "entry #%d: "+format, append([]any{k}, args...)...)
+			}
+			if refs[ref] {
+				bad("duplicate reference %s %q", ref.Schema, ref.Name)
+				continue
+			}
+			refs[ref] = true
+			if e.Message == "" {
+				bad("message must be set")
+			}
+			switch ref.Schema {
+			case "":
+				bad("reference schema must be set")
+			case SchemaPackage:
+				if ref.Name != "" {
+					bad("olm.package reference must not have a name (got %q)", ref.Name)
+					continue
+				}
+				mp.Deprecation = e.Message
+			case SchemaChannel:
+				if ref.Name == "" {
+					bad("olm.channel reference name must be set")
+					continue
+				}
+				mc := mp.Channels[ref.Name]
+				if mc == nil {
+					bad("channel %q not found", ref.Name)
+					continue
+				}
+				mc.Deprecation = e.Message
+			case SchemaBundle:
+				if ref.Name == "" {
+					bad("olm.bundle reference name must be set")
+					continue
+				}
+				if bundles[d.Package][ref.Name] == nil {
+					bad("bundle %q not found", ref.Name)
+					continue
+				}
+				for _, mc := range mp.Channels {
+					if mb := mc.Bundles[ref.Name]; mb != nil {
+						mb.Deprecation = e.Message
+					}
+				}
+			default:
+				bad("unknown reference schema %q (want olm.package, olm.channel or olm.bundle)", ref.Schema)
+			}
+		}
+	}
+
+	ps = append(ps, m.validate(false)...)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func originOrMemory(o Origin) string {
+	if s := o.String(); s != "" {
+		return s
+	}
+	return "an in-memory blob"
+}
+
+// checkBundleBlob applies the rules that need the olm.bundle blob itself:
+// properties match their schema, the olm.package property names the
+// bundle's package and a semver version, image references parse. It
+// returns the parsed version (zero if it does not parse).
+func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
+	var version semver.Version
+	add := func(format string, args ...any) {
+		ps.add(b.Origin, SchemaBundle, b.Package, b.Name, format, args...)
+	}
+	for i, p := range b.Properties {
+		if p.Type == "" {
+			add("property #%d: type must be set", i)
+			continue
+		}
+		if err := checkPropertyValue(p); err != nil {
+			add("property #%d (%s): %v", i, p.Type, err)
+			continue
+		}
+		if p.Type != PropertyPackage {
+			continue
+		}
+		var v PackageValue
+		_ = json.Unmarshal(p.Value, &v) // checked by checkPropertyValue
+		if v.PackageName != b.Package {
+			add("olm.package property packageName %q does not match the bundle's package %q", v.PackageName, b.Package)
+		}
+		ver, err := semver.Parse(v.Version)
+		if err != nil {
+			add("invalid version %q in olm.package property: %v", v.Version, err)
+			continue
+		}
+		version = ver
+	}
+	if b.Image != "" {
+		if _, err := reference.ParseNormalizedNamed(b.Image); err != nil {
+			add("invalid image %q: %v", b.Image, err)
+		}
+	}
+	for _, ri := range b.RelatedImages {
+		if ri.Image == "" {
+			continue
+		}
+		if _, err := reference.ParseNormalizedNamed(ri.Image); err != nil {
+			add("invalid related image %q (name %q): %v", ri.Image, ri.Name, err)
+		}
+	}
+	return version
+}
+
+// checkPropertyValue checks that a property value is JSON and, for the
+// well-known types, that it decodes into the type's value.
+func checkPropertyValue(p Property) error {
+	if len(p.Value) == 0 || !json.Valid(p.Value) {
+		return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60))
+	}
+	var dst any
+	switch p.Type {
+	case PropertyPackage:
+		dst = &PackageValue{}
+	case PropertyPackageRequired:
+		dst = &PackageRequiredValue{}
+	case PropertyGVK, PropertyGVKRequired:
+		dst = &GVKValue{}
+	case PropertyLabel, PropertyLabelRequired:
+		dst = &LabelValue{}
+	case PropertyBundleObject:
+		dst = &BundleObjectValue{}
+	case PropertyCSVMetadata:
+		dst = &CSVMetadataValue{}
+	case PropertyConstraint:
+		dst = &map[string]json.RawMessage{}
+	default:
+		return nil
+	}
+	if err := json.Unmarshal(p.Value, dst); err != nil {
+		return fmt.Errorf("value does not match the %s schema: %v", p.Type, err)
+	}
+	return nil
+}
+
+// checkBundleRules applies the per-bundle rules that Model.Validate also
+// applies: exactly one olm.package property, image or objects present.
+func checkBundleRules(ps *problems, o Origin, pkg, name, image string, props []Property, objects int) {
+	n := 0
+	for _, p := range props {
+		if p.Type == PropertyPackage {
+			n++
+		}
+	}
+	if n != 1 {
+		ps.add(o, SchemaBundle, pkg, name, "must have exactly one olm.package property, found %d", n)
+	}
+	if image == "" && objects == 0 {
+		ps.add(o, SchemaBundle, pkg, name, "bundle image must be set (or bundle objects present)")
+	}
+}
+
+// Validate checks the model's graph rules: every package has channels and
+// a default channel among them and no two bundles with the same version;
+// every channel has bundles, exactly one head, no cycle in its replaces
+// chain and no stranded bundle; every bundle has a name, exactly one
+// olm.package property, an image or objects, no empty skips and a
+// parseable skipRange. All problems are returned as a *ValidationError.
+func (m *Model) Validate() error {
+	return problems(m.validate(true)).err()
+}
+
+// validate runs the model rules. full adds the rules ConvertToModel
+// already checks on the blobs (bundle rules, default channel presence), so
+// that a model built from another source is checked completely.
+func (m *Model) validate(full bool) problems {
+	var ps problems
+	for _, pname := range sortedKeys(m.Packages) {
+		mp := m.Packages[pname]
+		if mp.Name == "" {
+			ps.add(mp.Origin, SchemaPackage, "", "", "package name must be set")
+		}
+		if len(mp.Channels) == 0 {
+			ps.add(mp.Origin, SchemaPackage, pname, "", "package must have at least one channel")
+		}
+		if full {
+			switch {
+			case mp.DefaultChannel == nil:
+				ps.add(mp.Origin, SchemaPackage, pname, "", "default channel must be set")
+			case mp.Channels[mp.DefaultChannel.Name] != mp.DefaultChannel:
+				ps.add(mp.Origin, SchemaPackage, pname, "", "default channel %q not found in the package's channels", mp.DefaultChannel.Name)
+			}
+		}
+
+		// One entry per bundle name, from the first channel (by name) that
+		// holds it, for the per-bundle rules.
+		unique := map[string]*ModelBundle{}
+		for _, cname := range sortedKeys(mp.Channels) {
+			mc := mp.Channels[cname]
+			if mc.Package != mp {
+				ps.add(mc.Origin, SchemaChannel, pname, cname, "channel is not linked to its package")
+			}
+			ps = append(ps, validateChannel(mc, pname, cname)...)
+			for _, bname := range sortedKeys(mc.Bundles) {
+				if _, ok := unique[bname]; !ok {
+					unique[bname] = mc.Bundles[bname]
+				}
+			}
+		}
+
+		byVersion := map[string][]string{}
+		for _, bname := range sortedKeys(unique) {
+			b := unique[bname]
+			if full {
+				if b.Name == "" {
+					ps.add(b.Origin, SchemaBundle, pname, "", "bundle name must be set")
+				}
+				checkBundleRules(&ps, b.Origin, pname, bname, b.Image, b.Properties, len(b.Objects))
+			}
+			if b.Version.Equals(semver.Version{}) && !hasZeroVersion(b) {
+				continue // unparsed version: reported elsewhere
+			}
+			v := b.Version.String()
+			byVersion[v] = append(byVersion[v], bname)
+		}
+		for _, v := range sortedKeys(byVersion) {
+			if names := byVersion[v]; len(names) > 1 {
+				ps.add(mp.Origin, SchemaPackage, pname, "", "duplicate versions found in bundles: %s: %s", v, strings.Join(names, ", "))
+			}
+		}
+	}
+	return ps
+}
+
+// hasZeroVersion says whether a bundle's olm.package property really is
+// version 0.0.0 (rather than missing or unparseable).
+func hasZeroVersion(b *ModelBundle) bool {
+	for _, p := range b.Properties {
+		if p.Type != PropertyPackage {
+			continue
+		}
+		var v PackageValue
+		if json.Unmarshal(p.Value, &v) == nil {
+			if ver, err := semver.Parse(v.Version); err == nil && ver.Equals(semver.Version{}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validateChannel checks one channel's graph and edges.
+func validateChannel(mc *ModelChannel, pname, cname string) problems {
+	var ps problems
+	add := func(format string, args ...any) {
+		ps.add(mc.Origin, SchemaChannel, pname, cname, format, args...)
+	}
+	if cname == "" {
+		add("channel name must be set")
+	}
+	if len(mc.Bundles) == 0 {
+		add("channel must contain at least one bundle")
+		return ps
+	}
+	names := sortedKeys(mc.Bundles)
+	incoming := map[string]int{}
+	skipped := map[string]bool{}
+	for _, n := range names {
+		b := mc.Bundles[n]
+		if b.Channel != nil && b.Channel != mc {
+			add("bundle %q is not linked to its channel", n)
+		}
+		if b.Replaces != "" {
+			incoming[b.Replaces]++
+		}
+		for _, s := range b.Skips {
+			if s == "" {
+				add("entry %q: skips contains an empty name", n)
+				continue
+			}
+			incoming[s]++
+			skipped[s] = true
+		}
+		if b.SkipRange != "" {
+			if _, err := semver.ParseRange(b.SkipRange); err != nil {
+				add("entry %q: invalid skipRange %q: %v", n, b.SkipRange, err)
+			}
+		}
+	}
+	var heads []string
+	for _, n := range names {
+		if incoming[n] == 0 {
+			heads = append(heads, n)
+		}
+	}
+	switch len(heads) {
+	case 0:
+		add("no channel head found in graph")
+		return ps
+	case 1:
+	default:
+		add("multiple channel heads found in graph: %s", strings.Join(heads, ", "))
+		return ps
+	}
+	chain := map[string]bool{}
+	var path []string
+	for cur := mc.Bundles[heads[0]]; cur != nil; {
+		if chain[cur.Name] {
+			add("detected cycle in replaces chain of upgrade graph: %s", strings.Join(append(path, cur.Name), " -> "))
+			return ps
+		}
+		chain[cur.Name] = true
+		path = append(path, cur.Name)
+		if cur.Replaces == "" || skipped[cur.Replaces] {
+			break
+		}
+		cur = mc.Bundles[cur.Replaces]
+	}
+	var stranded []string
+	for _, n := range names {
+		if !chain[n] && !skipped[n] {
+			stranded = append(stranded, n)
+		}
+	}
+	if len(stranded) > 0 {
+		add("channel contains one or more stranded bundles: %s", strings.Join(stranded, ", "))
+	}
+	return ps
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
