@@ -210,6 +210,10 @@ func convertPackage(pd *legacy.PackageData, o *options) *packageResult {
 			Detail: "the default channel is not one of the package's channels"})
 	}
 	for _, ch := range pd.Channels {
+		if _, ok := states[ch.Head]; !ok && !bundleRowExists(pd, ch.Head) {
+			c.note(Finding{Kind: NoteStaleChannelHead, Channel: ch.Name, Field: "head_operatorbundle_name", Value: ch.Head,
+				Detail: "the channel table names a head bundle that has no operatorbundle row; the channel's graph is taken from channel_entry"})
+		}
 		if ch.Name == p.DefaultChannel {
 			c.packageMeta(&p, pd, ch.Head)
 		}
@@ -256,6 +260,20 @@ func convertPackage(pd *legacy.PackageData, o *options) *packageResult {
 	c.res.counts.Bundles = len(cfg.Bundles)
 	c.res.counts.Deprecations = len(cfg.Deprecations)
 	return c.res
+}
+
+func bundleRowExists(pd *legacy.PackageData, name string) bool {
+	for i := range pd.Bundles {
+		if pd.Bundles[i].Name == name {
+			return true
+		}
+	}
+	for i := range pd.Stranded {
+		if pd.Stranded[i].Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func countEntries(entries []legacy.ChannelEntry, channel string) int {
@@ -403,6 +421,10 @@ func (c *converter) packageMeta(p *declcfg.Package, pd *legacy.PackageData, head
 	if err != nil {
 		c.drop(Finding{Kind: DropIcon, Bundle: head, Field: "icon",
 			Detail: fmt.Sprintf("spec.icon[0].base64data of the default channel head's CSV is not base64 (%v); the package has no icon, as with opm", err)})
+		return
+	}
+	if len(raw) == 0 {
+		// opm wrote no icon for an empty base64data.
 		return
 	}
 	p.Icon = &declcfg.Icon{Data: raw, MediaType: icon.MediaType}

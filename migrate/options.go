@@ -3,6 +3,8 @@ package migrate
 import (
 	"context"
 	"fmt"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // Migration levels accepted by WithMigrateLevel, as opm names them.
@@ -24,8 +26,8 @@ var MigrateLevels = []string{MigrateLevelNone, MigrateLevelCSVMetadata, MigrateL
 type Option func(*options)
 
 type options struct {
-	layout                   string
-	format                   string
+	layout                   declcfg.Layout
+	format                   declcfg.Format
 	migrateLevel             string
 	keepDeprecated           bool
 	force                    bool
@@ -38,8 +40,8 @@ type options struct {
 
 func newOptions(opts []Option) (*options, error) {
 	o := &options{
-		layout:       "opm",
-		format:       "json",
+		layout:       declcfg.LayoutOPM,
+		format:       declcfg.FormatJSON,
 		migrateLevel: MigrateLevelNone,
 		workers:      2,
 	}
@@ -64,10 +66,10 @@ func (o *options) csvMetadata() bool { return o.migrateLevel != MigrateLevelNone
 
 // WithLayout selects the output directory layout (default declcfg.LayoutOPM:
 // <package>/catalog.<ext>, what opm migrate wrote).
-func WithLayout(l string) Option { return func(o *options) { o.layout = l } }
+func WithLayout(l declcfg.Layout) Option { return func(o *options) { o.layout = l } }
 
 // WithFormat selects JSON (default) or YAML output.
-func WithFormat(f string) Option { return func(o *options) { o.format = f } }
+func WithFormat(f declcfg.Format) Option { return func(o *options) { o.format = f } }
 
 // WithMigrateLevel applies opm's optional declarative config migrations up
 // to level: MigrateLevelNone (default), MigrateLevelCSVMetadata or

@@ -38,6 +38,9 @@ const (
 const (
 	// NoteDanglingEdge: an edge names a bundle the migration dropped.
 	NoteDanglingEdge Kind = "dangling-edge"
+	// NoteStaleChannelHead: the channel table names a head bundle the
+	// database does not have; the graph comes from channel_entry anyway.
+	NoteStaleChannelHead Kind = "stale-channel-head"
 )
 
 // Kinds of problems: content that would not serve. Any problem fails the
@@ -72,6 +75,7 @@ var hints = map[Kind]string{
 	DropInvalidBundle:       "fix the bundle and add it to the migrated catalog again if it is needed",
 	DropUnknownDependency:   "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it",
 	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
+	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
 	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
 
 	ProblemInvalidImage:          "pass --drop-invalid-bundles to leave the bundle out, or fix the bundle image reference",

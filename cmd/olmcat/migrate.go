@@ -1,8 +1,205 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 
-// TODO(owner of migrate): replace this placeholder with the real command.
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/legacy"
+	"github.com/operator-catalog/olmcat/migrate"
+)
+
+// migrateFlags are the flags of olmcat migrate.
+type migrateFlags struct {
+	layout                   string
+	output                   string
+	migrateLevel             string
+	keepDeprecated           bool
+	force                    bool
+	report                   string
+	noDeprecationWarning     bool
+	dropInvalidRelatedImages bool
+	dropInvalidBundles       bool
+}
+
 func newMigrateCmd() *cobra.Command {
-	return &cobra.Command{Use: "migrate", Hidden: true}
+	f := &migrateFlags{}
+	cmd := &cobra.Command{
+		Use:   "migrate <index.db> <out-dir>",
+		Short: "Migrate a legacy sqlite index to a declarative config catalog",
+		Long: `Migrate converts a legacy sqlite index database (opm index add / opm registry add)
+into a declarative config catalog: one folder per package with its olm.package,
+olm.channel and olm.bundle blobs, the layout opm serve reads.
+
+The database is opened read-only. Everything is written to a temporary
+directory beside <out-dir>, validated, and renamed into place only if the
+whole catalog is servable; an existing non-empty <out-dir> is replaced only
+with --force. Every repair of known damage, every bundle left out and every
+problem is printed on stderr (and written as JSON with --report FILE).
+Content that would not serve fails the migration (exit 1) with a hint per
+kind of problem; see MIGRATION.md.`,
+		Example: `  olmcat migrate index.db catalog/
+  olmcat migrate index.db catalog/ -o yaml --migrate-level bundle-object-to-csv-metadata
+  olmcat migrate index.db catalog/ --keep-deprecated --report migrate-report.json`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return usageError(err)
+			}
+			return runMigrate(cmd, args[0], args[1], f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.layout, "layout", "opm", "output layout: opm (<package>/catalog.<ext>) or objects")
+	fl.StringVarP(&f.output, "output", "o", "json", "output format: json or yaml")
+	fl.StringVar(&f.migrateLevel, "migrate-level", migrate.MigrateLevelNone, "declarative config migrations to apply: "+strings.Join(migrate.MigrateLevels, ", "))
+	fl.BoolVar(&f.keepDeprecated, "keep-deprecated", false, "keep bundles the index deprecated (opm dropped them), listed in an olm.deprecations blob")
+	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
+	fl.StringVar(&f.report, "report", "", "write the migration report as JSON to `FILE`")
+	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	fl.BoolVar(&f.dropInvalidRelatedImages, "drop-invalid-related-images", false, "leave out related images with an invalid reference instead of failing")
+	fl.BoolVar(&f.dropInvalidBundles, "drop-invalid-bundles", false, "leave out bundles that cannot be served (invalid image, version, skipRange, properties) instead of failing")
+	return cmd
+}
+
+// options turns the flags into migrate options.
+func (f *migrateFlags) options() ([]migrate.Option, error) {
+	format, err := declcfg.ParseFormat(f.output)
+	if err != nil {
+		return nil, err
+	}
+	layout, err := declcfg.ParseLayout(f.layout)
+	if err != nil {
+		return nil, err
+	}
+	valid := false
+	for _, l := range migrate.MigrateLevels {
+		valid = valid || l == f.migrateLevel
+	}
+	if !valid {
+		return nil, fmt.Errorf("unknown --migrate-level %q (want one of %s)", f.migrateLevel, strings.Join(migrate.MigrateLevels, ", "))
+	}
+	return []migrate.Option{
+		migrate.WithLayout(layout),
+		migrate.WithFormat(format),
+		migrate.WithMigrateLevel(f.migrateLevel),
+		migrate.WithKeepDeprecated(f.keepDeprecated),
+		migrate.WithForce(f.force),
+		migrate.WithDropInvalidRelatedImages(f.dropInvalidRelatedImages),
+		migrate.WithDropInvalidBundles(f.dropInvalidBundles),
+	}, nil
+}
+
+// runMigrate migrates with a progress bar and prints the summary.
+func runMigrate(cmd *cobra.Command, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
+	stderr := cmd.ErrOrStderr()
+	if !f.noDeprecationWarning {
+		legacy.WarnDeprecated(stderr, dbPath)
+	}
+	var bar *progress
+	opts = append(opts, migrate.WithProgress(func(done, total int) {
+		if bar == nil {
+			bar = newProgress(stderr, total, "migrating packages", false)
+		}
+		bar.Add(1)
+	}))
+	rep, err := migrate.Migrate(cmd.Context(), dbPath, outDir, opts...)
+	if bar != nil {
+		bar.Done()
+	}
+	if rep != nil {
+		printSummary(stderr, rep, err == nil)
+		if f.report != "" {
+			if werr := writeReport(f.report, rep); werr != nil {
+				return errors.Join(err, werr)
+			}
+		}
+	}
+	return err
+}
+
+// printSummary prints what the migration did, one line per repair, drop
+// and note, with one hint per kind.
+func printSummary(w io.Writer, rep *migrate.Report, ok bool) {
+	c := rep.Counts
+	if ok {
+		fmt.Fprintf(w, "migrated %s (schema level %d) to %s: %d packages, %d channels, %d bundles, %d objects",
+			rep.Input, rep.SchemaLevel, rep.Output, c.Packages, c.Channels, c.Bundles, c.Objects)
+		if c.Deprecations > 0 {
+			fmt.Fprintf(w, ", %d deprecations", c.Deprecations)
+		}
+		fmt.Fprintf(w, "; %d repairs, %d drops, %d notes\n", len(rep.Repairs), len(rep.Drops), len(rep.Notes))
+	} else {
+		fmt.Fprintf(w, "migration of %s (schema level %d) failed; nothing was written. %d repairs, %d drops, %d notes, %d problems\n",
+			rep.Input, rep.SchemaLevel, len(rep.Repairs), len(rep.Drops), len(rep.Notes), len(rep.Problems))
+	}
+	printRepairs(w, rep.Repairs)
+	printFindings(w, "drop", rep.Drops)
+	printFindings(w, "note", rep.Notes)
+}
+
+// maxRepairLines is how many repairs of one kind the summary lists; the
+// report file (--report) has them all.
+const maxRepairLines = 5
+
+// printRepairs lists repairs grouped by kind, a few lines per kind.
+func printRepairs(w io.Writer, repairs []legacy.Repair) {
+	byKind := map[legacy.RepairKind][]legacy.Repair{}
+	var kinds []legacy.RepairKind
+	for _, r := range repairs {
+		if byKind[r.Kind] == nil {
+			kinds = append(kinds, r.Kind)
+		}
+		byKind[r.Kind] = append(byKind[r.Kind], r)
+	}
+	for _, k := range kinds {
+		rs := byKind[k]
+		fmt.Fprintf(w, "  repairs %s: %d\n", k, len(rs))
+		for i, r := range rs {
+			if i == maxRepairLines {
+				fmt.Fprintf(w, "    ... %d more (see --report)\n", len(rs)-maxRepairLines)
+				break
+			}
+			where := r.Table
+			if r.Package != "" {
+				where += ", package " + r.Package
+			}
+			if r.Bundle != "" {
+				where += ", bundle " + r.Bundle
+			}
+			fmt.Fprintf(w, "    %s: %s\n", where, r.Detail)
+		}
+	}
+}
+
+func printFindings(w io.Writer, label string, fs []migrate.Finding) {
+	hinted := map[migrate.Kind]bool{}
+	for _, f := range fs {
+		fmt.Fprintf(w, "  %s %s\n", label, f)
+	}
+	for _, f := range fs {
+		if !hinted[f.Kind] && f.Hint != "" {
+			hinted[f.Kind] = true
+			fmt.Fprintf(w, "  hint (%s): %s\n", f.Kind, f.Hint)
+		}
+	}
+}
+
+// writeReport writes the report as indented JSON.
+func writeReport(path string, rep *migrate.Report) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return nil
 }

@@ -1,0 +1,255 @@
+package migrate
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+)
+
+const fixturesDir = "../fixtures/legacy"
+
+// fixtureNames lists every real legacy database in the repository.
+func fixtureNames(t testing.TB) []string {
+	t.Helper()
+	ents, err := os.ReadDir(fixturesDir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		if _, err := os.Stat(filepath.Join(fixturesDir, e.Name(), "index.db")); err == nil {
+			out = append(out, e.Name())
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return sha256.Sum256(data)
+}
+
+// cprop is a property with its value compacted as written (escapes kept),
+// so that comparisons see the bytes opm wrote, not just the same JSON.
+type cprop struct {
+	Type  string
+	Value string
+}
+
+// cblob is one blob: the top-level fields decoded generically, properties
+// kept as compact bytes.
+type cblob struct {
+	Fields map[string]any
+	Props  []cprop
+}
+
+// readCatalog reads every catalog file under dir into per-file blob lists,
+// keyed by slash path relative to dir.
+func readCatalog(t *testing.T, dir string) map[string][]cblob {
+	t.Helper()
+	out := map[string][]cblob{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for {
+			var raw map[string]json.RawMessage
+			if err := dec.Decode(&raw); err == io.EOF {
+				break
+			} else if err != nil {
+				return err
+			}
+			out[filepath.ToSlash(rel)] = append(out[filepath.ToSlash(rel)], toCBlob(t, raw))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	return out
+}
+
+func toCBlob(t *testing.T, raw map[string]json.RawMessage) cblob {
+	b := cblob{Fields: map[string]any{}}
+	for k, v := range raw {
+		if k == "properties" {
+			var ps []struct {
+				Type  string          `json:"type"`
+				Value json.RawMessage `json:"value"`
+			}
+			require.NoError(t, json.Unmarshal(v, &ps))
+			for _, p := range ps {
+				var buf bytes.Buffer
+				require.NoError(t, json.Compact(&buf, p.Value))
+				v := buf.String()
+				if p.Type == declcfg.PropertyBundleObject {
+					// Keep failure messages short: compare objects by digest.
+					v = fmt.Sprintf("sha256:%x", sha256.Sum256(buf.Bytes()))
+				}
+				b.Props = append(b.Props, cprop{Type: p.Type, Value: v})
+			}
+			continue
+		}
+		var x any
+		require.NoError(t, json.Unmarshal(v, &x))
+		b.Fields[k] = x
+	}
+	return b
+}
+
+// normalize applies the documented differences (MIGRATION.md, "What
+// changes") to a catalog so that it can be compared with opm's:
+//   - the package description opm never filled is removed;
+//   - olm.label.required and olm.constraint properties (dependencies opm
+//     lost) are removed;
+//   - related image names are blanked: opm named only spec.relatedImages
+//     entries, which checkRelatedImageNames compares separately.
+func normalize(cat map[string][]cblob) {
+	for _, blobs := range cat {
+		for i := range blobs {
+			b := &blobs[i]
+			switch b.Fields["schema"] {
+			case declcfg.SchemaPackage:
+				delete(b.Fields, "description")
+			case declcfg.SchemaBundle:
+				kept := b.Props[:0]
+				for _, p := range b.Props {
+					if p.Type == declcfg.PropertyLabelRequired || p.Type == declcfg.PropertyConstraint {
+						continue
+					}
+					kept = append(kept, p)
+				}
+				b.Props = kept
+				if ris, ok := b.Fields["relatedImages"].([]any); ok {
+					for _, ri := range ris {
+						ri.(map[string]any)["name"] = ""
+					}
+				}
+			}
+		}
+	}
+}
+
+// relatedImageNames maps bundle name -> image -> name for non-empty names.
+func relatedImageNames(cat map[string][]cblob) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, blobs := range cat {
+		for _, b := range blobs {
+			if b.Fields["schema"] != declcfg.SchemaBundle {
+				continue
+			}
+			name := b.Fields["name"].(string)
+			ris, _ := b.Fields["relatedImages"].([]any)
+			for _, ri := range ris {
+				m := ri.(map[string]any)
+				if n := m["name"].(string); n != "" {
+					if out[name] == nil {
+						out[name] = map[string]string{}
+					}
+					out[name][m["image"].(string)] = n
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestFixturesMatchOPM migrates every real database and compares the result
+// with what the real opm wrote, after applying each documented difference
+// explicitly.
+func TestFixturesMatchOPM(t *testing.T) {
+	for _, name := range fixtureNames(t) {
+		for _, variant := range []struct {
+			dir   string
+			level string
+		}{
+			{"opm-migrate", MigrateLevelNone},
+			{"opm-migrate-csvmetadata", MigrateLevelCSVMetadata},
+		} {
+			want := filepath.Join(fixturesDir, name, variant.dir)
+			if _, err := os.Stat(want); err != nil {
+				continue
+			}
+			t.Run(name+"/"+variant.dir, func(t *testing.T) {
+				db := filepath.Join(fixturesDir, name, "index.db")
+				before := fileSum(t, db)
+				out := filepath.Join(t.TempDir(), "catalog")
+				rep, err := Migrate(context.Background(), db, out, WithMigrateLevel(variant.level))
+				require.NoError(t, err)
+				assert.Equal(t, before, fileSum(t, db), "the input database must not change")
+
+				// The output passes declarative config validation as loaded from disk.
+				cfg, err := declcfg.LoadFS(context.Background(), out)
+				require.NoError(t, err)
+				_, err = declcfg.ConvertToModel(cfg)
+				require.NoError(t, err)
+
+				got := readCatalog(t, out)
+				exp := readCatalog(t, want)
+
+				// Names opm gave (from spec.relatedImages) are kept.
+				gotNames := relatedImageNames(got)
+				for bundle, imgs := range relatedImageNames(exp) {
+					for img, n := range imgs {
+						assert.Equal(t, n, gotNames[bundle][img], "related image name of %s in %s", img, bundle)
+					}
+				}
+				normalize(got)
+				normalize(exp)
+				require.Equal(t, sortedKeys(exp), sortedKeys(got), "catalog files")
+				for file := range exp {
+					if !assert.Equal(t, len(exp[file]), len(got[file]), "blobs in %s", file) {
+						continue
+					}
+					for i := range exp[file] {
+						assert.Equal(t, exp[file][i], got[file][i], "file %s blob %d", file, i)
+					}
+				}
+				assert.Equal(t, len(got), rep.Counts.Packages)
+			})
+		}
+	}
+}
+
+// TestFixturesRenderEqualsMigrate checks that render streams the same blobs
+// migrate writes, in package order.
+func TestFixturesRenderEqualsMigrate(t *testing.T) {
+	for _, name := range fixtureNames(t) {
+		t.Run(name, func(t *testing.T) {
+			db := filepath.Join(fixturesDir, name, "index.db")
+			var buf bytes.Buffer
+			_, err := Render(context.Background(), db, &buf)
+			require.NoError(t, err)
+			out := filepath.Join(t.TempDir(), "catalog")
+			_, err = Migrate(context.Background(), db, out)
+			require.NoError(t, err)
+			files := sortedKeys(readCatalog(t, out))
+			sort.Strings(files)
+			var want bytes.Buffer
+			for _, f := range files {
+				data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(f)))
+				require.NoError(t, err)
+				want.Write(data)
+			}
+			assert.Equal(t, strings.TrimSpace(want.String()), strings.TrimSpace(buf.String()))
+		})
+	}
+}

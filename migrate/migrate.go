@@ -1,0 +1,283 @@
+package migrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/legacy"
+)
+
+// Migrate converts the legacy index database at dbPath into a declarative
+// config catalog in outDir. Packages are read, converted, validated and
+// written one at a time (by up to WithWorkers goroutines), so memory does
+// not grow with the number of packages. Everything goes to a temporary
+// directory beside outDir that is renamed into place only when every
+// package converted without problems, passed declarative config
+// validation and the WithBeforeCommit hook; on any error, problem or
+// cancellation of ctx the temporary directory is removed and outDir is
+// left as it was.
+//
+// The returned Report is non-nil whenever the database could be opened,
+// also on error. Unservable content is returned as a *ProblemsError.
+func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Report, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	db, names, rep, err := open(ctx, dbPath, o)
+	if err != nil {
+		return rep, err
+	}
+	defer db.Close()
+	rep.Output = outDir
+
+	w, err := declcfg.NewDirWriter(outDir,
+		declcfg.WithLayout(o.layout), declcfg.WithFormat(o.format), declcfg.WithForce(o.force))
+	if err != nil {
+		return rep, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = w.Abort()
+		}
+	}()
+
+	var failed atomic.Bool
+	write := func(res *packageResult) error {
+		if failed.Load() {
+			return nil
+		}
+		if err := w.WritePackage(res.cfg); err != nil {
+			return fmt.Errorf("write package %s: %w", res.name, err)
+		}
+		return nil
+	}
+	if err := run(ctx, db, names, o, rep, &failed, write, nil); err != nil {
+		return rep, err
+	}
+	if len(rep.Problems) > 0 {
+		return rep, &ProblemsError{Problems: rep.Problems}
+	}
+	if o.beforeCommit != nil {
+		if err := o.beforeCommit(ctx, w.Dir()); err != nil {
+			return rep, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return rep, err
+	}
+	if err := w.Commit(); err != nil {
+		return rep, fmt.Errorf("commit %s: %w", outDir, err)
+	}
+	committed = true
+	return rep, nil
+}
+
+// Render converts the legacy index database at dbPath like Migrate and
+// writes the blobs of every package, in package order, to w as one stream
+// (what opm render wrote for a sqlite file). Packages are converted
+// concurrently but written in order; output stops at the first package
+// with a problem and a *ProblemsError lists them all.
+func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*Report, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	db, names, rep, err := open(ctx, dbPath, o)
+	if err != nil {
+		return rep, err
+	}
+	defer db.Close()
+
+	emit := func(res *packageResult) error {
+		if len(rep.Problems) > 0 {
+			return nil
+		}
+		if err := declcfg.WriteStream(w, res.cfg, o.format); err != nil {
+			return fmt.Errorf("write package %s: %w", res.name, err)
+		}
+		return nil
+	}
+	var failed atomic.Bool
+	if err := run(ctx, db, names, o, rep, &failed, nil, emit); err != nil {
+		return rep, err
+	}
+	if len(rep.Problems) > 0 {
+		return rep, &ProblemsError{Problems: rep.Problems}
+	}
+	return rep, nil
+}
+
+// open opens the database read-only and starts the report.
+func open(ctx context.Context, dbPath string, o *options) (*legacy.DB, []string, *Report, error) {
+	db, err := legacy.Open(ctx, dbPath)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep := &Report{Input: dbPath, SchemaLevel: db.Level(), MigrateLevel: o.migrateLevel}
+	rep.init()
+	rep.Repairs = append(rep.Repairs, db.Repairs()...)
+	names, err := db.PackageNames(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, rep, fmt.Errorf("list packages of %s: %w", dbPath, err)
+	}
+	return db, names, rep, nil
+}
+
+// run converts every package with o.workers goroutines. Each worker reads,
+// converts and validates one package at a time and hands it to write (in
+// the worker, any order); results are then taken in package order, added
+// to the report and handed to emit (one goroutine, package order). At most
+// 2*workers packages are in memory at once. failed is set as soon as any
+// package has a problem, so that writers can stop writing and the rest
+// only gets checked.
+func run(ctx context.Context, db *legacy.DB, names []string, o *options, rep *Report, failed *atomic.Bool,
+	write, emit func(*packageResult) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	type job struct {
+		name string
+		out  chan *packageResult
+	}
+	jobs := make(chan job)
+	order := make(chan chan *packageResult, o.workers)
+
+	g.Go(func() error {
+		defer close(jobs)
+		defer close(order)
+		for _, name := range names {
+			j := job{name: name, out: make(chan *packageResult, 1)}
+			select {
+			case order <- j.out:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			select {
+			case jobs <- j:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for range o.workers {
+		g.Go(func() error {
+			for j := range jobs {
+				res, err := convertOne(gctx, db, j.name, o)
+				if err != nil {
+					return err
+				}
+				if len(res.problems) > 0 {
+					failed.Store(true)
+				}
+				if write != nil {
+					if err := write(res); err != nil {
+						return err
+					}
+					if emit == nil {
+						// Written: only the findings are needed from here on.
+						res.cfg = nil
+					}
+				}
+				j.out <- res
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		done := 0
+		for out := range order {
+			var res *packageResult
+			select {
+			case res = <-out:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			rep.add(res)
+			if emit != nil {
+				if err := emit(res); err != nil {
+					return err
+				}
+			}
+			done++
+			if o.progress != nil {
+				o.progress(done, len(names))
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// A cancelled context is an error even when every worker finished.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	sortFindings(rep.Drops)
+	sortFindings(rep.Notes)
+	sortFindings(rep.Problems)
+	return nil
+}
+
+// convertOne reads, converts and validates one package.
+func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*packageResult, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pd, err := db.ReadPackage(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("read package %s: %w", name, err)
+	}
+	res := convertPackage(pd, o)
+	if len(res.problems) == 0 {
+		// The converted package must pass the same validation a server
+		// applies when it loads the catalog; anything the checks above
+		// did not foresee is a problem too.
+		if _, err := declcfg.ConvertToModel(res.cfg); err != nil {
+			for _, line := range validationMessages(err) {
+				res.problems = append(res.problems, Finding{Kind: ProblemInvalidOutput, Package: name,
+					Detail: line, Hint: Hint(ProblemInvalidOutput)})
+			}
+		}
+	}
+	return res, nil
+}
+
+// validationMessages splits a validation error into one message per problem.
+func validationMessages(err error) []string {
+	var ve *declcfg.ValidationError
+	if errors.As(err, &ve) && len(ve.Problems) > 0 {
+		out := make([]string, 0, len(ve.Problems))
+		for _, p := range ve.Problems {
+			out = append(out, fmt.Sprint(p))
+		}
+		return out
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// add folds one package's result into the report.
+func (r *Report) add(res *packageResult) {
+	for _, rp := range res.repairs {
+		// A stranded bundle is reported once, as a drop with its hint.
+		if rp.Kind != legacy.RepairStranded {
+			r.Repairs = append(r.Repairs, rp)
+		}
+	}
+	r.Drops = append(r.Drops, res.drops...)
+	r.Notes = append(r.Notes, res.notes...)
+	r.Problems = append(r.Problems, res.problems...)
+	r.Counts.Packages += res.counts.Packages
+	r.Counts.Channels += res.counts.Channels
+	r.Counts.Bundles += res.counts.Bundles
+	r.Counts.Deprecations += res.counts.Deprecations
+	r.Counts.Objects += res.counts.Objects
+}
