@@ -51,6 +51,7 @@ type writeOptions struct {
 	layout Layout
 	format Format
 	force  bool
+	onPkg  func(pkg string)
 }
 
 // WithLayout selects the directory layout (default LayoutOPM).
@@ -62,6 +63,12 @@ func WithFormat(f Format) WriteOption { return func(o *writeOptions) { o.format 
 // WithForce allows replacing an existing non-empty output directory. The
 // old directory is only removed once the new one is complete.
 func WithForce(force bool) WriteOption { return func(o *writeOptions) { o.force = force } }
+
+// WithOnPackageWritten calls fn after each package is written, e.g. to
+// advance a progress bar. fn may be called concurrently.
+func WithOnPackageWritten(fn func(pkg string)) WriteOption {
+	return func(o *writeOptions) { o.onPkg = fn }
+}
 
 // objectsDir is the folder of a package directory that holds the bundle
 // object files in the objects layout.
@@ -227,17 +234,27 @@ func (w *DirWriter) WritePackage(cfg *DeclarativeConfig) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return fmt.Errorf("write package %q: %w", pkg, err)
 	}
+	if err := w.writePackage(dir, elem, cfg); err != nil {
+		return fmt.Errorf("write package %q: %w", pkg, err)
+	}
+	if w.opts.onPkg != nil {
+		w.opts.onPkg(pkg)
+	}
+	return nil
+}
+
+func (w *DirWriter) writePackage(dir, elem string, cfg *DeclarativeConfig) error {
 	ext := w.opts.format.Ext()
 	switch w.opts.layout {
 	case LayoutObjects:
 		out, wroteObjects, err := writeBundleObjects(dir, cfg)
 		if err != nil {
-			return fmt.Errorf("write package %q: %w", pkg, err)
+			return err
 		}
 		if wroteObjects {
 			// Object files are YAML but are no blobs: keep loaders out.
 			if err := os.WriteFile(filepath.Join(dir, IndexIgnoreFile), []byte("/"+objectsDir+"/\n"), 0o644); err != nil {
-				return fmt.Errorf("write package %q: %w", pkg, err)
+				return err
 			}
 		}
 		return writeStreamFile(filepath.Join(dir, elem+"."+ext), out, w.opts.format)

@@ -14,15 +14,15 @@ import (
 // Problem is one validation finding, naming the blob it is about.
 type Problem struct {
 	// File is the blob's origin ("path#index"), empty for built blobs.
-	File string
+	File string `json:"file,omitempty"`
 	// Schema is the schema of the blob the problem is about.
-	Schema string
+	Schema string `json:"schema,omitempty"`
 	// Package is the blob's package (the name, for olm.package blobs).
-	Package string
+	Package string `json:"package,omitempty"`
 	// Name is the blob's name (channel or bundle name), if any.
-	Name string
+	Name string `json:"name,omitempty"`
 	// Message says what is wrong.
-	Message string
+	Message string `json:"message"`
 }
 
 // String renders the problem as "file: schema package/name: message",

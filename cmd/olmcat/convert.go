@@ -1,8 +1,111 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
-// TODO(owner of convert): replace this placeholder with the real command.
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/spf13/cobra"
+)
+
 func newConvertCmd() *cobra.Command {
-	return &cobra.Command{Use: "convert", Hidden: true}
+	var (
+		layout, output string
+		force, quiet   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "convert <in-dir> <out-dir>",
+		Short: "Rewrite a declarative config directory in another layout or format",
+		Long: `Convert loads a declarative config directory and writes it to a new
+directory in the chosen layout:
+
+  opm      <out>/<package>/catalog.<ext>, bundle objects inline (opm migrate's layout)
+  objects  <out>/<package>/<package>.<ext> with each bundle object in its own file
+           under <out>/<package>/objects/<bundle>/, referenced by olm.bundle.object refs
+
+Both directions are lossless for JSON output: opm -> objects -> opm gives the
+same bytes. The output is written to a temporary directory and renamed into
+place; an existing non-empty output directory is only replaced with --force.
+The input is never modified.`,
+		Example: `  olmcat convert ./catalog ./catalog-objects --layout objects
+  olmcat convert ./catalog-objects ./catalog --layout opm -o yaml --force`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := declcfg.ParseLayout(layout)
+			if err != nil {
+				return usageError(err)
+			}
+			f, err := declcfg.ParseFormat(output)
+			if err != nil {
+				return usageError(err)
+			}
+			in, out := args[0], args[1]
+			if err := checkSeparateDirs(in, out); err != nil {
+				return usageError(err)
+			}
+			cfg, err := declcfg.LoadFS(cmd.Context(), in)
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			pkgs := declcfg.SplitByPackage(cfg)
+			bar := newProgress(cmd.ErrOrStderr(), len(pkgs), "convert", quiet)
+			defer bar.Done()
+			err = declcfg.WriteDir(cfg, out,
+				declcfg.WithLayout(l), declcfg.WithFormat(f), declcfg.WithForce(force),
+				declcfg.WithOnPackageWritten(func(string) { bar.Add(1) }))
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&layout, "layout", string(declcfg.LayoutOPM), "output layout: opm or objects")
+	cmd.Flags().StringVarP(&output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
+	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty output directory")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	return cmd
+}
+
+// checkSeparateDirs refuses an output directory that is the input, holds
+// it (replacing it would delete the input) or lies inside it (writing
+// would add files to the input).
+func checkSeparateDirs(in, out string) error {
+	ai, err := resolvePath(in)
+	if err != nil {
+		return err
+	}
+	ao, err := resolvePath(out)
+	if err != nil {
+		return err
+	}
+	within := func(child, parent string) bool {
+		return child == parent || strings.HasPrefix(child, parent+string(filepath.Separator))
+	}
+	if within(ai, ao) || within(ao, ai) {
+		return fmt.Errorf("output directory %s overlaps input directory %s", out, in)
+	}
+	return nil
+}
+
+// resolvePath returns an absolute path with symlinks resolved as far as
+// the path exists.
+func resolvePath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for cur := abs; ; cur = filepath.Dir(cur) {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		} else if !os.IsNotExist(err) {
+			return "", err
+		}
+		if filepath.Dir(cur) == cur {
+			return abs, nil
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+	}
 }

@@ -1,8 +1,78 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
 
-// TODO(owner of validate): replace this placeholder with the real command.
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/spf13/cobra"
+)
+
+// validateReport is the -o json result of validate, for machines.
+type validateReport struct {
+	Dir      string            `json:"dir"`
+	Valid    bool              `json:"valid"`
+	Packages int               `json:"packages"`
+	Channels int               `json:"channels"`
+	Bundles  int               `json:"bundles"`
+	Problems []declcfg.Problem `json:"problems"`
+}
+
 func newValidateCmd() *cobra.Command {
-	return &cobra.Command{Use: "validate", Hidden: true}
+	var output string
+	cmd := &cobra.Command{
+		Use:   "validate <dir>",
+		Short: "Validate a declarative config directory",
+		Long: `Validate loads every blob of a declarative config directory and checks it:
+packages, channels, bundles and deprecations, and the upgrade graph of every
+channel. All problems are reported in one run, each naming its file, blob
+position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
+		Example: `  olmcat validate ./catalog
+  olmcat validate ./catalog -o json | jq .problems`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError(fmt.Errorf("unknown output format %q (want text or json)", output))
+			}
+			dir := args[0]
+			rep := validateReport{Dir: dir, Problems: []declcfg.Problem{}}
+			cfg, err := declcfg.LoadFS(cmd.Context(), dir)
+			if err == nil {
+				rep.Packages, rep.Channels, rep.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
+				_, err = declcfg.ConvertToModel(cfg)
+			}
+			var ve *declcfg.ValidationError
+			switch {
+			case err == nil:
+				rep.Valid = true
+			case errors.As(err, &ve):
+				rep.Problems = ve.Problems
+			default:
+				// The catalog could not be read at all: that is one problem.
+				rep.Problems = []declcfg.Problem{{Message: err.Error()}}
+			}
+
+			out := cmd.OutOrStdout()
+			if output == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else if rep.Valid {
+				fmt.Fprintf(out, "OK: %s: %d packages, %d channels, %d bundles\n", dir, rep.Packages, rep.Channels, rep.Bundles)
+			} else {
+				for _, p := range rep.Problems {
+					fmt.Fprintln(out, p.String())
+				}
+			}
+			if rep.Valid {
+				return nil
+			}
+			return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(rep.Problems))}
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	return cmd
 }
