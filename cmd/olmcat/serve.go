@@ -1,8 +1,73 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
 
-// TODO(owner of serve): replace this placeholder with the real command.
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/legacy"
+	"github.com/operator-catalog/olmcat/registry"
+	"github.com/operator-catalog/olmcat/registry/source"
+)
+
 func newServeCmd() *cobra.Command {
-	return &cobra.Command{Use: "serve", Hidden: true}
+	var (
+		port      int
+		cacheDir  string
+		noWarning bool
+		logLevel  string
+	)
+	cmd := &cobra.Command{
+		Use:   "serve <dir|index.db>",
+		Short: "Serve a catalog with the operator-registry gRPC API",
+		Long: `Serve a declarative config directory or a legacy sqlite index with the
+operator-registry api.Registry gRPC API, as opm serve and opm registry serve did,
+plus grpc.health.v1 (always SERVING) and server reflection (grpcurl list works).
+
+A directory is validated and prepared in memory; --cache-dir keeps a snapshot
+so the next start of unchanged files is fast. A sqlite file is opened
+read-only. SIGINT/SIGTERM stop the server gracefully.`,
+		Example: `  olmcat serve ./catalog -p 50051
+  olmcat serve ./catalog --cache-dir /var/cache/olmcat
+  grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", logLevel))
+			}
+			if port < 0 || port > 65535 {
+				return usageError(fmt.Errorf("--port %d: want 0..65535", port))
+			}
+			stderr := cmd.ErrOrStderr()
+			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+			path := args[0]
+			if isDB, _ := legacy.IsSQLiteFile(path); isDB && !noWarning {
+				legacy.WarnDeprecated(stderr, path)
+			}
+
+			ctx := cmd.Context()
+			q, kind, err := source.Open(ctx, path, source.WithCacheDir(cacheDir), source.WithLogger(logger))
+			if err != nil {
+				return err
+			}
+			defer q.Close()
+
+			lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(port)))
+			if err != nil {
+				return fmt.Errorf("listen on port %d: %w", port, err)
+			}
+			logger.Info("serving on "+lis.Addr().String(), "catalog", path, "kind", string(kind))
+			return registry.Serve(ctx, lis, q, registry.WithLogger(logger))
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
+	f.StringVar(&cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
+	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+legacy.NoDeprecationWarningEnv+"=1)")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
 }

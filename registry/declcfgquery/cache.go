@@ -1,0 +1,318 @@
+package declcfgquery
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// The cache snapshot is the prepared api messages, written after a build
+// so the next Load of the same catalog skips loading, validating and
+// converting:
+//
+//	magic "olmcat-declcfgquery-cache\n" + format version byte
+//	key: 32 bytes (catalogKey of the catalog directory)
+//	uvarint package count, then that many size-delimited api.Package
+//	uvarint bundle count, then that many size-delimited api.Bundle
+//	sha256 of every byte above
+//
+// A snapshot is used only when its key matches the catalog on disk and
+// its checksum and contents verify; anything else is rebuilt.
+const (
+	cacheMagic   = "olmcat-declcfgquery-cache\n"
+	cacheVersion = 1
+	// cacheFile is the snapshot's name inside the cache directory.
+	cacheFile = "declcfgquery.snapshot"
+)
+
+// errCacheMiss means the snapshot is absent or for other catalog content.
+var errCacheMiss = errors.New("no snapshot for this catalog content")
+
+// catalogKey digests the catalog directory: every regular file's
+// slash-separated relative path, size, modification time and content
+// hash, in path order, plus the snapshot format version. skip (the cache
+// directory, when it lies inside the catalog) is left out.
+func catalogKey(dir, skip string) ([32]byte, error) {
+	type file struct {
+		rel  string
+		path string
+		info fs.FileInfo
+	}
+	var files []file
+	absSkip := ""
+	if skip != "" {
+		if a, err := filepath.Abs(skip); err == nil {
+			absSkip = a
+		}
+	}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if absSkip != "" {
+				if a, err := filepath.Abs(path); err == nil && a == absSkip {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		info, err := os.Stat(path) // follow symlinks to what the loader reads
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files = append(files, file{rel: filepath.ToSlash(rel), path: path, info: info})
+		return nil
+	})
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("digest catalog %s: %w", dir, err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	h := sha256.New()
+	fmt.Fprintf(h, "%s%d\n", cacheMagic, cacheVersion)
+	content := sha256.New()
+	for _, f := range files {
+		content.Reset()
+		if err := hashFile(content, f.path); err != nil {
+			return [32]byte{}, err
+		}
+		fmt.Fprintf(h, "%q %d %d %x\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), content.Sum(nil))
+	}
+	var key [32]byte
+	copy(key[:], h.Sum(nil))
+	return key, nil
+}
+
+func hashFile(h hash.Hash, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("digest catalog: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("digest catalog: read %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeCache writes q's snapshot for key into dir, atomically: a reader
+// sees the old snapshot or the complete new one, never a partial file.
+func writeCache(dir string, key [32]byte, q *Querier) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create cache dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, cacheFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create cache file: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	sum := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)
+	bw.WriteString(cacheMagic)
+	bw.WriteByte(cacheVersion)
+	bw.Write(key[:])
+	pkgs := q.packageList()
+	writeUvarint(bw, uint64(len(pkgs)))
+	for _, p := range pkgs {
+		if _, err := protodelim.MarshalTo(bw, p); err != nil {
+			return fmt.Errorf("write cache: package %q: %w", p.Name, err)
+		}
+	}
+	writeUvarint(bw, uint64(len(q.bundles)))
+	for _, b := range q.bundles {
+		if _, err := protodelim.MarshalTo(bw, b); err != nil {
+			return fmt.Errorf("write cache: bundle %q: %w", b.CsvName, err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write cache: %w", err)
+	}
+	if _, err := tmp.Write(sum.Sum(nil)); err != nil {
+		return fmt.Errorf("write cache: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, cacheFile)); err != nil {
+		return fmt.Errorf("install cache file: %w", err)
+	}
+	return nil
+}
+
+func writeUvarint(w *bufio.Writer, v uint64) {
+	var buf [binary.MaxVarintLen64]byte
+	w.Write(buf[:binary.PutUvarint(buf[:], v)])
+}
+
+// hashingReader feeds everything read through it into a hash.
+type hashingReader struct {
+	r *bufio.Reader
+	h hash.Hash
+}
+
+func (hr *hashingReader) Read(p []byte) (int, error) {
+	n, err := hr.r.Read(p)
+	hr.h.Write(p[:n])
+	return n, err
+}
+
+func (hr *hashingReader) ReadByte() (byte, error) {
+	b, err := hr.r.ReadByte()
+	if err == nil {
+		hr.h.Write([]byte{b})
+	}
+	return b, err
+}
+
+// readCache restores a Querier from dir's snapshot for key. It returns
+// errCacheMiss when there is no snapshot for this content, and another
+// error when the snapshot is damaged; either way the caller rebuilds.
+func readCache(dir string, key [32]byte) (*Querier, error) {
+	f, err := os.Open(filepath.Join(dir, cacheFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, errCacheMiss
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open cache: %w", err)
+	}
+	defer f.Close()
+	hr := &hashingReader{r: bufio.NewReaderSize(f, 1<<20), h: sha256.New()}
+	head := make([]byte, len(cacheMagic)+1+len(key))
+	if _, err := io.ReadFull(hr, head); err != nil {
+		return nil, fmt.Errorf("read cache header: %w", err)
+	}
+	if !strings.HasPrefix(string(head), cacheMagic) || head[len(cacheMagic)] != cacheVersion {
+		return nil, errors.New("cache file has an unknown format")
+	}
+	if !bytes.Equal(head[len(cacheMagic)+1:], key[:]) {
+		return nil, errCacheMiss
+	}
+	opts := protodelim.UnmarshalOptions{MaxSize: -1}
+	n, err := binary.ReadUvarint(hr)
+	if err != nil {
+		return nil, fmt.Errorf("read cache: %w", err)
+	}
+	pkgs := make([]*api.Package, 0, min(n, 1<<16))
+	for i := uint64(0); i < n; i++ {
+		p := &api.Package{}
+		if err := opts.UnmarshalFrom(hr, p); err != nil {
+			return nil, fmt.Errorf("read cache: package %d: %w", i, err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if n, err = binary.ReadUvarint(hr); err != nil {
+		return nil, fmt.Errorf("read cache: %w", err)
+	}
+	bundles := make([]*api.Bundle, 0, min(n, 1<<20))
+	share := newSharer()
+	for i := uint64(0); i < n; i++ {
+		b := &api.Bundle{}
+		if err := opts.UnmarshalFrom(hr, b); err != nil {
+			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		share.dedupe(b)
+		bundles = append(bundles, b)
+	}
+	want := hr.h.Sum(nil)
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(hr.r, got); err != nil {
+		return nil, fmt.Errorf("read cache checksum: %w", err)
+	}
+	if !bytes.Equal(got, want) {
+		return nil, errors.New("cache checksum mismatch")
+	}
+	if _, err := hr.r.ReadByte(); err != io.EOF {
+		return nil, errors.New("cache file has trailing data")
+	}
+	q, err := build(pkgs, bundles)
+	if err != nil {
+		return nil, fmt.Errorf("cache contents: %w", err)
+	}
+	return q, nil
+}
+
+// sharer restores the sharing New sets up between a bundle's channel
+// memberships (decoding gives every message its own copy), so a restored
+// Querier holds each bundle's manifests and properties once.
+type sharer struct {
+	seen map[[2]string]*api.Bundle
+}
+
+func newSharer() *sharer { return &sharer{seen: map[[2]string]*api.Bundle{}} }
+
+func (s *sharer) dedupe(b *api.Bundle) {
+	for _, o := range b.Object {
+		if o == b.CsvJson {
+			b.CsvJson = o
+			break
+		}
+	}
+	k := [2]string{b.PackageName, b.CsvName}
+	prev, ok := s.seen[k]
+	if !ok {
+		s.seen[k] = b
+		return
+	}
+	if prev.CsvJson == b.CsvJson {
+		b.CsvJson = prev.CsvJson
+	}
+	if slices.Equal(prev.Object, b.Object) {
+		b.Object = prev.Object
+	}
+	if messagesEqual(prev.Properties, b.Properties) {
+		b.Properties = prev.Properties
+	}
+	if messagesEqual(prev.Dependencies, b.Dependencies) {
+		b.Dependencies = prev.Dependencies
+	}
+	if messagesEqual(prev.ProvidedApis, b.ProvidedApis) {
+		b.ProvidedApis = prev.ProvidedApis
+	}
+	if messagesEqual(prev.RequiredApis, b.RequiredApis) {
+		b.RequiredApis = prev.RequiredApis
+	}
+}
+
+func messagesEqual[M proto.Message](a, b []M) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !proto.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyString renders a catalog key for logs.
+func keyString(k [32]byte) string { return hex.EncodeToString(k[:8]) }

@@ -1,0 +1,124 @@
+package declcfgquery_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/operator-catalog/olmcat/registry/declcfgquery"
+)
+
+// copyDir copies a catalog so a test may modify it.
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
+	return dst
+}
+
+// requireSameAnswers checks that two queriers hold the same catalog.
+func requireSameAnswers(t *testing.T, a, b *declcfgquery.Querier) {
+	t.Helper()
+	ctx := context.Background()
+	la, lb := listBundles(t, a), listBundles(t, b)
+	require.Equal(t, len(la), len(lb))
+	for i := range la {
+		require.True(t, proto.Equal(la[i], lb[i]), "ListBundles[%d]: %v != %v", i, la[i], lb[i])
+		ga, err := a.GetBundle(ctx, la[i].PackageName, la[i].ChannelName, la[i].CsvName)
+		require.NoError(t, err)
+		gb, err := b.GetBundle(ctx, la[i].PackageName, la[i].ChannelName, la[i].CsvName)
+		require.NoError(t, err)
+		require.True(t, proto.Equal(ga, gb), "GetBundle %s", la[i].CsvName)
+	}
+	names, err := a.ListPackages(ctx)
+	require.NoError(t, err)
+	for _, n := range names {
+		pa, err := a.GetPackage(ctx, n)
+		require.NoError(t, err)
+		pb, err := b.GetPackage(ctx, n)
+		require.NoError(t, err)
+		require.True(t, proto.Equal(pa, pb), "GetPackage %s", n)
+	}
+}
+
+func TestCacheDir(t *testing.T) {
+	catalog := copyDir(t, "../../fixtures/legacy/community-bundles/opm-migrate")
+	cache := filepath.Join(t.TempDir(), "cache")
+	uncached := load(t, catalog)
+	require.False(t, uncached.Stats().FromCache)
+
+	first := load(t, catalog, declcfgquery.WithCacheDir(cache))
+	st := first.Stats()
+	require.False(t, st.FromCache, "nothing cached yet")
+	require.True(t, st.CacheWritten)
+	require.Empty(t, st.CacheError)
+	requireSameAnswers(t, uncached, first)
+
+	second := load(t, catalog, declcfgquery.WithCacheDir(cache))
+	st = second.Stats()
+	require.True(t, st.FromCache, "unchanged catalog must start from the cache")
+	require.False(t, st.CacheWritten)
+	require.Equal(t, first.Stats().Bundles, st.Bundles)
+	requireSameAnswers(t, first, second)
+
+	t.Run("changed catalog is rebuilt", func(t *testing.T) {
+		// Drop a package: the snapshot no longer describes the files.
+		require.NoError(t, os.RemoveAll(filepath.Join(catalog, "wildfly")))
+		q := load(t, catalog, declcfgquery.WithCacheDir(cache))
+		require.False(t, q.Stats().FromCache)
+		require.True(t, q.Stats().CacheWritten)
+		_, err := q.GetPackage(context.Background(), "wildfly")
+		require.Error(t, err)
+		require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().FromCache)
+	})
+}
+
+func TestCacheCorruptionIsRebuilt(t *testing.T) {
+	catalog := "../../fixtures/legacy/small-fbb/opm-migrate"
+	reference := load(t, catalog)
+	for _, tc := range []struct {
+		name    string
+		corrupt func(data []byte) []byte
+	}{
+		{"flipped byte", func(d []byte) []byte { d[len(d)/2] ^= 0xff; return d }},
+		{"truncated", func(d []byte) []byte { return d[:len(d)*2/3] }},
+		{"trailing data", func(d []byte) []byte { return append(d, 'x') }},
+		{"empty", func([]byte) []byte { return nil }},
+		{"not a snapshot", func([]byte) []byte { return []byte("hello, world\n") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := t.TempDir()
+			require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
+			files, err := filepath.Glob(filepath.Join(cache, "*"))
+			require.NoError(t, err)
+			require.Len(t, files, 1, "one snapshot file, no temp files left")
+			data, err := os.ReadFile(files[0])
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(files[0], tc.corrupt(data), 0o644))
+
+			q := load(t, catalog, declcfgquery.WithCacheDir(cache))
+			st := q.Stats()
+			require.False(t, st.FromCache, "a damaged snapshot must not be trusted")
+			require.NotEmpty(t, st.CacheError)
+			require.True(t, st.CacheWritten, "the snapshot is rewritten")
+			requireSameAnswers(t, reference, q)
+			require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().FromCache)
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	_, err := declcfgquery.Load(context.Background(), "testdata/no-such-dir")
+	require.ErrorContains(t, err, "no-such-dir")
+	_, err = declcfgquery.Load(context.Background(), "testdata/deprecations/catalog.yaml")
+	require.ErrorContains(t, err, "not a directory")
+
+	bad := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "catalog.json"), []byte(`{"schema":"olm.package","name":"x","defaultChannel":"missing"}`), 0o644))
+	_, err = declcfgquery.Load(context.Background(), bad)
+	require.Error(t, err)
+}

@@ -1,0 +1,109 @@
+package declcfgquery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+)
+
+// Option configures Load.
+type Option func(*loadOptions)
+
+type loadOptions struct {
+	cacheDir string
+	logger   *slog.Logger
+}
+
+// WithCacheDir keeps a snapshot of the prepared answers in dir (created if
+// missing). Load restores it instead of loading the catalog when it was
+// written for exactly the same catalog files (paths, sizes, modification
+// times and contents); a missing, stale or damaged snapshot is rebuilt and
+// rewritten, never trusted. Cache problems are reported in Stats and the
+// log, and never fail Load.
+func WithCacheDir(dir string) Option { return func(o *loadOptions) { o.cacheDir = dir } }
+
+// WithLogger logs how the Querier was built (cache hit or miss, sizes,
+// duration) to l.
+func WithLogger(l *slog.Logger) Option { return func(o *loadOptions) { o.logger = l } }
+
+// Load reads the declarative config directory dir, validates it into a
+// model and prepares a Querier from it, or restores the Querier from the
+// cache directory when one is configured and up to date.
+func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
+	o := loadOptions{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = slog.New(slog.DiscardHandler)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load catalog: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("load catalog %s: not a directory", dir)
+	}
+	start := time.Now()
+
+	var key [32]byte
+	var cacheErr error
+	if o.cacheDir != "" {
+		if key, err = catalogKey(dir, o.cacheDir); err != nil {
+			return nil, err
+		}
+		q, err := readCache(o.cacheDir, key)
+		if err == nil {
+			q.stats.FromCache = true
+			o.logger.Info("catalog restored from cache", "dir", dir, "cache", o.cacheDir, "key", keyString(key),
+				"packages", q.stats.Packages, "bundles", q.stats.Bundles, "duration", time.Since(start))
+			return q, nil
+		}
+		if !errors.Is(err, errCacheMiss) {
+			cacheErr = err
+			o.logger.Warn("cache unusable, rebuilding", "cache", o.cacheDir, "error", err)
+		} else {
+			o.logger.Info("no cache for this catalog content, building", "cache", o.cacheDir, "key", keyString(key))
+		}
+	}
+
+	m, err := loadModel(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	q, err := New(m)
+	if err != nil {
+		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+	}
+	m = nil // the Querier shares what it needs; let the model go
+
+	if o.cacheDir != "" {
+		// Only snapshot what was read: if the files changed while
+		// loading, the key no longer describes this Querier.
+		var writeErr error
+		after, err := catalogKey(dir, o.cacheDir)
+		switch {
+		case err != nil:
+			writeErr = err
+		case after != key:
+			writeErr = errors.New("catalog changed while loading")
+		default:
+			writeErr = writeCache(o.cacheDir, key, q)
+		}
+		if writeErr == nil {
+			q.stats.CacheWritten = true
+		} else {
+			o.logger.Warn("cache not written", "cache", o.cacheDir, "error", writeErr)
+			cacheErr = errors.Join(cacheErr, writeErr)
+		}
+		if cacheErr != nil {
+			q.stats.CacheError = cacheErr.Error()
+		}
+	}
+	o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
+		"bundles", q.stats.Bundles, "duration", time.Since(start))
+	return q, nil
+}

@@ -1,0 +1,446 @@
+package declcfgquery
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/registry"
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// Querier answers the registry API from prepared api messages. It is
+// immutable after construction and safe for concurrent use; the messages
+// it returns are shared and must not be modified.
+type Querier struct {
+	packages map[string]*pkgIndex
+	names    []string // package names, sorted
+	// bundles holds one message per channel membership, sorted by
+	// (channel, package, bundle) as opm serve streams ListBundles.
+	bundles []*api.Bundle
+	stats   Stats
+}
+
+var _ registry.Querier = (*Querier)(nil)
+
+type pkgIndex struct {
+	pkg      *api.Package
+	channels map[string]*chanIndex
+}
+
+type chanIndex struct {
+	name    string
+	head    *api.Bundle
+	bundles map[string]*api.Bundle
+	sorted  []*api.Bundle // by bundle name, for deterministic scans
+}
+
+// Stats describes how a Querier was built.
+type Stats struct {
+	Packages int
+	Channels int
+	// Bundles counts channel memberships (ListBundles messages).
+	Bundles int
+	// FromCache is true when the Querier was restored from the cache
+	// directory instead of being built from the catalog files.
+	FromCache bool
+	// CacheWritten is true when Load wrote a fresh cache snapshot.
+	CacheWritten bool
+	// CacheError is why the cache could not be used or written, if it
+	// could not ("" otherwise). Cache problems never fail Load.
+	CacheError string
+}
+
+// Stats reports how q was built.
+func (q *Querier) Stats() Stats { return q.stats }
+
+// New prepares a Querier from a validated model. The model is not kept:
+// the Querier holds only the api messages (manifest strings are shared
+// with the model, not copied).
+func New(m *declcfg.Model) (*Querier, error) {
+	var pkgs []*api.Package
+	var bundles []*api.Bundle
+	pkgNames := make([]string, 0, len(m.Packages))
+	for name := range m.Packages {
+		pkgNames = append(pkgNames, name)
+	}
+	sort.Strings(pkgNames)
+	for _, name := range pkgNames {
+		mp := m.Packages[name]
+		p := &api.Package{Name: mp.Name, Deprecation: deprecation(mp.Deprecation)}
+		if mp.DefaultChannel != nil {
+			p.DefaultChannelName = mp.DefaultChannel.Name
+		}
+		shared := map[string]*bundleData{}
+		chNames := make([]string, 0, len(mp.Channels))
+		for cn := range mp.Channels {
+			chNames = append(chNames, cn)
+		}
+		sort.Strings(chNames)
+		for _, cn := range chNames {
+			mc := mp.Channels[cn]
+			head, err := mc.Head()
+			if err != nil {
+				return nil, err
+			}
+			p.Channels = append(p.Channels, &api.Channel{Name: mc.Name, CsvName: head.Name, Deprecation: deprecation(mc.Deprecation)})
+			for _, mb := range mc.Bundles {
+				d, ok := shared[mb.Name]
+				if !ok {
+					if d, err = convertBundle(mb); err != nil {
+						return nil, fmt.Errorf("package %q, channel %q: %w", mp.Name, mc.Name, err)
+					}
+					shared[mb.Name] = d
+				}
+				bundles = append(bundles, &api.Bundle{
+					CsvName:      mb.Name,
+					PackageName:  mp.Name,
+					ChannelName:  mc.Name,
+					CsvJson:      d.csvJSON,
+					Object:       d.objects,
+					BundlePath:   mb.Image,
+					ProvidedApis: d.provided,
+					RequiredApis: d.required,
+					Version:      d.version,
+					SkipRange:    mb.SkipRange,
+					Dependencies: d.dependencies,
+					Properties:   d.properties,
+					Replaces:     mb.Replaces,
+					Skips:        mb.Skips,
+					Deprecation:  deprecation(mb.Deprecation),
+				})
+			}
+		}
+		pkgs = append(pkgs, p)
+	}
+	return build(pkgs, bundles)
+}
+
+// build indexes prepared messages (from a model or a cache snapshot) and
+// checks that they are consistent: every bundle's package and channel
+// exist and every channel's head is one of its bundles.
+func build(pkgs []*api.Package, bundles []*api.Bundle) (*Querier, error) {
+	q := &Querier{packages: make(map[string]*pkgIndex, len(pkgs))}
+	for _, p := range pkgs {
+		if _, dup := q.packages[p.Name]; dup {
+			return nil, fmt.Errorf("package %q listed twice", p.Name)
+		}
+		slices.SortFunc(p.Channels, func(a, b *api.Channel) int { return cmp.Compare(a.Name, b.Name) })
+		pi := &pkgIndex{pkg: p, channels: make(map[string]*chanIndex, len(p.Channels))}
+		for _, c := range p.Channels {
+			pi.channels[c.Name] = &chanIndex{name: c.Name, bundles: map[string]*api.Bundle{}}
+		}
+		q.packages[p.Name] = pi
+		q.names = append(q.names, p.Name)
+		q.stats.Channels += len(p.Channels)
+	}
+	sort.Strings(q.names)
+	slices.SortFunc(bundles, compareBundles)
+	for _, b := range bundles {
+		pi, ok := q.packages[b.PackageName]
+		if !ok {
+			return nil, fmt.Errorf("bundle %q: package %q not found", b.CsvName, b.PackageName)
+		}
+		ci, ok := pi.channels[b.ChannelName]
+		if !ok {
+			return nil, fmt.Errorf("bundle %q: package %q, channel %q not found", b.CsvName, b.PackageName, b.ChannelName)
+		}
+		if _, dup := ci.bundles[b.CsvName]; dup {
+			return nil, fmt.Errorf("package %q, channel %q: bundle %q listed twice", b.PackageName, b.ChannelName, b.CsvName)
+		}
+		ci.bundles[b.CsvName] = b
+		ci.sorted = append(ci.sorted, b) // bundles are sorted, so this is too
+	}
+	for _, p := range pkgs {
+		pi := q.packages[p.Name]
+		for _, c := range p.Channels {
+			ci := pi.channels[c.Name]
+			if ci.head = ci.bundles[c.CsvName]; ci.head == nil {
+				return nil, fmt.Errorf("package %q, channel %q: head %q is not a bundle of the channel", p.Name, c.Name, c.CsvName)
+			}
+		}
+	}
+	q.bundles = bundles
+	q.stats.Packages = len(pkgs)
+	q.stats.Bundles = len(bundles)
+	return q, nil
+}
+
+func compareBundles(a, b *api.Bundle) int {
+	return cmp.Or(
+		cmp.Compare(a.ChannelName, b.ChannelName),
+		cmp.Compare(a.PackageName, b.PackageName),
+		cmp.Compare(a.CsvName, b.CsvName),
+	)
+}
+
+// packages returns the prepared package messages in name order.
+func (q *Querier) packageList() []*api.Package {
+	out := make([]*api.Package, 0, len(q.names))
+	for _, n := range q.names {
+		out = append(out, q.packages[n].pkg)
+	}
+	return out
+}
+
+// ListPackages returns every package name, sorted.
+func (q *Querier) ListPackages(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return slices.Clone(q.names), nil
+}
+
+// GetPackage returns the package with its channels sorted by name, each
+// with its computed head and deprecation.
+func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pi, ok := q.packages[name]
+	if !ok {
+		return nil, fmt.Errorf("package %q not found", name)
+	}
+	return pi.pkg, nil
+}
+
+func (q *Querier) channel(pkgName, channelName string) (*chanIndex, error) {
+	pi, ok := q.packages[pkgName]
+	if !ok {
+		return nil, fmt.Errorf("package %q not found", pkgName)
+	}
+	ci, ok := pi.channels[channelName]
+	if !ok {
+		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
+	}
+	return ci, nil
+}
+
+// GetBundle returns one channel member without its replaces and skips
+// (manifests included, even for bundles with an image).
+func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName string) (*api.Bundle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ci, err := q.channel(pkgName, channelName)
+	if err != nil {
+		return nil, err
+	}
+	b, ok := ci.bundles[csvName]
+	if !ok {
+		return nil, fmt.Errorf("package %q, channel %q, bundle %q not found", pkgName, channelName, csvName)
+	}
+	return trimmed(b), nil
+}
+
+// GetBundleForChannel returns the channel head, filled like GetBundle.
+func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName string) (*api.Bundle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ci, err := q.channel(pkgName, channelName)
+	if err != nil {
+		return nil, err
+	}
+	return trimmed(ci.head), nil
+}
+
+// GetChannelEntriesThatReplace returns an entry for every channel member
+// whose replaces is name, and one for every member that skips name (with
+// replaces set to that member's own replaces, as opm serve reports it).
+func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string) ([]*api.ChannelEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []*api.ChannelEntry
+	for _, b := range q.bundles {
+		if b.Replaces == name {
+			out = append(out, entry(b, b.Replaces))
+		}
+		for _, s := range b.Skips {
+			if s == name && s != b.Replaces {
+				out = append(out, entry(b, b.Replaces))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no channel entries found that replace %s", name)
+	}
+	return out, nil
+}
+
+// GetBundleThatReplaces returns the member of the channel that replaces or
+// skips name (the first by bundle name when several do).
+func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, channelName string) (*api.Bundle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pi, ok := q.packages[pkgName]
+	if !ok {
+		return nil, fmt.Errorf("package %s not found", pkgName)
+	}
+	ci, ok := pi.channels[channelName]
+	if !ok {
+		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
+	}
+	for _, b := range ci.sorted {
+		if b.Replaces == name || slices.Contains(b.Skips, name) {
+			return trimmed(b), nil
+		}
+	}
+	return nil, fmt.Errorf("no entry found for package %q, channel %q", pkgName, channelName)
+}
+
+// GetChannelEntriesThatProvide returns, for every channel member that
+// provides the GVK, an entry for its replaces edge and one per other skip
+// (whether or not the skipped bundle is in the channel).
+func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []*api.ChannelEntry
+	for _, b := range q.bundles {
+		if !provides(b, group, version, kind) {
+			continue
+		}
+		out = append(out, entry(b, b.Replaces))
+		for _, s := range b.Skips {
+			if s != b.Replaces {
+				out = append(out, entry(b, s))
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errNoProviders(group, version, kind)
+	}
+	return out, nil
+}
+
+// GetLatestChannelEntriesThatProvide looks only at channel heads: for each
+// head that provides the GVK, an entry for its replaces edge and one per
+// other skip that is a member of the channel.
+func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []*api.ChannelEntry
+	for _, n := range q.names {
+		pi := q.packages[n]
+		for _, c := range pi.pkg.Channels {
+			ci := pi.channels[c.Name]
+			h := ci.head
+			if !provides(h, group, version, kind) {
+				continue
+			}
+			out = append(out, entry(h, h.Replaces))
+			for _, s := range h.Skips {
+				if _, in := ci.bundles[s]; in && s != h.Replaces {
+					out = append(out, entry(h, s))
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errNoProviders(group, version, kind)
+	}
+	return out, nil
+}
+
+// GetBundleThatProvides returns the head of a default channel that
+// provides the GVK, from the first package by name that has one.
+func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kind string) (*api.Bundle, error) {
+	latest, err := q.GetLatestChannelEntriesThatProvide(ctx, group, version, kind)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(latest, func(a, b *api.ChannelEntry) int { return cmp.Compare(a.PackageName, b.PackageName) })
+	for _, e := range latest {
+		if q.packages[e.PackageName].pkg.DefaultChannelName != e.ChannelName {
+			continue
+		}
+		return q.GetBundle(ctx, e.PackageName, e.ChannelName, e.BundleName)
+	}
+	return nil, fmt.Errorf("no entry found that provides group:%q version:%q kind:%q", group, version, kind)
+}
+
+// ListBundles calls fn for every channel membership, sorted by (channel,
+// package, bundle). csvJson and object are left out for bundles with an
+// image, as opm serve does: clients pull those from the image, and the
+// stream stays under gRPC's default message size.
+func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) error {
+	for _, b := range q.bundles {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		out := b
+		if b.BundlePath != "" && (b.CsvJson != "" || len(b.Object) > 0) {
+			out = stripped(b)
+		}
+		if err := fn(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close releases nothing: the Querier holds only memory.
+func (q *Querier) Close() error { return nil }
+
+func errNoProviders(group, version, kind string) error {
+	return fmt.Errorf("no channel entries found that provide group:%q version:%q kind:%q", group, version, kind)
+}
+
+func provides(b *api.Bundle, group, version, kind string) bool {
+	for _, g := range b.ProvidedApis {
+		if g.Group == group && g.Version == version && g.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func entry(b *api.Bundle, replaces string) *api.ChannelEntry {
+	return &api.ChannelEntry{PackageName: b.PackageName, ChannelName: b.ChannelName, BundleName: b.CsvName, Replaces: replaces}
+}
+
+// trimmed is b without replaces and skips (what the single-bundle RPCs
+// return). Nested messages are shared, not copied.
+func trimmed(b *api.Bundle) *api.Bundle {
+	return &api.Bundle{
+		CsvName:      b.CsvName,
+		PackageName:  b.PackageName,
+		ChannelName:  b.ChannelName,
+		CsvJson:      b.CsvJson,
+		Object:       b.Object,
+		BundlePath:   b.BundlePath,
+		ProvidedApis: b.ProvidedApis,
+		RequiredApis: b.RequiredApis,
+		Version:      b.Version,
+		SkipRange:    b.SkipRange,
+		Dependencies: b.Dependencies,
+		Properties:   b.Properties,
+		Deprecation:  b.Deprecation,
+	}
+}
+
+// stripped is b without csvJson and object.
+func stripped(b *api.Bundle) *api.Bundle {
+	return &api.Bundle{
+		CsvName:      b.CsvName,
+		PackageName:  b.PackageName,
+		ChannelName:  b.ChannelName,
+		BundlePath:   b.BundlePath,
+		ProvidedApis: b.ProvidedApis,
+		RequiredApis: b.RequiredApis,
+		Version:      b.Version,
+		SkipRange:    b.SkipRange,
+		Dependencies: b.Dependencies,
+		Properties:   b.Properties,
+		Replaces:     b.Replaces,
+		Skips:        b.Skips,
+		Deprecation:  b.Deprecation,
+	}
+}
