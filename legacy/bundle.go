@@ -234,7 +234,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		if typeKey {
 			rep.derive(`olm.gvk dependency values without migration 8's "type" key`)
 		}
-		if db.depsCorrupt || db.depsSuspect {
+		if db.depsCorrupt {
 			if err := db.repairDependencies(&b, getCSV, rep); err != nil {
 				return b, err
 			}

@@ -112,10 +112,10 @@ func (d *DB) fetchCSV(ctx context.Context, name string) (*csvDoc, error) {
 // #519): its UPDATE with an uncorrelated subquery gave every dependencies
 // row the first row's value. The signature is a table whose rows (at least
 // two) all hold one value while api_requirer, which migration 9 left
-// intact, lists other APIs for one of those bundles. Without api_requirer
-// evidence but with identical rows across bundles the DB is suspect and
-// each bundle is checked against its CSV in ReadPackage.
-func (d *DB) checkDependencies(context.Context) error {
+// intact, or the CSV of one of those bundles lists other required APIs.
+// The CSV check is bounded to a sample of bundles so that Open stays cheap
+// on large indexes whose bundles legitimately share one dependency.
+func (d *DB) checkDependencies(ctx context.Context) error {
 	rows := 0
 	distinct := map[string]bool{}
 	for _, ds := range d.deps {
@@ -135,16 +135,38 @@ func (d *DB) checkDependencies(context.Context) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	confirm := func(n, src string) {
+		d.depsCorrupt = true
+		d.repairs = append(d.repairs, Repair{Kind: RepairCorruptDependencies, Table: "dependencies",
+			Detail: fmt.Sprintf("all %d dependencies rows hold the same value %s while %s lists other required APIs (e.g. for %s): migration 9 corruption (operator-registry#519); olm.gvk dependencies are re-derived per bundle from api_requirer or the CSV", rows, d.depsValue, src, n)})
+	}
 	for _, n := range names {
 		if req := d.required[n]; len(req) > 0 && !sameGVKs(req, []string{d.depsValue}) {
-			d.depsCorrupt = true
-			d.repairs = append(d.repairs, Repair{Kind: RepairCorruptDependencies, Table: "dependencies",
-				Detail: fmt.Sprintf("all %d dependencies rows hold the same value %s while api_requirer lists other APIs (e.g. for %s): migration 9 corruption (operator-registry#519); olm.gvk dependencies are re-derived per bundle from api_requirer or the CSV", rows, d.depsValue, n)})
+			confirm(n, "api_requirer")
 			return nil
 		}
 	}
-	if len(names) >= 2 {
-		d.depsSuspect = true
+	const sample = 8
+	checked := 0
+	for _, n := range names {
+		if len(d.required[n]) > 0 {
+			continue // agrees with api_requirer
+		}
+		if checked == sample {
+			break
+		}
+		checked++
+		csv, err := d.fetchCSV(ctx, n)
+		if err != nil {
+			return err
+		}
+		if csv == nil {
+			continue
+		}
+		if req := csv.requiredAPIs(); len(req) > 0 && !sameGVKs(req, []string{d.depsValue}) {
+			confirm(n, "the CSV")
+			return nil
+		}
 	}
 	return nil
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+	"golang.org/x/sync/errgroup"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -50,13 +52,17 @@ type DB struct {
 	strandedHow map[string]string   // bundle -> how it was attributed
 
 	// depsValue is the single value every dependencies row holds when
-	// depsCorrupt (confirmed by api_requirer) or depsSuspect (not yet
-	// confirmed; checked per bundle against the CSV).
+	// depsCorrupt (migration 9's corruption, confirmed by api_requirer or
+	// a CSV).
 	depsValue   string
 	depsCorrupt bool
-	depsSuspect bool
 
 	repairs []Repair
+	// Repairs found by loaders running concurrently, merged into repairs.
+	pkgRepairs, junkRepairs []Repair
+	// api rows keyed as stored (bundle name, or channel_entry_id below
+	// level 6) until mapped to bundle names.
+	rawProvided, rawRequired map[string][]API
 }
 
 // bundleKey is the indexed part of an operatorbundle row.
@@ -195,12 +201,21 @@ func (d *DB) load(ctx context.Context) error {
 	if d.level, err = readLevel(ctx, d.db, sch); err != nil {
 		return err
 	}
-	steps := []func(context.Context) error{
-		d.loadPackages, d.loadEntries, d.loadBundleKeys,
-		d.loadProperties, d.loadDependencies, d.loadRelatedImages,
-		d.loadAPIs, d.loadDeprecated, d.findStranded, d.checkDependencies,
+	// The loaders fill disjoint fields; on two cores running them on
+	// separate connections halves Open on large indexes.
+	g, gctx := errgroup.WithContext(ctx)
+	for _, step := range []func(context.Context) error{
+		d.loadEntries, d.loadProperties, d.loadAPIs, d.loadPackages, d.loadBundleKeys,
+		d.loadDependencies, d.loadRelatedImages, d.loadDeprecated,
+	} {
+		g.Go(func() error { return step(gctx) })
 	}
-	for _, step := range steps {
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	d.repairs = append(append(d.repairs, d.pkgRepairs...), d.junkRepairs...)
+	d.mapAPIs()
+	for _, step := range []func(context.Context) error{d.findStranded, d.checkDependencies} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -235,7 +250,7 @@ func (d *DB) loadPackages(ctx context.Context) error {
 	}
 	sort.Strings(d.names)
 	if nullNames > 0 {
-		d.repairs = append(d.repairs, Repair{Kind: RepairNullNameRows, Table: "package",
+		d.pkgRepairs = append(d.pkgRepairs, Repair{Kind: RepairNullNameRows, Table: "package",
 			Detail: fmt.Sprintf("%d package row(s) with a NULL or empty name ignored", nullNames)})
 	}
 
@@ -293,7 +308,7 @@ func (d *DB) loadBundleKeys(ctx context.Context) error {
 		return fmt.Errorf("read table operatorbundle: %w", err)
 	}
 	if junk > 0 {
-		d.repairs = append(d.repairs, Repair{Kind: RepairNullNameRows, Table: "operatorbundle",
+		d.junkRepairs = append(d.junkRepairs, Repair{Kind: RepairNullNameRows, Table: "operatorbundle",
 			Detail: fmt.Sprintf("%d operatorbundle row(s) with NULL name ignored (junk rows inserted by the buggy migration 5 backfill)", junk)})
 	}
 	// name, version and bundlepath are all in the "pk" index (level >= 6),
@@ -412,9 +427,8 @@ func (d *DB) loadRelatedImages(ctx context.Context) error {
 	return nil
 }
 
-// loadAPIs reads api_provider and api_requirer keyed by bundle name. Below
-// level 6 they are keyed by channel_entry_id; those ids are mapped to the
-// entries' bundles.
+// loadAPIs reads api_provider and api_requirer as stored, with plurals
+// from the api table; mapAPIs keys them by bundle name.
 func (d *DB) loadAPIs(ctx context.Context) error {
 	plural := map[[3]string]string{}
 	if d.sch.has("api") {
@@ -436,24 +450,10 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 			return fmt.Errorf("read table api: %w", err)
 		}
 	}
-	entryBundle := map[int64]string{}
-	for _, es := range d.entries {
-		for _, e := range es {
-			entryBundle[e.ID] = e.Bundle
-		}
-	}
 	read := func(table string) (map[string][]API, error) {
 		out := map[string][]API{}
-		if !d.sch.has(table) {
-			return out, nil
-		}
-		var key string
-		switch {
-		case d.sch.col(table, "operatorbundle_name"):
-			key = "operatorbundle_name"
-		case d.sch.col(table, "channel_entry_id"):
-			key = "channel_entry_id"
-		default:
+		key := d.apiKey(table)
+		if key == "" {
 			return out, nil
 		}
 		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT) FROM %s`, key, table))
@@ -461,42 +461,96 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 			return nil, fmt.Errorf("read table %s: %w", table, err)
 		}
 		defer rows.Close()
+		// Group/version/kind repeat across bundles: share their strings.
+		intern := map[[3]string]API{}
 		for rows.Next() {
 			var g, v, k, ref sql.NullString
 			if err := rows.Scan(&g, &v, &k, &ref); err != nil {
 				return nil, fmt.Errorf("read table %s: %w", table, err)
 			}
-			name := ref.String
-			if key == "channel_entry_id" {
-				var id int64
-				if _, err := fmt.Sscan(ref.String, &id); err != nil {
-					continue
-				}
-				name = entryBundle[id]
-			}
-			if name == "" {
+			if ref.String == "" {
 				continue
 			}
-			a := API{Group: g.String, Version: v.String, Kind: k.String}
-			a.Plural = plural[[3]string{a.Group, a.Version, a.Kind}]
-			out[name] = append(out[name], a)
+			gvk := [3]string{g.String, v.String, k.String}
+			a, ok := intern[gvk]
+			if !ok {
+				a = API{Group: g.String, Version: v.String, Kind: k.String, Plural: plural[gvk]}
+				intern[gvk] = a
+			}
+			out[ref.String] = append(out[ref.String], a)
 		}
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("read table %s: %w", table, err)
 		}
-		for n, as := range out {
-			out[n] = dedupAPIs(as)
-		}
 		return out, nil
 	}
 	var err error
-	if d.provided, err = read("api_provider"); err != nil {
+	if d.rawProvided, err = read("api_provider"); err != nil {
 		return err
 	}
-	if d.required, err = read("api_requirer"); err != nil {
+	if d.rawRequired, err = read("api_requirer"); err != nil {
 		return err
 	}
 	return nil
+}
+
+// apiKey is the column an api table keys bundles by: operatorbundle_name
+// from level 6, channel_entry_id before; "" when the table is absent.
+func (d *DB) apiKey(table string) string {
+	switch {
+	case !d.sch.has(table):
+		return ""
+	case d.sch.col(table, "operatorbundle_name"):
+		return "operatorbundle_name"
+	case d.sch.col(table, "channel_entry_id"):
+		return "channel_entry_id"
+	}
+	return ""
+}
+
+// mapAPIs keys the api rows by bundle name, mapping channel_entry ids to
+// the entries' bundles below level 6, and deduplicates them.
+func (d *DB) mapAPIs() {
+	var entryBundle map[string]string
+	if d.apiKeyedByEntry() {
+		entryBundle = map[string]string{}
+		for _, es := range d.entries {
+			for _, e := range es {
+				entryBundle[strconv.FormatInt(e.ID, 10)] = e.Bundle
+			}
+		}
+	}
+	conv := func(raw map[string][]API) map[string][]API {
+		if entryBundle == nil {
+			for n, as := range raw {
+				raw[n] = dedupAPIs(as)
+			}
+			return raw
+		}
+		// Walk ids in entry order so that APIs keep a stable order.
+		ids := make([]string, 0, len(raw))
+		for id := range raw {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool {
+			a, _ := strconv.ParseInt(ids[i], 10, 64)
+			b, _ := strconv.ParseInt(ids[j], 10, 64)
+			return a < b
+		})
+		out := map[string][]API{}
+		for _, id := range ids {
+			if n := entryBundle[id]; n != "" {
+				out[n] = append(out[n], raw[id]...)
+			}
+		}
+		for n, as := range out {
+			out[n] = dedupAPIs(as)
+		}
+		return out
+	}
+	d.provided = conv(d.rawProvided)
+	d.required = conv(d.rawRequired)
+	d.rawProvided, d.rawRequired = nil, nil
 }
 
 func (d *DB) loadDeprecated(ctx context.Context) error {

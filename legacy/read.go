@@ -35,7 +35,7 @@ func (d *DB) needCSV() bool {
 			return true
 		}
 	}
-	return d.depsSuspect || d.depsCorrupt
+	return d.depsCorrupt
 }
 
 // fetchBundles reads the per-package columns of the named rows with
