@@ -1,0 +1,298 @@
+package declcfg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Blob builders for the validation fixtures: each returns one JSON line.
+
+func pkgBlob(name, def string) string {
+	return fmt.Sprintf(`{"schema":"olm.package","name":%q,"defaultChannel":%q}`, name, def)
+}
+
+func chBlob(pkg, name string, entries ...string) string {
+	return fmt.Sprintf(`{"schema":"olm.channel","package":%q,"name":%q,"entries":[%s]}`, pkg, name, strings.Join(entries, ","))
+}
+
+// entry renders a channel entry: name, then optional replaces.
+func entry(name string, replaces ...string) string {
+	if len(replaces) > 0 {
+		return fmt.Sprintf(`{"name":%q,"replaces":%q}`, name, replaces[0])
+	}
+	return fmt.Sprintf(`{"name":%q}`, name)
+}
+
+func bundleBlob(pkg, name, version string) string {
+	return bundleWith(pkg, name, "quay.io/test/"+pkg+"-bundle:"+version, pkgProp(pkg, version))
+}
+
+func pkgProp(pkg, version string) string {
+	return fmt.Sprintf(`{"type":"olm.package","value":{"packageName":%q,"version":%q}}`, pkg, version)
+}
+
+func bundleWith(pkg, name, image string, props ...string) string {
+	return fmt.Sprintf(`{"schema":"olm.bundle","package":%q,"name":%q,"image":%q,"properties":[%s]}`, pkg, name, image, strings.Join(props, ","))
+}
+
+// validFoo is a valid one-package catalog the cases start from.
+var validFoo = []string{
+	pkgBlob("foo", "stable"),
+	chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0", "foo.v0.1.0")),
+	bundleBlob("foo", "foo.v0.1.0", "0.1.0"),
+	bundleBlob("foo", "foo.v0.2.0", "0.2.0"),
+}
+
+// validateBlobs writes blobs as catalog.json in a temp dir, loads it and
+// returns the problems ConvertToModel reports (nil if valid).
+func validateBlobs(t *testing.T, blobs []string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(strings.Join(blobs, "\n")), 0o644))
+	cfg, err := LoadFS(context.Background(), dir)
+	require.NoError(t, err)
+	m, err := ConvertToModel(cfg)
+	if err == nil {
+		require.NotNil(t, m)
+		return nil
+	}
+	var ve *ValidationError
+	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
+	require.Nil(t, m)
+	out := make([]string, len(ve.Problems))
+	for i, p := range ve.Problems {
+		out[i] = p.String()
+	}
+	return out
+}
+
+func TestConvertToModelRules(t *testing.T) {
+	const badImage = "docker.io/strimzi/operator@@sha256:1e1c2c5f8f2a3f0a6d1b2b3a9f6c2e7d2f8c5a0e3b4d5c6f7a8b9c0d1e2f3a4b"
+	tests := []struct {
+		name  string
+		blobs []string
+		want  []string
+	}{
+		{"valid", validFoo, nil},
+		{"tail may replace a missing bundle", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.2.0", "foo.v0.1.0")),
+			bundleBlob("foo", "foo.v0.2.0", "0.2.0"),
+		}, nil},
+		{"skipped bundles are not stranded", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0"), `{"name":"foo.v0.2.0","skips":["foo.v0.1.0"]}`),
+			bundleBlob("foo", "foo.v0.1.0", "0.1.0"),
+			bundleBlob("foo", "foo.v0.2.0", "0.2.0"),
+		}, nil},
+
+		// olm.package
+		{"package name empty", append([]string{pkgBlob("", "stable")}, validFoo...), []string{
+			"catalog.json#0: olm.package: package name must be set",
+		}},
+		{"duplicate package", append(append([]string{}, validFoo...), pkgBlob("foo", "stable")), []string{
+			"catalog.json#4: olm.package foo: duplicate package (first defined at catalog.json#0)",
+		}},
+		{"package name not a DNS-1123 label", []string{
+			pkgBlob("Foo_Bar", "stable"),
+			chBlob("Foo_Bar", "stable", entry("b.v1")),
+			bundleWith("Foo_Bar", "b.v1", "quay.io/test/b:v1", pkgProp("Foo_Bar", "1.0.0")),
+		}, []string{
+			"catalog.json#0: olm.package Foo_Bar: invalid package name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+		}},
+		{"default channel not set", append([]string{pkgBlob("foo", "")}, validFoo[1:]...), []string{
+			"catalog.json#0: olm.package foo: default channel must be set",
+		}},
+		{"default channel missing", append([]string{pkgBlob("foo", "beta")}, validFoo[1:]...), []string{
+			`catalog.json#0: olm.package foo: default channel "beta" not found in the package's channels`,
+		}},
+		{"package without channels", []string{pkgBlob("foo", "stable")}, []string{
+			`catalog.json#0: olm.package foo: default channel "stable" not found in the package's channels`,
+			"catalog.json#0: olm.package foo: package must have at least one channel",
+		}},
+
+		// olm.channel
+		{"channel of unknown package", append(append([]string{}, validFoo...), chBlob("bar", "stable", entry("bar.v1"))), []string{
+			`catalog.json#4: olm.channel bar/stable: package "bar" not found`,
+		}},
+		{"channel package empty", append(append([]string{}, validFoo...), chBlob("", "stable", entry("bar.v1"))), []string{
+			"catalog.json#4: olm.channel stable: channel package must be set",
+		}},
+		{"channel name empty", append(append([]string{}, validFoo...), chBlob("foo", "", entry("foo.v0.1.0"))), []string{
+			"catalog.json#4: olm.channel foo: channel name must be set",
+		}},
+		{"duplicate channel", append(append([]string{}, validFoo...), chBlob("foo", "stable", entry("foo.v0.1.0"))), []string{
+			"catalog.json#4: olm.channel foo/stable: duplicate channel (first defined at catalog.json#1)",
+		}},
+		{"duplicate entry", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0", "foo.v0.1.0"), entry("foo.v0.1.0")),
+			validFoo[2], validFoo[3],
+		}, []string{
+			`catalog.json#1: olm.channel foo/stable: duplicate entry "foo.v0.1.0"`,
+		}},
+		{"channel without entries", append(append([]string{}, validFoo...), chBlob("foo", "beta")), []string{
+			"catalog.json#4: olm.channel foo/beta: channel must contain at least one bundle",
+		}},
+		{"entry without bundle", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0", "foo.v0.1.0"), entry("foo.v0.3.0", "foo.v0.2.0")),
+			validFoo[2], validFoo[3],
+		}, []string{
+			`catalog.json#1: olm.channel foo/stable: entry "foo.v0.3.0": bundle not found`,
+		}},
+		{"no channel head", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0", "foo.v0.2.0"), entry("foo.v0.2.0", "foo.v0.1.0")),
+			validFoo[2], validFoo[3],
+		}, []string{
+			"catalog.json#1: olm.channel foo/stable: no channel head found in graph",
+		}},
+		{"multiple channel heads", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0")),
+			validFoo[2], validFoo[3],
+		}, []string{
+			"catalog.json#1: olm.channel foo/stable: multiple channel heads found in graph: foo.v0.1.0, foo.v0.2.0",
+		}},
+		{"cycle in replaces chain", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.3.0", "foo.v0.2.0"), entry("foo.v0.2.0", "foo.v0.1.0"), entry("foo.v0.1.0", "foo.v0.2.0")),
+			validFoo[2], validFoo[3], bundleBlob("foo", "foo.v0.3.0", "0.3.0"),
+		}, []string{
+			"catalog.json#1: olm.channel foo/stable: detected cycle in replaces chain of upgrade graph: foo.v0.3.0 -> foo.v0.2.0 -> foo.v0.1.0 -> foo.v0.2.0",
+		}},
+		{"stranded bundles", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.3.0", "foo.v0.0.1"), entry("foo.v0.2.0", "foo.v0.1.0"), entry("foo.v0.1.0", "foo.v0.2.0")),
+			validFoo[2], validFoo[3], bundleBlob("foo", "foo.v0.3.0", "0.3.0"),
+		}, []string{
+			"catalog.json#1: olm.channel foo/stable: channel contains one or more stranded bundles: foo.v0.1.0, foo.v0.2.0",
+		}},
+		{"empty skips element", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0"), `{"name":"foo.v0.2.0","replaces":"foo.v0.1.0","skips":[""]}`),
+			validFoo[2], validFoo[3],
+		}, []string{
+			`catalog.json#1: olm.channel foo/stable: entry "foo.v0.2.0": skips contains an empty name`,
+		}},
+		{"invalid skipRange", []string{
+			pkgBlob("foo", "stable"),
+			chBlob("foo", "stable", entry("foo.v0.1.0"), `{"name":"foo.v0.2.0","replaces":"foo.v0.1.0","skipRange":"<=>0.1"}`),
+			validFoo[2], validFoo[3],
+		}, []string{
+			`catalog.json#1: olm.channel foo/stable: entry "foo.v0.2.0": invalid skipRange "<=>0.1": Could not parse Range "<=>0.1": Could not parse comparator "<=>" in "<=>0.1"`,
+		}},
+
+		// olm.bundle
+		{"bundle package empty", append(append([]string{}, validFoo...), bundleWith("", "x.v1", "quay.io/x:v1", pkgProp("", "1.0.0"))), []string{
+			"catalog.json#4: olm.bundle x.v1: bundle package must be set",
+		}},
+		{"bundle of unknown package", append(append([]string{}, validFoo...), bundleBlob("bar", "bar.v1", "1.0.0")), []string{
+			`catalog.json#4: olm.bundle bar/bar.v1: package "bar" not found`,
+		}},
+		{"bundle name empty", append(append([]string{}, validFoo...), bundleBlob("foo", "", "0.3.0")), []string{
+			"catalog.json#4: olm.bundle foo: bundle name must be set",
+		}},
+		{"duplicate bundle", append(append([]string{}, validFoo...), bundleBlob("foo", "foo.v0.1.0", "0.1.0")), []string{
+			"catalog.json#4: olm.bundle foo/foo.v0.1.0: duplicate bundle (first defined at catalog.json#2)",
+		}},
+		{"property value does not match its schema", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"), `{"type":"olm.gvk","value":"Foo"}`),
+		}, []string{
+			"catalog.json#3: olm.bundle foo/foo.v0.2.0: property #1 (olm.gvk): value does not match the olm.gvk schema: json: cannot unmarshal string into Go value of type declcfg.GVKValue",
+		}},
+		{"property type empty", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"), `{"type":"","value":{}}`),
+		}, []string{
+			"catalog.json#3: olm.bundle foo/foo.v0.2.0: property #1: type must be set",
+		}},
+		{"no olm.package property", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0"),
+		}, []string{
+			"catalog.json#3: olm.bundle foo/foo.v0.2.0: must have exactly one olm.package property, found 0",
+		}},
+		{"two olm.package properties", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"), pkgProp("foo", "0.2.1")),
+		}, []string{
+			"catalog.json#3: olm.bundle foo/foo.v0.2.0: must have exactly one olm.package property, found 2",
+		}},
+		{"olm.package names another package", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("bar", "0.2.0")),
+		}, []string{
+			`catalog.json#3: olm.bundle foo/foo.v0.2.0: olm.package property packageName "bar" does not match the bundle's package "foo"`,
+		}},
+		{"version not semver", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "v0.2")),
+		}, []string{
+			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid version "v0.2" in olm.package property: No Major.Minor.Patch elements found`,
+		}},
+		{"no image and no objects", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			bundleWith("foo", "foo.v0.2.0", "", pkgProp("foo", "0.2.0")),
+		}, []string{
+			"catalog.json#3: olm.bundle foo/foo.v0.2.0: bundle image must be set (or bundle objects present)",
+		}},
+		{"invalid image and related image", []string{
+			validFoo[0], validFoo[1], validFoo[2],
+			strings.TrimSuffix(bundleWith("foo", "foo.v0.2.0", badImage, pkgProp("foo", "0.2.0")), "}") +
+				`,"relatedImages":[{"name":"op","image":"quay.io/UPPER/case:v1"},{"name":"ok","image":"quay.io/ok/image:v1"}]}`,
+		}, []string{
+			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid image "` + badImage + `": invalid reference format`,
+			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid related image "quay.io/UPPER/case:v1" (name "op"): invalid reference format: repository name (UPPER/case) must be lowercase`,
+		}},
+		{"bundle in no channel", append(append([]string{}, validFoo...), bundleBlob("foo", "foo.v0.3.0", "0.3.0")), []string{
+			"catalog.json#4: olm.bundle foo/foo.v0.3.0: bundle not found in any channel entries",
+		}},
+		{"duplicate versions", []string{
+			validFoo[0], validFoo[1], validFoo[2], bundleBlob("foo", "foo.v0.2.0", "0.1.0"),
+		}, []string{
+			"catalog.json#0: olm.package foo: duplicate versions found in bundles: 0.1.0: foo.v0.1.0, foo.v0.2.0",
+		}},
+
+		// olm.deprecations
+		{"deprecations", append(append([]string{}, validFoo...),
+			`{"schema":"olm.deprecations","package":"","entries":[]}`,
+			`{"schema":"olm.deprecations","package":"bar","entries":[]}`,
+			`{"schema":"olm.deprecations","package":"foo","entries":[`+
+				`{"reference":{"schema":"olm.package"},"message":"foo is old"},`+
+				`{"reference":{"schema":"olm.package","name":"foo"},"message":"named"},`+
+				`{"reference":{"schema":"olm.channel","name":"beta"},"message":"no such channel"},`+
+				`{"reference":{"schema":"olm.bundle","name":"foo.v9"},"message":"no such bundle"},`+
+				`{"reference":{"schema":"olm.bundle","name":"foo.v0.1.0"},"message":""},`+
+				`{"reference":{"schema":"olm.bundle","name":"foo.v0.1.0"},"message":"again"},`+
+				`{"reference":{"schema":"olm.thing","name":"x"},"message":"what"},`+
+				`{"reference":{"schema":""},"message":"none"}]}`,
+			`{"schema":"olm.deprecations","package":"foo","entries":[]}`,
+		), []string{
+			"catalog.json#4: olm.deprecations: deprecation package must be set",
+			`catalog.json#5: olm.deprecations bar: package "bar" not found`,
+			`catalog.json#6: olm.deprecations foo: entry #1: olm.package reference must not have a name (got "foo")`,
+			`catalog.json#6: olm.deprecations foo: entry #2: channel "beta" not found`,
+			`catalog.json#6: olm.deprecations foo: entry #3: bundle "foo.v9" not found`,
+			"catalog.json#6: olm.deprecations foo: entry #4: message must be set",
+			`catalog.json#6: olm.deprecations foo: entry #5: duplicate reference olm.bundle "foo.v0.1.0"`,
+			`catalog.json#6: olm.deprecations foo: entry #6: unknown reference schema "olm.thing" (want olm.package, olm.channel or olm.bundle)`,
+			"catalog.json#6: olm.deprecations foo: entry #7: reference schema must be set",
+			"catalog.json#7: olm.deprecations foo: duplicate olm.deprecations blob for the package (first defined at catalog.json#6)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, validateBlobs(t, tt.blobs))
+		})
+	}
+}
