@@ -53,8 +53,9 @@ func (c *converter) problem(f Finding) {
 // bundleState is a bundle row being converted.
 type bundleState struct {
 	row     *legacy.Bundle
-	csvJSON []byte  // the CSV among the bundle objects, nil if none
-	csv     *csvDoc // parsed csvJSON, nil if none or invalid
+	csvJSON []byte     // the CSV among the bundle objects, nil if none
+	images  *csvImages // related images and container names from csvJSON
+	csv     *csvDoc    // csvJSON decoded, only for olm.csv.metadata
 	// invalid holds the bundle-level problems found; with
 	// WithDropInvalidBundles they turn into one drop.
 	invalid []Finding
@@ -314,9 +315,15 @@ func (c *converter) checkBundle(st *bundleState) {
 		st.invalid = append(st.invalid, Finding{Kind: kind, Package: c.pkg, Bundle: b.Name, Field: field, Value: value, Detail: detail, Hint: Hint(kind)})
 	}
 	for i, obj := range b.Objects {
-		kind, err := kindOf(obj)
+		// Manifests are written as they are stored; each must be valid
+		// JSON for a client to apply it.
+		if !json.Valid(obj) {
+			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d is not valid JSON", b.Name, i))
+			continue
+		}
+		kind, err := fastKind(obj)
 		if err != nil {
-			bad(ProblemInvalidCSV, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: object %d is not valid JSON: %v", b.Name, i, err))
+			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d has no readable kind: %v", b.Name, i, err))
 			continue
 		}
 		if kind == "ClusterServiceVersion" && st.csvJSON == nil {
@@ -324,11 +331,20 @@ func (c *converter) checkBundle(st *bundleState) {
 		}
 	}
 	if st.csvJSON != nil {
-		csv, err := parseCSV(st.csvJSON)
+		imgs, err := scanCSVImages(st.csvJSON)
 		if err != nil {
 			bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q: the ClusterServiceVersion does not parse: %v", b.Name, err))
 		} else {
-			st.csv = csv
+			st.images = imgs
+		}
+		if c.o.csvMetadata() && b.BundlePath != "" {
+			// Only olm.csv.metadata needs the whole CSV decoded.
+			csv, err := parseCSV(st.csvJSON)
+			if err != nil {
+				bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q: the ClusterServiceVersion does not parse: %v", b.Name, err))
+			} else {
+				st.csv = csv
+			}
 		}
 	}
 	if _, err := semver.Parse(b.Version); err != nil {
@@ -395,7 +411,7 @@ func (c *converter) packageMeta(p *declcfg.Package, pd *legacy.PackageData, head
 	data := row.CSV
 	if data == nil {
 		for _, obj := range row.Objects {
-			if k, err := kindOf(obj); err == nil && k == "ClusterServiceVersion" {
+			if k, err := fastKind(obj); err == nil && k == "ClusterServiceVersion" {
 				data = obj
 				break
 			}
@@ -453,12 +469,6 @@ func (c *converter) convertBundle(st *bundleState) declcfg.Bundle {
 	} else {
 		for _, obj := range b.Objects {
 			props = append(props, bundleObject(obj))
-		}
-		if st.csvJSON != nil {
-			out.CsvJSON = string(st.csvJSON)
-		}
-		for _, obj := range b.Objects {
-			out.Objects = append(out.Objects, string(obj))
 		}
 	}
 	props = dedupSort(props)
@@ -587,12 +597,12 @@ func (c *converter) relatedImages(st *bundleState) []declcfg.RelatedImage {
 	var out []declcfg.RelatedImage
 	seen := map[string]bool{}
 	var containers map[string]string
-	if st.csv != nil {
-		for _, ri := range st.csv.Spec.RelatedImages {
+	if st.images != nil {
+		for _, ri := range st.images.related {
 			out = append(out, declcfg.RelatedImage{Name: ri.Name, Image: ri.Image})
 			seen[ri.Image] = true
 		}
-		containers = st.csv.containerNames()
+		containers = st.images.containers
 	}
 	for _, img := range st.row.RelatedImages {
 		if seen[img] {

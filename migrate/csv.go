@@ -3,7 +3,6 @@ package migrate
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // csvDoc is the part of a ClusterServiceVersion the conversion reads. The
@@ -25,24 +24,6 @@ type csvDoc struct {
 			Data      string `json:"base64data"`
 			MediaType string `json:"mediatype"`
 		} `json:"icon,omitempty"`
-		RelatedImages []struct {
-			Name  string `json:"name"`
-			Image string `json:"image"`
-		} `json:"relatedImages,omitempty"`
-		Install struct {
-			Spec struct {
-				Deployments []struct {
-					Spec struct {
-						Template struct {
-							Spec struct {
-								InitContainers []csvContainer `json:"initContainers,omitempty"`
-								Containers     []csvContainer `json:"containers,omitempty"`
-							} `json:"spec"`
-						} `json:"template"`
-					} `json:"spec"`
-				} `json:"deployments,omitempty"`
-			} `json:"spec"`
-		} `json:"install"`
 
 		APIServiceDefinitions     apiServiceDefinitions     `json:"apiservicedefinitions,omitempty"`
 		CustomResourceDefinitions customResourceDefinitions `json:"customresourcedefinitions,omitempty"`
@@ -179,54 +160,6 @@ func (c *csvDoc) metadata() csvMetadata {
 		NativeAPIs:                c.Spec.NativeAPIs,
 		Provider:                  c.Spec.Provider,
 	}
-}
-
-// containerNames maps each deployment container (and init container) image
-// to the name of the first container that runs it.
-func (c *csvDoc) containerNames() map[string]string {
-	names := map[string]string{}
-	for _, d := range c.Spec.Install.Spec.Deployments {
-		for _, list := range [][]csvContainer{d.Spec.Template.Spec.InitContainers, d.Spec.Template.Spec.Containers} {
-			for _, ct := range list {
-				if _, ok := names[ct.Image]; !ok && ct.Image != "" && ct.Name != "" {
-					names[ct.Image] = ct.Name
-				}
-			}
-		}
-	}
-	return names
-}
-
-// kindOf returns the top-level "kind" of a JSON object without decoding
-// the rest of it into values.
-func kindOf(obj []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return "", fmt.Errorf("not a JSON object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", err
-		}
-		key, _ := tok.(string)
-		if key == "kind" {
-			var k string
-			if err := dec.Decode(&k); err != nil {
-				return "", err
-			}
-			return k, nil
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", err
-		}
-	}
-	return "", nil
 }
 
 // encodeCompact encodes v as compact JSON without escaping HTML

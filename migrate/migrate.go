@@ -116,6 +116,35 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 	return rep, nil
 }
 
+// Load converts the legacy index database at dbPath like Migrate and
+// returns the whole catalog in memory, for callers that merge it with
+// other inputs (render of several arguments). Prefer Render or Migrate for
+// large databases: they hold one package at a time.
+func Load(ctx context.Context, dbPath string, opts ...Option) (*declcfg.DeclarativeConfig, *Report, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, names, rep, err := open(ctx, dbPath, o)
+	if err != nil {
+		return nil, rep, err
+	}
+	defer db.Close()
+	cfg := &declcfg.DeclarativeConfig{}
+	collect := func(res *packageResult) error {
+		cfg.Merge(res.cfg)
+		return nil
+	}
+	var failed atomic.Bool
+	if err := run(ctx, db, names, o, rep, &failed, nil, collect); err != nil {
+		return nil, rep, err
+	}
+	if len(rep.Problems) > 0 {
+		return nil, rep, &ProblemsError{Problems: rep.Problems}
+	}
+	return cfg, rep, nil
+}
+
 // open opens the database read-only and starts the report.
 func open(ctx context.Context, dbPath string, o *options) (*legacy.DB, []string, *Report, error) {
 	db, err := legacy.Open(ctx, dbPath)
@@ -241,7 +270,7 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*p
 		// The converted package must pass the same validation a server
 		// applies when it loads the catalog; anything the checks above
 		// did not foresee is a problem too.
-		if _, err := declcfg.ConvertToModel(res.cfg); err != nil {
+		if _, err := declcfg.ConvertToModel(validationView(res.cfg)); err != nil {
 			for _, line := range validationMessages(err) {
 				res.problems = append(res.problems, Finding{Kind: ProblemInvalidOutput, Package: name,
 					Detail: line, Hint: Hint(ProblemInvalidOutput)})
@@ -249,6 +278,31 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*p
 		}
 	}
 	return res, nil
+}
+
+// validationView is cfg for ConvertToModel without the olm.bundle.object
+// properties, which bundleObject builds mechanically (base64 of manifests
+// already checked to be JSON) and which are most of the bytes: decoding
+// them again would double the cost of a migration. Every other rule
+// (including "image or objects present") sees the same catalog.
+func validationView(cfg *declcfg.DeclarativeConfig) *declcfg.DeclarativeConfig {
+	v := *cfg
+	v.Bundles = make([]declcfg.Bundle, len(cfg.Bundles))
+	for i, b := range cfg.Bundles {
+		props := make([]declcfg.Property, 0, len(b.Properties))
+		objects := 0
+		for _, p := range b.Properties {
+			if p.Type == declcfg.PropertyBundleObject {
+				objects++
+				continue
+			}
+			props = append(props, p)
+		}
+		b.Properties = props
+		b.Objects = make([]string, objects)
+		v.Bundles[i] = b
+	}
+	return &v
 }
 
 // validationMessages splits a validation error into one message per problem.

@@ -52,6 +52,7 @@ const (
 	ProblemInvalidSkipRange      Kind = "invalid-skip-range"
 	ProblemInvalidProperty       Kind = "invalid-property"
 	ProblemInvalidCSV            Kind = "invalid-csv"
+	ProblemInvalidManifest       Kind = "invalid-manifest"
 	ProblemMissingImage          Kind = "missing-image"
 	ProblemDuplicateVersion      Kind = "duplicate-version"
 	ProblemInvalidPackageName    Kind = "invalid-package-name"
@@ -84,6 +85,7 @@ var hints = map[Kind]string{
 	ProblemInvalidSkipRange:      "pass --drop-invalid-bundles to leave the bundle out; skipRange must be a semver range",
 	ProblemInvalidProperty:       "pass --drop-invalid-bundles to leave the bundle out; the property value does not parse",
 	ProblemInvalidCSV:            "pass --drop-invalid-bundles to leave the bundle out; its ClusterServiceVersion is not valid JSON",
+	ProblemInvalidManifest:       "pass --drop-invalid-bundles to leave the bundle out; one of its manifests is not valid JSON",
 	ProblemMissingImage:          "pass --drop-invalid-bundles to leave the bundle out; a bundle needs an image or its manifests",
 	ProblemDuplicateVersion:      "two bundles of the package have the same version; remove one from the legacy index (or the migrated catalog) first",
 	ProblemInvalidPackageName:    "declarative config package names must be DNS-1123 labels; the package cannot be served by a declarative config catalog",
