@@ -9,7 +9,7 @@ import (
 
 // buildBundle assembles one Bundle from its row, the tables read at Open
 // and, where the level lacks data, the CSV.
-func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle, head, stranded bool, edges *bundleEdges, rep *pkgReport) (Bundle, error) {
+func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle, head bool, edges *bundleEdges, rep *pkgReport) (Bundle, error) {
 	s := db.sch
 	key := db.rows[name]
 	b := Bundle{Name: name, BundlePath: key.bundlePath.String}
@@ -131,27 +131,33 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 	}
 
-	// APIs.
+	// APIs. Below level 6 the api tables are keyed by channel_entry_id and
+	// opm wrote rows only for the entries of the replaces walk, so bundles
+	// that are only skipped (or stranded) have none; below level 9 the
+	// properties are derived from these APIs. In those cases a bundle with
+	// no rows gets its APIs from the CRDs in its objects and its CSV.
 	b.ProvidedAPIs = db.provided[name]
-	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || (stranded && db.apiKeyedByEntry())) {
+	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties")) {
 		c, err := getCSV()
 		if err != nil {
 			return b, err
 		}
 		if c != nil || b.Objects != nil {
-			b.ProvidedAPIs = c.providedAPIs(b.Objects)
-			rep.derive("provided APIs")
+			if b.ProvidedAPIs = c.providedAPIs(b.Objects); len(b.ProvidedAPIs) > 0 {
+				rep.derive("provided APIs")
+			}
 		}
 	}
 	b.RequiredAPIs = db.required[name]
-	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || (stranded && db.apiKeyedByEntry())) {
+	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies")) {
 		c, err := getCSV()
 		if err != nil {
 			return b, err
 		}
 		if c != nil {
-			b.RequiredAPIs = c.requiredAPIs()
-			rep.derive("required APIs")
+			if b.RequiredAPIs = c.requiredAPIs(); len(b.RequiredAPIs) > 0 {
+				rep.derive("required APIs")
+			}
 		}
 	}
 

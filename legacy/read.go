@@ -140,26 +140,26 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	}
 	edges := entryEdges(pd.Entries)
 	rep := &pkgReport{pkg: name}
-	build := func(n string, isStranded bool) (Bundle, error) {
+	build := func(n string) (Bundle, error) {
 		raw := raws[n]
 		if raw == nil { // vanished between Open and now: impossible for an immutable file
 			return Bundle{}, fmt.Errorf("operatorbundle row %q not found", n)
 		}
-		b, err := db.buildBundle(ctx, name, n, raw, heads[n], isStranded, edges[n], rep)
+		b, err := db.buildBundle(ctx, name, n, raw, heads[n], edges[n], rep)
 		if err != nil {
 			return Bundle{}, fmt.Errorf("bundle %s: %w", n, err)
 		}
 		return b, nil
 	}
 	for _, n := range members {
-		b, err := build(n, false)
+		b, err := build(n)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
 		}
 		pd.Bundles = append(pd.Bundles, b)
 	}
 	for _, n := range stranded {
-		b, err := build(n, true)
+		b, err := build(n)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
 		}
