@@ -85,7 +85,7 @@ func Serve(ctx context.Context, lis net.Listener, q Querier, opts ...Option) err
 	s := NewGRPCServer(q, opts...)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
-	o.logger.Info("serving registry", "address", lis.Addr().String())
+	o.logger.Debug("serving registry", "address", lis.Addr().String())
 
 	select {
 	case err := <-errc:

