@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func TestHealthCheckAlwaysServing(t *testing.T) {
@@ -82,35 +84,45 @@ func TestNotFoundIsUnknownWithUpstreamText(t *testing.T) {
 }
 
 // TestConcurrentClients runs 50 clients, each on its own connection,
-// calling every RPC at once against one server (run with -race).
+// calling every RPC at once against one server (run with -race), for both
+// backends.
 func TestConcurrentClients(t *testing.T) {
-	q := loadFixture(t, "small-fbb")
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- registry.Serve(ctx, lis, q) }()
-	defer func() {
-		cancel()
-		require.NoError(t, <-done)
-	}()
+	for _, path := range []string{
+		fixturesDir + "/small-fbb/opm-migrate",
+		fixturesDir + "/small-fbb/index.db",
+	} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			q, _, err := source.Open(context.Background(), path)
+			require.NoError(t, err)
+			defer q.Close()
+			lis, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- registry.Serve(ctx, lis, q) }()
+			defer func() {
+				cancel()
+				require.NoError(t, <-done)
+			}()
 
-	const clients = 50
-	var wg sync.WaitGroup
-	errs := make(chan error, clients)
-	for i := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := allRPCs(lis.Addr().String()); err != nil {
-				errs <- fmt.Errorf("client %d: %w", i, err)
+			const clients = 50
+			var wg sync.WaitGroup
+			errs := make(chan error, clients)
+			for i := range clients {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if err := allRPCs(lis.Addr().String()); err != nil {
+						errs <- fmt.Errorf("client %d: %w", i, err)
+					}
+				}()
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
 	}
 }
 
