@@ -122,3 +122,15 @@ func TestLoadErrors(t *testing.T) {
 	_, err = declcfgquery.Load(context.Background(), bad)
 	require.Error(t, err)
 }
+
+// TestCacheDirInsideCatalog keeps the snapshot inside the catalog
+// directory: the snapshot must not count as catalog content (or every
+// write would invalidate it) and must not be loaded as a blob file.
+func TestCacheDirInsideCatalog(t *testing.T) {
+	catalog := copyDir(t, "../../fixtures/legacy/small-fbb/opm-migrate")
+	cache := filepath.Join(catalog, ".cache")
+	require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
+	q := load(t, catalog, declcfgquery.WithCacheDir(cache))
+	require.True(t, q.Stats().FromCache)
+	require.Equal(t, 3, q.Stats().Packages)
+}
