@@ -21,6 +21,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
+	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
@@ -241,3 +242,45 @@ func (b *syncBuffer) String() string {
 }
 
 var _ io.Writer = (*syncBuffer)(nil)
+
+// TestServeShutdownIsBounded leaves a large ListBundles stream unread, so
+// its handler blocks on flow control and GracefulStop cannot finish: Serve
+// must still return after the shutdown timeout, closing the connection.
+func TestServeShutdownIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	// Inline bundles: ListBundles streams every manifest (megabytes).
+	require.NoError(t, catalogtest.Generate(dir, 400, catalogtest.WithoutImages()))
+	q, _, err := source.Open(context.Background(), dir)
+	require.NoError(t, err)
+	defer q.Close()
+
+	var logs syncBuffer
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- registry.Serve(ctx, lis, q,
+			registry.WithShutdownTimeout(200*time.Millisecond),
+			registry.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	}()
+	conn, err := dial(lis.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	stream, err := api.NewRegistryClient(conn).ListBundles(context.Background(), &api.ListBundlesRequest{})
+	require.NoError(t, err)
+	first, err := stream.Recv() // the handler is running and sending
+	require.NoError(t, err)
+	require.NotEmpty(t, first.GetCsvJson())
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not stop: shutdown is not bounded")
+	}
+	require.Contains(t, logs.String(), "graceful shutdown timed out")
+	_, err = drain(stream, nil)
+	require.Error(t, err, "the unread stream was cut")
+}
