@@ -375,6 +375,9 @@ func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
 			continue
 		}
 		version = ver
+		if v.Release != "" {
+			checkRelease(add, b, v, ver)
+		}
 	}
 	if b.Image != "" {
 		if _, err := reference.ParseNormalizedNamed(b.Image); err != nil {
@@ -390,6 +393,45 @@ func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
 		}
 	}
 	return version
+}
+
+// maxReleaseLen is the longest release string opm accepts.
+const maxReleaseLen = 20
+
+// checkRelease applies the rules of the optional olm.package release: at
+// most 20 characters of dot-separated pre-release identifiers, no build
+// metadata in the version, and a bundle name of <package>-v<version>-<release>.
+func checkRelease(add func(string, ...any), b *Bundle, v PackageValue, ver semver.Version) {
+	if len(v.Release) > maxReleaseLen {
+		add("invalid release %q in olm.package property: longer than %d characters", v.Release, maxReleaseLen)
+	} else {
+		for _, id := range strings.Split(v.Release, ".") {
+			if _, err := semver.NewPRVersion(id); err != nil {
+				add("invalid release %q in olm.package property: %v", v.Release, err)
+				break
+			}
+		}
+	}
+	if len(ver.Build) > 0 {
+		add("version %q has build metadata and a release %q: only one of them is allowed", v.Version, v.Release)
+	}
+	if want := b.Package + "-v" + v.Version + "-" + v.Release; b.Name != want {
+		add("bundle name must be %q for a bundle with release %q", want, v.Release)
+	}
+}
+
+// releaseOf returns the release of a bundle's olm.package property.
+func releaseOf(props []Property) string {
+	for _, p := range props {
+		if p.Type != PropertyPackage {
+			continue
+		}
+		var v PackageValue
+		if json.Unmarshal(p.Value, &v) == nil {
+			return v.Release
+		}
+	}
+	return ""
 }
 
 // checkPropertyValue checks that a property value is JSON and, for the
@@ -501,6 +543,9 @@ func (m *Model) validate(full bool) problems {
 				continue // unparsed version: reported elsewhere
 			}
 			v := b.Version.String()
+			if r := releaseOf(b.Properties); r != "" {
+				v += " release " + r
+			}
 			byVersion[v] = append(byVersion[v], bname)
 		}
 		for _, v := range sortedKeys(byVersion) {

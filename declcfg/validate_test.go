@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blang/semver/v4"
 	"github.com/stretchr/testify/require"
 )
 
@@ -263,6 +264,24 @@ func TestConvertToModelRules(t *testing.T) {
 			"catalog.json#0: olm.package foo: duplicate versions found in bundles: 0.1.0: foo.v0.1.0, foo.v0.2.0",
 		}},
 
+		{"release", []string{
+			validFoo[0],
+			chBlob("foo", "stable", entry("foo-v0.1.0-1"), entry("foo-v0.1.0-2", "foo-v0.1.0-1"), entry("foo.v0.2.0", "foo-v0.1.0-2"), entry("foo.v0.3.0", "foo.v0.2.0"), entry("foo.v0.4.0", "foo.v0.3.0")),
+			bundleWith("foo", "foo-v0.1.0-1", "quay.io/foo:1", `{"type":"olm.package","value":{"packageName":"foo","version":"0.1.0","release":"1"}}`),
+			bundleWith("foo", "foo-v0.1.0-2", "quay.io/foo:2", `{"type":"olm.package","value":{"packageName":"foo","version":"0.1.0","release":"2"}}`),
+			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:3", `{"type":"olm.package","value":{"packageName":"foo","version":"0.2.0","release":"a..b"}}`),
+			bundleWith("foo", "foo.v0.3.0", "quay.io/foo:4", `{"type":"olm.package","value":{"packageName":"foo","version":"0.3.0+build","release":"abcdefghijklmnopqrstuvwxyz"}}`),
+			bundleWith("foo", "foo.v0.4.0", "quay.io/foo:5", `{"type":"olm.package","value":{"packageName":"foo","version":"0.4.0","release":"01"}}`),
+		}, []string{
+			`catalog.json#4: olm.bundle foo/foo.v0.2.0: invalid release "a..b" in olm.package property: Prerelease is empty`,
+			`catalog.json#4: olm.bundle foo/foo.v0.2.0: bundle name must be "foo-v0.2.0-a..b" for a bundle with release "a..b"`,
+			`catalog.json#5: olm.bundle foo/foo.v0.3.0: invalid release "abcdefghijklmnopqrstuvwxyz" in olm.package property: longer than 20 characters`,
+			`catalog.json#5: olm.bundle foo/foo.v0.3.0: version "0.3.0+build" has build metadata and a release "abcdefghijklmnopqrstuvwxyz": only one of them is allowed`,
+			`catalog.json#5: olm.bundle foo/foo.v0.3.0: bundle name must be "foo-v0.3.0+build-abcdefghijklmnopqrstuvwxyz" for a bundle with release "abcdefghijklmnopqrstuvwxyz"`,
+			`catalog.json#6: olm.bundle foo/foo.v0.4.0: invalid release "01" in olm.package property: Numeric PreRelease version must not contain leading zeroes "01"`,
+			`catalog.json#6: olm.bundle foo/foo.v0.4.0: bundle name must be "foo-v0.4.0-01" for a bundle with release "01"`,
+		}},
+
 		// olm.deprecations
 		{"deprecations", append(append([]string{}, validFoo...),
 			`{"schema":"olm.deprecations","package":"","entries":[]}`,
@@ -295,4 +314,45 @@ func TestConvertToModelRules(t *testing.T) {
 			require.Equal(t, tt.want, validateBlobs(t, tt.blobs))
 		})
 	}
+}
+
+// TestModelValidateBuiltModel checks a model built elsewhere (as the legacy
+// sqlite reader does), where no blob-level check has run.
+func TestModelValidateBuiltModel(t *testing.T) {
+	mp := &ModelPackage{Name: "foo", Channels: map[string]*ModelChannel{}}
+	mc := &ModelChannel{Package: mp, Name: "stable", Bundles: map[string]*ModelBundle{}}
+	mp.Channels["stable"] = mc
+	mc.Bundles["foo.v1"] = &ModelBundle{Package: mp, Channel: mc, Name: "foo.v1", Image: "quay.io/foo:v1",
+		Version: semver.MustParse("1.0.0"), Properties: []Property{MustProperty(PropertyPackage, PackageValue{PackageName: "foo", Version: "1.0.0"})}}
+	mc.Bundles["foo.v1-again"] = &ModelBundle{Package: mp, Channel: mc, Name: "foo.v1-again", Replaces: "foo.v1", Skips: []string{""}, SkipRange: "not a range",
+		Version: semver.MustParse("1.0.0")}
+	m := &Model{Packages: map[string]*ModelPackage{"foo": mp}}
+
+	err := m.Validate()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	var got []string
+	for _, p := range ve.Problems {
+		got = append(got, p.String())
+	}
+	require.Equal(t, []string{
+		"olm.package foo: default channel must be set",
+		`olm.channel foo/stable: entry "foo.v1-again": skips contains an empty name`,
+		`olm.channel foo/stable: entry "foo.v1-again": invalid skipRange "not a range": Could not get version from string: "not"`,
+		"olm.bundle foo/foo.v1-again: must have exactly one olm.package property, found 0",
+		"olm.bundle foo/foo.v1-again: bundle image must be set (or bundle objects present)",
+		"olm.package foo: duplicate versions found in bundles: 1.0.0: foo.v1, foo.v1-again",
+	}, got)
+	require.Contains(t, err.Error(), "invalid catalog: 6 problems:\n  olm.package foo: default channel must be set\n")
+
+	mp.DefaultChannel = mc
+	mc.Bundles["foo.v1-again"].Skips = nil
+	mc.Bundles["foo.v1-again"].SkipRange = ""
+	mc.Bundles["foo.v1-again"].Version = semver.MustParse("1.0.1")
+	mc.Bundles["foo.v1-again"].Objects = []string{`{"kind":"ConfigMap"}`}
+	mc.Bundles["foo.v1-again"].Properties = []Property{MustProperty(PropertyPackage, PackageValue{PackageName: "foo", Version: "1.0.1"})}
+	require.NoError(t, m.Validate())
+	head, err := mc.Head()
+	require.NoError(t, err)
+	require.Equal(t, "foo.v1-again", head.Name)
 }
