@@ -9,13 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
@@ -31,16 +35,23 @@ import (
 //	key: 32 bytes (catalogKey of the catalog directory)
 //	uvarint package count, then that many size-delimited api.Package
 //	uvarint bundle count, then that many size-delimited api.Bundle
-//	sha256 of every byte above
+//	CRC-32C (Castagnoli) of every byte above, 4 bytes big-endian
 //
 // A snapshot is used only when its key matches the catalog on disk and
 // its checksum and contents verify; anything else is rebuilt.
 const (
-	cacheMagic   = "olmcat-declcfgquery-cache\n"
+	cacheMagic = "olmcat-declcfgquery-cache\n"
+	// cacheVersion is part of the key: bump it whenever the snapshot
+	// layout or what New derives from the model changes, so snapshots
+	// written by an older olmcat are rebuilt rather than served.
 	cacheVersion = 1
 	// cacheFile is the snapshot's name inside the cache directory.
 	cacheFile = "declcfgquery.snapshot"
 )
+
+// castagnoli checksums snapshots: it detects damage (not tampering; the
+// cache directory is the operator's own) at memory speed.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // errCacheMiss means the snapshot is absent or for other catalog content.
 var errCacheMiss = errors.New("no snapshot for this catalog content")
@@ -92,15 +103,27 @@ func catalogKey(dir, skip string) ([32]byte, error) {
 		return [32]byte{}, fmt.Errorf("digest catalog %s: %w", dir, err)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	// Hash contents in parallel: on a warm start this is most of the work.
+	sums := make([][]byte, len(files))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		g.Go(func() error {
+			h := sha256.New()
+			if err := hashFile(h, f.path); err != nil {
+				return err
+			}
+			sums[i] = h.Sum(nil)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return [32]byte{}, err
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s%d\n", cacheMagic, cacheVersion)
-	content := sha256.New()
-	for _, f := range files {
-		content.Reset()
-		if err := hashFile(content, f.path); err != nil {
-			return [32]byte{}, err
-		}
-		fmt.Fprintf(h, "%q %d %d %x\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), content.Sum(nil))
+	for i, f := range files {
+		fmt.Fprintf(h, "%q %d %d %x\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), sums[i])
 	}
 	var key [32]byte
 	copy(key[:], h.Sum(nil))
@@ -135,7 +158,7 @@ func writeCache(dir string, key [32]byte, q *Querier) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	sum := sha256.New()
+	sum := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)
 	bw.WriteString(cacheMagic)
 	bw.WriteByte(cacheVersion)
@@ -205,7 +228,7 @@ func readCache(dir string, key [32]byte) (*Querier, error) {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
 	defer f.Close()
-	hr := &hashingReader{r: bufio.NewReaderSize(f, 1<<20), h: sha256.New()}
+	hr := &hashingReader{r: bufio.NewReaderSize(f, 1<<20), h: crc32.New(castagnoli)}
 	head := make([]byte, len(cacheMagic)+1+len(key))
 	if _, err := io.ReadFull(hr, head); err != nil {
 		return nil, fmt.Errorf("read cache header: %w", err)
