@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/operator-catalog/olmcat/registry/api"
+	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
 // The fixture catalogs whose real `opm serve` answers were recorded in
@@ -46,17 +47,36 @@ func TestFixturesMatchOpmServe(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c := client(t, loadFixture(t, name))
-			dir := filepath.Join(fixturesDir, name, "grpc", "fbc")
-			files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+			replayAll(t, c, name)
+		})
+		// The same answers must come from a Querier restored from its
+		// cache snapshot.
+		t.Run(name+"/from-cache", func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(fixturesDir, name, "opm-migrate")
+			cache := t.TempDir()
+			first, err := declcfgquery.Load(context.Background(), dir, declcfgquery.WithCacheDir(cache))
 			require.NoError(t, err)
-			require.NotEmpty(t, files)
-			chans := fixtureChannels(t, dir)
-			for _, f := range files {
-				call := strings.TrimSuffix(filepath.Base(f), ".json")
-				t.Run(call, func(t *testing.T) {
-					replay(t, c, chans, f, call)
-				})
-			}
+			require.True(t, first.Stats().CacheWritten)
+			q, err := declcfgquery.Load(context.Background(), dir, declcfgquery.WithCacheDir(cache))
+			require.NoError(t, err)
+			require.True(t, q.Stats().FromCache)
+			replayAll(t, client(t, q), name)
+		})
+	}
+}
+
+// replayAll replays every call recorded for fixture name against c.
+func replayAll(t *testing.T, c api.RegistryClient, name string) {
+	dir := filepath.Join(fixturesDir, name, "grpc", "fbc")
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	chans := fixtureChannels(t, dir)
+	for _, f := range files {
+		call := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(call, func(t *testing.T) {
+			replay(t, c, chans, f, call)
 		})
 	}
 }
