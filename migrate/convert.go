@@ -317,7 +317,7 @@ func (c *converter) checkBundle(st *bundleState) {
 	for i, obj := range b.Objects {
 		// Manifests are written as they are stored; each must be valid
 		// JSON for a client to apply it.
-		if !json.Valid(obj) {
+		if !validJSON(obj) {
 			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d is not valid JSON", b.Name, i))
 			continue
 		}

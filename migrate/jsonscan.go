@@ -197,7 +197,11 @@ func fastKind(obj []byte) (string, error) {
 		if string(k) != "kind" {
 			return true
 		}
-		derr = json.Unmarshal(v, &kind)
+		if len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 {
+			kind = string(v[1 : len(v)-1])
+		} else {
+			derr = json.Unmarshal(v, &kind)
+		}
 		return false
 	})
 	if err != nil {

@@ -55,7 +55,13 @@ func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Repor
 		if failed.Load() {
 			return nil
 		}
-		if err := w.WritePackage(res.cfg); err != nil {
+		var err error
+		if fastJSON(o, res.name) {
+			err = writePackageJSON(w.Dir(), res.cfg)
+		} else {
+			err = w.WritePackage(res.cfg)
+		}
+		if err != nil {
 			return fmt.Errorf("write package %s: %w", res.name, err)
 		}
 		return nil

@@ -1,0 +1,47 @@
+package migrate
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+var validCases = []string{
+	``, ` `, `{}`, `[]`, `{"a":1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{a:1}`, `"x"`, `"\u00e9\n\t\"\\\/"`, `"\x"`, `"\u12"`,
+	"\"ctl\x01\"", "\"tab\tin\"", `"ünï"`, "\"\xff\"", `0`, `-0`, `01`, `1.`, `1.5`, `-1.5e+10`, `1e`, `1E-2`, `.5`, `-`, `+1`,
+	`true`, `tru`, `truex`, `null`, `nul`, `false`, `[true,false,null]`, `{"a":{"b":[{"c":"d"}]}}`, `{"a":1}x`, `{"a":1} `,
+	` {"a" : [ 1 , 2 ] } `, `[[[[]]]]`, `[[[[]]]`, `{"a":"}"}`, `{"a":"\"}"}`, `"unterminated`, `{"a":1`, `nan`,
+	strings.Repeat("[", 10001) + strings.Repeat("]", 10001), strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
+}
+
+func TestValidJSONMatchesEncodingJSON(t *testing.T) {
+	for _, c := range validCases {
+		assert.Equal(t, json.Valid([]byte(c)), validJSON([]byte(c)), "%.40q", c)
+	}
+	// Every real manifest, and every prefix of a few of them.
+	dbs, _ := filepath.Glob(filepath.Join(fixturesDir, "*", "opm-migrate", "*", "catalog.json"))
+	for _, p := range dbs[:3] {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n < len(data); n += 97 {
+			assert.Equal(t, json.Valid(data[:n]), validJSON(data[:n]), "%s[:%d]", p, n)
+		}
+	}
+}
+
+func FuzzValidJSON(f *testing.F) {
+	for _, c := range validCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if json.Valid(b) != validJSON(b) {
+			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, validJSON(b), json.Valid(b))
+		}
+	})
+}
