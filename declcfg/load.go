@@ -224,43 +224,163 @@ func (e *blobError) Unwrap() error { return e.err }
 
 // metaKeys reads the schema, package and name keys of a blob. Keys are
 // matched case-insensitively (as JSON decoding into the typed blobs does),
-// so two keys that fold to the same one are ambiguous and refused.
+// so two keys that fold to the same one are ambiguous and refused. Only
+// the top level is scanned and only those three values are decoded, which
+// keeps this cheap for large bundle blobs.
 func metaKeys(blob json.RawMessage) (Meta, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(blob, &top); err != nil {
-		return Meta{}, fmt.Errorf("decode blob: %w", err)
-	}
 	m := Meta{}
-	seen := map[string]string{}
-	for k, v := range top {
-		lk := strings.ToLower(k)
+	var seen [3]string
+	var has [3]bool
+	err := topLevelFields(blob, func(key, val []byte) error {
+		var idx int
 		var dst *string
-		switch lk {
-		case "schema":
-			dst = &m.Schema
-		case "package":
-			dst = &m.Package
-		case "name":
-			dst = &m.Name
+		switch {
+		case len(key) == 6 && bytes.EqualFold(key, []byte("schema")):
+			idx, dst = 0, &m.Schema
+		case len(key) == 7 && bytes.EqualFold(key, []byte("package")):
+			idx, dst = 1, &m.Package
+		case len(key) == 4 && bytes.EqualFold(key, []byte("name")):
+			idx, dst = 2, &m.Name
 		default:
-			continue
+			return nil
 		}
-		if prev, ok := seen[lk]; ok {
-			a, b := prev, k
+		if has[idx] {
+			a, b := seen[idx], string(key)
 			if b < a {
 				a, b = b, a
 			}
-			return Meta{}, fmt.Errorf("duplicate keys %q and %q", a, b)
+			return fmt.Errorf("duplicate keys %q and %q", a, b)
 		}
-		seen[lk] = k
-		if err := json.Unmarshal(v, dst); err != nil {
-			return Meta{}, fmt.Errorf("key %q: must be a string", k)
+		has[idx], seen[idx] = true, string(key)
+		if err := json.Unmarshal(val, dst); err != nil {
+			return fmt.Errorf("key %q: must be a string", key)
 		}
+		return nil
+	})
+	if err != nil {
+		return Meta{}, err
 	}
 	if m.Schema == "" {
 		return Meta{}, errors.New("missing root schema field")
 	}
 	return m, nil
+}
+
+// topLevelFields calls fn with each key (unescaped) and raw value of the
+// JSON object blob, without decoding nested values.
+func topLevelFields(b []byte, fn func(key, val []byte) error) error {
+	bad := errors.New("decode blob: malformed JSON object")
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return bad
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return bad
+		}
+		end := endOfString(b, i)
+		if end < 0 {
+			return bad
+		}
+		key := b[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if err := json.Unmarshal(b[i:end], &k); err != nil {
+				return bad
+			}
+			key = []byte(k)
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return bad
+		}
+		i = skipSpace(b, i+1)
+		vend := endOfValue(b, i)
+		if vend < 0 {
+			return bad
+		}
+		if err := fn(key, b[i:vend]); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return bad
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return nil
+		default:
+			return bad
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// endOfString returns the index after the string starting at b[i] ('"'),
+// or -1.
+func endOfString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// endOfValue returns the index after the JSON value starting at b[i], or
+// -1. Nested objects and arrays are skipped by bracket depth.
+func endOfValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return endOfString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := endOfString(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	default:
+		j := i
+		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+			j++
+		}
+		if j == i {
+			return -1
+		}
+		return j
+	}
 }
 
 func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin) error {

@@ -102,7 +102,52 @@ func FuzzDecodeStream(f *testing.F) {
 			if len(blob) == 0 || blob[0] != '{' || !json.Valid(blob) {
 				t.Fatalf("blob #%d is not a JSON object: %q", index, blob)
 			}
+			// The loader's top-level key scanner must agree with a full decode.
+			meta, err := metaKeys(blob)
+			var top map[string]any
+			if json.Unmarshal(blob, &top) != nil {
+				t.Fatalf("blob #%d does not decode", index)
+			}
+			var folded []any
+			for k, v := range top {
+				if strings.EqualFold(k, "schema") {
+					folded = append(folded, v)
+				}
+			}
+			if err == nil {
+				if len(folded) != 1 || folded[0] != any(meta.Schema) {
+					t.Fatalf("blob #%d: scanner schema %q, decoded %v", index, meta.Schema, folded)
+				}
+			}
 			return nil
 		})
 	})
+}
+
+func TestMetaKeys(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Meta
+		wantErr string
+	}{
+		{`{"schema":"a","package":"p","name":"n"}`, Meta{Schema: "a", Package: "p", Name: "n"}, ""},
+		{` { "Schema" : "a" , "NAME":"n", "nested":{"name":"x","schema":"y"}, "list":[{"package":"z"}], "n":-1.5e3, "t":true, "s":"} \" ]" } `, Meta{Schema: "a", Name: "n"}, ""},
+		{`{"sch\u0065ma":"esc\u0061ped"}`, Meta{Schema: "escaped"}, ""},
+		{`{}`, Meta{}, "missing root schema field"},
+		{`{"schema":""}`, Meta{}, "missing root schema field"},
+		{`{"schema":"a","SCHEMA":"b"}`, Meta{}, `duplicate keys "SCHEMA" and "schema"`},
+		{`{"schema":["a"]}`, Meta{}, `key "schema": must be a string`},
+		{`{"package":null,"schema":"a"}`, Meta{Schema: "a"}, ""},
+		{`{"schema":"a"`, Meta{}, "decode blob: malformed JSON object"},
+		{`["schema"]`, Meta{}, "decode blob: malformed JSON object"},
+	}
+	for _, tt := range tests {
+		got, err := metaKeys([]byte(tt.in))
+		if tt.wantErr != "" {
+			assert.EqualError(t, err, tt.wantErr, tt.in)
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got, tt.in)
+	}
 }

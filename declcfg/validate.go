@@ -3,8 +3,11 @@ package declcfg
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/blang/semver/v4"
 	"github.com/distribution/reference"
@@ -182,26 +185,32 @@ func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
 		}
 	}
 
-	// Bundles.
+	// Bundles: identity checks in order, then the per-bundle content
+	// checks (independent of each other, and the costly part: property
+	// schemas, semver, image references) in parallel, merged back in blob
+	// order so the report is deterministic.
 	type bundleInfo struct {
-		b       *Bundle
-		version semver.Version
-		used    bool
+		b        *Bundle
+		version  semver.Version
+		used     bool
+		problems problems
 	}
 	bundles := map[string]map[string]*bundleInfo{}
 	var bundleOrder []*bundleInfo
+	pre := make([]problems, len(cfg.Bundles))
+	infos := make([]*bundleInfo, len(cfg.Bundles))
 	for i := range cfg.Bundles {
 		b := &cfg.Bundles[i]
 		if b.Name == "" {
-			ps.add(b.Origin, SchemaBundle, b.Package, "", "bundle name must be set")
+			pre[i].add(b.Origin, SchemaBundle, b.Package, "", "bundle name must be set")
 			continue
 		}
 		if b.Package == "" {
-			ps.add(b.Origin, SchemaBundle, "", b.Name, "bundle package must be set")
+			pre[i].add(b.Origin, SchemaBundle, "", b.Name, "bundle package must be set")
 			continue
 		}
 		if m.Packages[b.Package] == nil {
-			ps.add(b.Origin, SchemaBundle, b.Package, b.Name, "package %q not found", b.Package)
+			pre[i].add(b.Origin, SchemaBundle, b.Package, b.Name, "package %q not found", b.Package)
 			continue
 		}
 		byName := bundles[b.Package]
@@ -210,14 +219,26 @@ func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
 			bundles[b.Package] = byName
 		}
 		if prev, dup := byName[b.Name]; dup {
-			ps.add(b.Origin, SchemaBundle, b.Package, b.Name, "duplicate bundle (first defined at %s)", originOrMemory(prev.b.Origin))
+			pre[i].add(b.Origin, SchemaBundle, b.Package, b.Name, "duplicate bundle (first defined at %s)", originOrMemory(prev.b.Origin))
 			continue
 		}
 		info := &bundleInfo{b: b}
-		info.version = checkBundleBlob(&ps, b)
-		checkBundleRules(&ps, b.Origin, b.Package, b.Name, b.Image, b.Properties, len(b.Objects))
 		byName[b.Name] = info
+		infos[i] = info
 		bundleOrder = append(bundleOrder, info)
+	}
+	parallelFor(len(bundleOrder), func(i int) {
+		info := bundleOrder[i]
+		b := info.b
+		info.version = checkBundleBlob(&info.problems, b)
+		checkBundleRules(&info.problems, b.Origin, b.Package, b.Name, b.Image, b.Properties, len(b.Objects))
+	})
+	for i := range cfg.Bundles {
+		ps = append(ps, pre[i]...)
+		if infos[i] != nil {
+			ps = append(ps, infos[i].problems...)
+			infos[i].problems = nil
+		}
 	}
 
 	// Channel entries -> bundles.
@@ -437,9 +458,7 @@ func releaseOf(props []Property) string {
 // checkPropertyValue checks that a property value is JSON and, for the
 // well-known types, that it decodes into the type's value.
 func checkPropertyValue(p Property) error {
-	if len(p.Value) == 0 || !json.Valid(p.Value) {
-		return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60))
-	}
+	invalid := func() error { return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60)) }
 	var dst any
 	switch p.Type {
 	case PropertyPackage:
@@ -457,9 +476,17 @@ func checkPropertyValue(p Property) error {
 	case PropertyConstraint:
 		dst = &map[string]json.RawMessage{}
 	default:
+		if len(p.Value) == 0 || !json.Valid(p.Value) {
+			return invalid()
+		}
 		return nil
 	}
+	// Unmarshal checks the syntax as it goes; only on failure is it worth
+	// telling bad JSON from a schema mismatch.
 	if err := json.Unmarshal(p.Value, dst); err != nil {
+		if len(p.Value) == 0 || !json.Valid(p.Value) {
+			return invalid()
+		}
 		return fmt.Errorf("value does not match the %s schema: %v", p.Type, err)
 	}
 	return nil
@@ -651,6 +678,36 @@ func validateChannel(mc *ModelChannel, pname, cname string) problems {
 		add("channel contains one or more stranded bundles: %s", strings.Join(stranded, ", "))
 	}
 	return ps
+}
+
+// parallelFor calls fn(i) for every i in [0, n) on GOMAXPROCS goroutines.
+func parallelFor(n int, fn func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func sortedKeys[V any](m map[string]V) []string {
