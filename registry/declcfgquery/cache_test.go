@@ -134,3 +134,16 @@ func TestCacheDirInsideCatalog(t *testing.T) {
 	require.True(t, q.Stats().FromCache)
 	require.Equal(t, 3, q.Stats().Packages)
 }
+
+// TestCacheDirUnusable: a cache directory that cannot be created (here a
+// regular file is in the way) is reported, and never fails the load.
+func TestCacheDirUnusable(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o644))
+	q := load(t, "../../fixtures/legacy/small-fbb/opm-migrate", declcfgquery.WithCacheDir(filepath.Join(blocker, "cache")))
+	st := q.Stats()
+	require.False(t, st.FromCache)
+	require.False(t, st.CacheWritten)
+	require.Contains(t, st.CacheError, "create cache dir")
+	require.Equal(t, 3, st.Packages)
+}
