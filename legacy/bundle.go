@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/blang/semver/v4"
 )
 
 // buildBundle assembles one Bundle from its row, the tables read at Open
@@ -60,36 +62,41 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			"csv and bundle columns are NULL on %s (cleared by opm for image-built indexes); kept with its image, properties and related images, without manifests", what))
 	}
 
-	// version
-	switch {
-	case key.version.Valid && key.version.String != "":
+	// version and skipRange: stored columns when present and non-NULL, else
+	// the CSV; the version, last, from the olm.package property or the
+	// bundle name. Migration 5's damage leaves both columns NULL: one
+	// RepairNullVersion line says what was taken from where.
+	var nullCols, taken []string
+	if key.version.Valid && key.version.String != "" {
 		b.Version = key.version.String
-	default:
+	} else {
 		c, err := getCSV()
 		if err != nil {
 			return b, err
 		}
 		src := ""
-		if c != nil && c.Spec.Version != "" {
+		switch {
+		case c != nil && c.Spec.Version != "":
 			b.Version, src = c.Spec.Version, "the CSV's spec.version"
-		} else if v := packageVersion(db.props[name]); v != "" {
-			b.Version, src = v, "its olm.package property"
+		case packageVersion(db.props[name]) != "":
+			b.Version, src = packageVersion(db.props[name]), "its olm.package property"
+		case versionFromName(name) != "":
+			b.Version, src = versionFromName(name), "the bundle name"
 		}
-		if s.col("operatorbundle", "version") {
-			detail := "version is NULL"
-			if src != "" {
-				detail += fmt.Sprintf("; taken from %s (%s)", src, b.Version)
-			} else {
-				detail += " and no CSV or olm.package property holds one; left empty"
-			}
-			rep.add(RepairNullVersion, "operatorbundle", name, detail)
-		} else {
+		switch {
+		case src == "":
+			rep.add(RepairNullVersion, "operatorbundle", name,
+				"no version: the version column is missing or NULL and neither a CSV, an olm.package property nor the bundle name holds one; left empty")
+		case s.col("operatorbundle", "version"):
+			nullCols = append(nullCols, "version")
+			taken = append(taken, fmt.Sprintf("version %s from %s", b.Version, src))
+		case src == "the CSV's spec.version":
 			rep.derive("version")
+		default:
+			rep.add(RepairNullVersion, "operatorbundle", name, fmt.Sprintf(
+				"schema level %d has no version column and the bundle has no CSV; version %s taken from %s", db.level, b.Version, src))
 		}
 	}
-
-	// skipRange, replaces, skips, substitutesFor: stored columns when present
-	// and non-NULL, else the CSV, else (replaces/skips) channel_entry.
 	if raw.skipRange.Valid {
 		b.SkipRange = raw.skipRange.String
 	} else {
@@ -100,7 +107,25 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		if c != nil {
 			b.SkipRange = c.annotation("olm.skipRange")
 		}
-		rep.derive("skipRange")
+		if s.col("operatorbundle", "skiprange") {
+			nullCols = append(nullCols, "skiprange")
+			if c != nil {
+				taken = append(taken, fmt.Sprintf("skipRange %q from the CSV's olm.skipRange annotation", b.SkipRange))
+			} else {
+				taken = append(taken, "skipRange left empty (no CSV)")
+			}
+		} else if c != nil {
+			rep.derive("skipRange")
+		}
+	}
+	if len(nullCols) > 0 {
+		verb := "is"
+		if len(nullCols) > 1 {
+			verb = "are"
+		}
+		rep.add(RepairNullVersion, "operatorbundle", name, fmt.Sprintf(
+			"%s %s NULL on a real row (migration 5's backfill inserted junk rows instead of updating them); %s",
+			strings.Join(nullCols, " and "), verb, strings.Join(taken, ", ")))
 	}
 	if raw.replaces.Valid && raw.skips.Valid {
 		b.Replaces = raw.replaces.String
@@ -215,9 +240,16 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 
 	// Dependencies.
 	if s.has("dependencies") {
+		rows := db.deps[name]
+		if db.depsCorrupt {
+			var err error
+			if rows, err = db.repairDependencies(name, rows, getCSV, rep); err != nil {
+				return b, err
+			}
+		}
 		seen := map[Dependency]bool{}
 		typeKey := false
-		for _, r := range db.deps[name] {
+		for _, r := range rows {
 			if r.Type == "olm.gvk" && strings.Contains(r.Value, `"type"`) {
 				// Migration 8 wrote a "type" key inside the value; migration 9
 				// removed it. Levels in between still hold it.
@@ -239,11 +271,6 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 		if typeKey {
 			rep.derive(`olm.gvk dependency values without migration 8's "type" key`)
-		}
-		if db.depsCorrupt {
-			if err := db.repairDependencies(&b, getCSV, rep); err != nil {
-				return b, err
-			}
 		}
 	} else {
 		for _, a := range b.RequiredAPIs {
@@ -273,62 +300,65 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 	return b, nil
 }
 
-// repairDependencies replaces migration-9-corrupted olm.gvk dependency rows
-// of b with the APIs api_requirer (else the CSV) says b requires.
-func (db *DB) repairDependencies(b *Bundle, getCSV func() (*csvDoc, error), rep *pkgReport) error {
-	if len(b.Dependencies) == 0 {
-		return nil
+// repairDependencies undoes migration 9's corruption for one bundle's
+// dependencies rows: every row holding the copied value is suspect (except
+// the very first row of the table, the value's origin) and is dropped;
+// rows written after migration 9 (other values) are kept; the olm.gvk
+// dependencies the bundle's CSV requires are re-derived from api_requirer,
+// else the CSV. What cannot be recovered (dependencies.yaml entries such as
+// olm.package or olm.constraint) is said in the repair line.
+func (db *DB) repairDependencies(name string, rows []Dependency, getCSV func() (*csvDoc, error), rep *pkgReport) ([]Dependency, error) {
+	var kept []Dependency
+	suspect := 0
+	firstKept := false
+	for _, r := range rows {
+		if r.Value != db.depsValue {
+			kept = append(kept, r)
+			continue
+		}
+		if name == db.depsFirstBundle && r == db.depsFirst && !firstKept {
+			firstKept = true
+			kept = append(kept, r)
+			continue
+		}
+		suspect++
 	}
-	truth, src := db.required[b.Name], "api_requirer"
+	if suspect == 0 {
+		return rows, nil
+	}
+	truth, src := db.required[name], "api_requirer"
 	if len(truth) == 0 {
 		c, err := getCSV()
 		if err != nil {
-			return err
+			return nil, err
 		}
+		truth, src = nil, "the CSV"
 		if c != nil {
-			truth, src = c.requiredAPIs(), "the CSV"
-		} else {
-			truth, src = nil, ""
+			truth = c.requiredAPIs()
 		}
 	}
-	var gvks []string
-	for _, d := range b.Dependencies {
-		if d.Type == "olm.gvk" {
-			gvks = append(gvks, d.Value)
-		}
+	have := map[Dependency]bool{}
+	for _, r := range kept {
+		have[r] = true
 	}
-	if len(truth) == 0 {
-		if db.depsCorrupt {
-			what := "api_requirer and the CSV list no required API"
-			if src == "" {
-				what = "neither api_requirer rows nor a CSV are available"
-			}
-			rep.add(RepairCorruptDependencies, "dependencies", b.Name, fmt.Sprintf(
-				"dependencies may hold migration 9's corrupted value %s but %s to re-derive them from; kept as stored", db.depsValue, what))
-		}
-		return nil
-	}
-	if sameGVKs(truth, gvks) {
-		return nil
-	}
-	var kept []Dependency
-	for _, d := range b.Dependencies {
-		if d.Type != "olm.gvk" && d.Value != db.depsValue {
-			kept = append(kept, d)
-		}
-	}
-	var fixed []Dependency
+	var derived []string
 	for _, a := range truth {
-		fixed = append(fixed, Dependency{Type: "olm.gvk", Value: gvkValue(a)})
+		d := Dependency{Type: "olm.gvk", Value: gvkValue(a)}
+		if !have[d] {
+			have[d] = true
+			kept = append(kept, d)
+			derived = append(derived, d.Value)
+		}
 	}
-	b.Dependencies = append(fixed, kept...)
-	vals := make([]string, len(fixed))
-	for i, d := range fixed {
-		vals[i] = d.Value
+	detail := fmt.Sprintf("migration 9 overwrote %d dependencies row(s) with the value %s; dropped them", suspect, db.depsValue)
+	if len(derived) > 0 {
+		detail += fmt.Sprintf(" and re-derived %d olm.gvk dependency(ies) from %s: %s", len(derived), src, strings.Join(derived, ", "))
 	}
-	rep.add(RepairCorruptDependencies, "dependencies", b.Name, fmt.Sprintf(
-		"dependencies hold migration 9's corrupted value %s; olm.gvk dependencies re-derived from %s: %s", db.depsValue, src, strings.Join(vals, ", ")))
-	return nil
+	if lost := suspect - len(derived); lost > 0 {
+		detail += fmt.Sprintf("; %d dependency(ies) (from dependencies.yaml: olm.package, olm.label, olm.constraint or extra olm.gvk) cannot be recovered", lost)
+	}
+	rep.add(RepairCorruptDependencies, "dependencies", name, detail)
+	return kept, nil
 }
 
 func hasType(ps []Property, t string) bool {
@@ -350,6 +380,24 @@ func dedupProperties(in []Property) []Property {
 		}
 	}
 	return out
+}
+
+// versionFromName takes a semver version from a bundle name such as
+// "foo.v0.1.0" or "prometheusoperator.0.14.0"; "" when there is none.
+func versionFromName(name string) string {
+	for i := 1; i < len(name); i++ {
+		if name[i-1] != '.' && name[i-1] != '-' {
+			continue
+		}
+		rest := name[i:]
+		if rest[0] == 'v' {
+			rest = rest[1:]
+		}
+		if v, err := semver.Parse(rest); err == nil {
+			return v.String()
+		}
+	}
+	return ""
 }
 
 // packageVersion is the version of the first olm.package property row.

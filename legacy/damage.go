@@ -135,14 +135,24 @@ func (d *DB) checkDependencies(ctx context.Context) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	confirm := func(n, src string) {
+	confirm := func(why string) {
 		d.depsCorrupt = true
 		d.repairs = append(d.repairs, Repair{Kind: RepairCorruptDependencies, Table: "dependencies",
-			Detail: fmt.Sprintf("all %d dependencies rows hold the same value %s while %s lists other required APIs (e.g. for %s): migration 9 corruption (operator-registry#519); olm.gvk dependencies are re-derived per bundle from api_requirer or the CSV", rows, d.depsValue, src, n)})
+			Detail: fmt.Sprintf("all %d dependencies rows hold the same value %s while %s: migration 9 corruption (operator-registry#519); per bundle the copies are dropped and olm.gvk dependencies re-derived from api_requirer or the CSV", rows, d.depsValue, why)})
+	}
+	// A row whose type does not fit the copied value (an olm.gvk row holding
+	// an olm.package value, ...) can only come from the corruption.
+	for _, n := range names {
+		for _, x := range d.deps[n] {
+			if !valueFits(x.Type, d.depsValue) {
+				confirm(fmt.Sprintf("%s rows (e.g. of %s) cannot hold such a value", x.Type, n))
+				return nil
+			}
+		}
 	}
 	for _, n := range names {
 		if req := d.required[n]; len(req) > 0 && !sameGVKs(req, []string{d.depsValue}) {
-			confirm(n, "api_requirer")
+			confirm(fmt.Sprintf("api_requirer lists other required APIs for %s", n))
 			return nil
 		}
 	}
@@ -164,11 +174,39 @@ func (d *DB) checkDependencies(ctx context.Context) error {
 			continue
 		}
 		if req := csv.requiredAPIs(); len(req) > 0 && !sameGVKs(req, []string{d.depsValue}) {
-			confirm(n, "the CSV")
+			confirm(fmt.Sprintf("the CSV of %s requires other APIs", n))
 			return nil
 		}
 	}
 	return nil
+}
+
+// valueFits reports whether a dependency value has the shape its type
+// needs; types the reader does not know fit anything.
+func valueFits(typ, value string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(value), &m) != nil {
+		return false
+	}
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := m[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	switch typ {
+	case "olm.gvk":
+		return has("kind") && has("version")
+	case "olm.package":
+		return has("packageName")
+	case "olm.label":
+		return has("label")
+	case "olm.constraint":
+		return has("cel", "all", "any", "not", "gvk", "package")
+	}
+	return true
 }
 
 // canonGVK renders an olm.gvk value with opm's key order, or "" when v is

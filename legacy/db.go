@@ -56,6 +56,10 @@ type DB struct {
 	// a CSV).
 	depsValue   string
 	depsCorrupt bool
+	// depsFirst is the first dependencies row (by rowid) and the bundle it
+	// belongs to: the row whose value migration 9 copied everywhere.
+	depsFirst       Dependency
+	depsFirstBundle string
 
 	repairs []Repair
 	// Repairs found by loaders running concurrently, merged into repairs.
@@ -377,7 +381,7 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 	if !d.sch.has("dependencies") {
 		return nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name FROM dependencies`)
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name FROM dependencies ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
@@ -390,7 +394,13 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 		if !name.Valid {
 			continue
 		}
-		d.deps[name.String] = append(d.deps[name.String], Dependency{Type: typ.String, Value: val.String})
+		dep := Dependency{Type: typ.String, Value: val.String}
+		if d.depsFirstBundle == "" {
+			// Migration 9 copied the first row's value into every row: that
+			// row alone is known to be genuine.
+			d.depsFirst, d.depsFirstBundle = dep, name.String
+		}
+		d.deps[name.String] = append(d.deps[name.String], dep)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
