@@ -81,12 +81,32 @@ func LoadFS(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeC
 		return nil, err
 	}
 
-	out := &DeclarativeConfig{}
+	// Size the result once so that merging copies every blob exactly once.
+	var np, nc, nb, nd, no int
+	for _, cfg := range results {
+		np, nc, nb, nd, no = np+len(cfg.Packages), nc+len(cfg.Channels), nb+len(cfg.Bundles), nd+len(cfg.Deprecations), no+len(cfg.Others)
+	}
+	out := &DeclarativeConfig{
+		Packages:     makeIfAny[Package](np),
+		Channels:     makeIfAny[Channel](nc),
+		Bundles:      makeIfAny[Bundle](nb),
+		Deprecations: makeIfAny[Deprecation](nd),
+		Others:       makeIfAny[Meta](no),
+	}
 	for i, cfg := range results {
 		out.Merge(cfg)
 		results[i] = nil // let the per-file slices go as soon as they are merged
 	}
 	return out, nil
+}
+
+// makeIfAny returns an empty slice with capacity n, or nil when n is 0
+// (so an empty kind stays nil, as when built by appending).
+func makeIfAny[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, 0, n)
 }
 
 // LoadFile loads the single file relPath (slash-separated, relative to

@@ -26,6 +26,8 @@ type Problem struct {
 	Name string `json:"name,omitempty"`
 	// Message says what is wrong.
 	Message string `json:"message"`
+
+	origin Origin // for ordering the report by file and position
 }
 
 // String renders the problem as "file: schema package/name: message",
@@ -83,7 +85,7 @@ func (e *ValidationError) Error() string {
 type problems []Problem
 
 func (ps *problems) add(o Origin, schema, pkg, name, format string, args ...any) {
-	*ps = append(*ps, Problem{File: o.String(), Schema: schema, Package: pkg, Name: name, Message: fmt.Sprintf(format, args...)})
+	*ps = append(*ps, Problem{File: o.String(), Schema: schema, Package: pkg, Name: name, Message: fmt.Sprintf(format, args...), origin: o})
 }
 
 func (ps problems) err() error {
@@ -351,6 +353,15 @@ func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
 	}
 
 	ps = append(ps, m.validate(false)...)
+	// Report by file and position, so that all problems of a blob are
+	// together; the stable sort keeps the rule order within a blob.
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].origin, ps[j].origin
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Index < b.Index
+	})
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
