@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -103,6 +104,31 @@ func BenchmarkLoadValidate10k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(size)/1e6, "catalog-MB")
+	b.ReportMetric(float64(retainedHeap(b, dir))/1e6, "live-MB")
+}
+
+// retainedHeap measures the heap that a loaded and linked catalog keeps
+// alive (config plus model), after garbage collection.
+func retainedHeap(b *testing.B, dir string) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	cfg, err := LoadFS(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := ConvertToModel(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(cfg)
+	runtime.KeepAlive(m)
+	if after.HeapAlloc < before.HeapAlloc {
+		return 0
+	}
+	return after.HeapAlloc - before.HeapAlloc
 }
 
 // TestGeneratedCatalogValid keeps the benchmark's catalog honest: it must

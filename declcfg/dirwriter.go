@@ -296,7 +296,7 @@ func writeStreamFile(path string, cfg *DeclarativeConfig, f Format) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(fh, 256*1024)
+	bw := bufio.NewWriterSize(fh, 64*1024)
 	err = WriteStream(bw, cfg, f)
 	if err == nil {
 		err = bw.Flush()

@@ -30,7 +30,7 @@ func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) (
 			err = fmt.Errorf("decode blob stream: parser failure: %v", p)
 		}
 	}()
-	br := bufio.NewReaderSize(r, 64*1024)
+	br := bufio.NewReaderSize(r, 8*1024) // json.Decoder buffers on its own
 	first, err := firstNonSpace(br)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
