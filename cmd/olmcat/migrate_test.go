@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/legacy"
+)
+
+const legacyFixtures = "../../fixtures/legacy"
+
+// runMigrateCLI runs the command tree in process as main does and returns
+// stdout, stderr and main's exit code.
+func runMigrateCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return stdout.String(), stderr.String(), exitOK
+	}
+	stderr.WriteString("Error: " + err.Error() + "\n")
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return stdout.String(), stderr.String(), ee.code
+	}
+	return stdout.String(), stderr.String(), exitInvalid
+}
+
+func TestMigrateCommand(t *testing.T) {
+	t.Setenv(legacy.NoDeprecationWarningEnv, "")
+	db := filepath.Join(legacyFixtures, "small-fbb-deprecated", "index.db")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "catalog")
+	report := filepath.Join(dir, "report.json")
+
+	_, stderr, code := runMigrateCLI(t, "migrate", db, out, "--report", report)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "WARNING: "+db+" is a legacy sqlite index")
+	assert.Contains(t, stderr, "migrated "+db+" (schema level 13) to "+out+": 3 packages, 4 channels, 8 bundles, 8 objects; 4 repairs, 1 drops, 1 notes")
+	assert.Contains(t, stderr, "drop deprecated-bundle: package foo, bundle foo.v0.2.0")
+	assert.Contains(t, stderr, "hint (deprecated-bundle): pass --keep-deprecated")
+	for _, pkg := range []string{"bar", "baz", "foo"} {
+		assert.FileExists(t, filepath.Join(out, pkg, "catalog.json"))
+	}
+	var rep map[string]any
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, float64(8), rep["counts"].(map[string]any)["bundles"])
+
+	// Existing output: refused without --force (exit 1), replaced with it.
+	_, stderr, code = runMigrateCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated")
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "--force")
+	assert.NotContains(t, stderr, "WARNING")
+	_, stderr, code = runMigrateCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated", "--force", "-o", "yaml")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "9 bundles")
+	assert.FileExists(t, filepath.Join(out, "foo", "catalog.yaml"))
+}
+
+func TestMigrateCommandErrors(t *testing.T) {
+	db := filepath.Join(legacyFixtures, "small-fbb", "index.db")
+	out := filepath.Join(t.TempDir(), "catalog")
+	notDB := filepath.Join(t.TempDir(), "index.db")
+	require.NoError(t, os.WriteFile(notDB, []byte("not a database"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"one argument", []string{"migrate", db}, exitUsage, "accepts 2 arg(s)"},
+		{"unknown flag", []string{"migrate", db, out, "--nope"}, exitUsage, "unknown flag"},
+		{"bad format", []string{"migrate", db, out, "-o", "xml"}, exitUsage, "xml"},
+		{"bad layout", []string{"migrate", db, out, "--layout", "flat"}, exitUsage, "flat"},
+		{"bad migrate level", []string{"migrate", db, out, "--migrate-level", "everything"}, exitUsage, "everything"},
+		{"not a database", []string{"migrate", notDB, out}, exitInvalid, notDB},
+		{"missing database", []string{"migrate", notDB + ".missing", out}, exitInvalid, "missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runMigrateCLI(t, append(tt.args, "--no-deprecation-warning")...)
+			assert.Equal(t, tt.code, code, stderr)
+			assert.Contains(t, stderr, tt.msg)
+			_, err := os.Stat(out)
+			assert.True(t, os.IsNotExist(err), "no output on error")
+		})
+	}
+}
+
+func TestRenderSQLite(t *testing.T) {
+	db := filepath.Join(legacyFixtures, "small-fbb", "index.db")
+	stdout, stderr, code := runMigrateCLI(t, "render", db, "--no-deprecation-warning")
+	require.Equal(t, exitOK, code, stderr)
+	var want bytes.Buffer
+	for _, pkg := range []string{"bar", "baz", "foo"} {
+		data, err := os.ReadFile(filepath.Join(legacyFixtures, "small-fbb", "opm-migrate", pkg, "catalog.json"))
+		require.NoError(t, err)
+		want.Write(data)
+	}
+	assert.Equal(t, want.String(), stdout, "small-fbb renders byte for byte as opm rendered it")
+	assert.NotContains(t, stderr, "WARNING")
+	assert.Contains(t, stderr, "5 repairs")
+}
+
+// TestMigrateInterrupted runs the built binary on a generated database,
+// sends SIGINT while it writes and checks that neither the output nor a
+// temporary directory is left behind.
+func TestMigrateInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and a large database")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "olmcat")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	db := filepath.Join(dir, "index.db")
+	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 60, 20)))
+
+	outParent := filepath.Join(dir, "out")
+	require.NoError(t, os.Mkdir(outParent, 0o755))
+	out := filepath.Join(outParent, "catalog")
+	cmd := exec.Command(bin, "migrate", "--no-deprecation-warning", "-o", "yaml", db, out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+
+	// Interrupt as soon as the temporary directory has files in it.
+	deadline := time.Now().Add(30 * time.Second)
+	interrupted := false
+	for time.Now().Before(deadline) && !interrupted {
+		ents, _ := os.ReadDir(outParent)
+		for _, e := range ents {
+			if sub, _ := os.ReadDir(filepath.Join(outParent, e.Name())); strings.Contains(e.Name(), ".tmp-") && len(sub) > 0 {
+				require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+				interrupted = true
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	require.True(t, interrupted, "the migration never started writing")
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "the interrupted migration must fail; stderr: %s", stderr.String())
+	assert.NotEqual(t, 0, ee.ExitCode())
+	assert.Contains(t, stderr.String(), "context canceled")
+	ents, err := os.ReadDir(outParent)
+	require.NoError(t, err)
+	assert.Empty(t, ents, "no output and no temporary directory may remain")
+}
+
+// manyBundles makes packages*perPackage bundles from the real etcd 0.9.2
+// bundle, each package a replaces chain.
+func manyBundles(t *testing.T, packages, perPackage int) []dbbuild.Bundle {
+	t.Helper()
+	base, err := dbbuild.ReadBundleDir("../../fixtures/bundles/opm-bundles/etcd.0.9.2")
+	require.NoError(t, err)
+	var out []dbbuild.Bundle
+	for p := range packages {
+		pkg := fmt.Sprintf("pkg-%03d", p)
+		for i := range perPackage {
+			name := fmt.Sprintf("%s.v1.0.%d", pkg, i)
+			var csv map[string]any
+			require.NoError(t, json.Unmarshal(base.CSV, &csv))
+			csv["metadata"].(map[string]any)["name"] = name
+			spec := csv["spec"].(map[string]any)
+			spec["version"] = fmt.Sprintf("1.0.%d", i)
+			delete(spec, "replaces")
+			if i > 0 {
+				spec["replaces"] = fmt.Sprintf("%s.v1.0.%d", pkg, i-1)
+			}
+			raw, err := json.Marshal(csv)
+			require.NoError(t, err)
+			b := base
+			b.Package, b.Channels, b.DefaultChannel, b.CSV = pkg, []string{"stable"}, "stable", raw
+			b.Objects = nil
+			for _, o := range base.Objects {
+				var k struct{ Kind string }
+				require.NoError(t, json.Unmarshal(o, &k))
+				if k.Kind == "ClusterServiceVersion" {
+					o = raw
+				}
+				b.Objects = append(b.Objects, o)
+			}
+			b.Dependencies = nil
+			b.Image = fmt.Sprintf("registry.invalid/%s:v1.0.%d", pkg, i)
+			out = append(out, b)
+		}
+	}
+	return out
+}
