@@ -11,6 +11,7 @@ import (
 	"path"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	gitignore "github.com/sabhiram/go-gitignore"
 	"golang.org/x/sync/errgroup"
@@ -61,24 +62,39 @@ func LoadFS(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeC
 		return nil, fmt.Errorf("walk %s: %w", root, err)
 	}
 
+	// Errors are kept per file and the first one in file order wins, so
+	// the error reported for a catalog does not depend on scheduling.
+	// Files after the earliest failure found so far are skipped.
 	results := make([]*DeclarativeConfig, len(files))
-	g, gctx := errgroup.WithContext(ctx)
+	errs := make([]error, len(files))
+	var firstBad atomic.Int64
+	firstBad.Store(int64(len(files)))
+	var g errgroup.Group
 	g.SetLimit(o.concurrency)
 	for i, rel := range files {
 		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+			if int64(i) > firstBad.Load() {
+				return nil
 			}
-			cfg, err := loadFile(gctx, r, rel)
-			if err != nil {
-				return err
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+			} else {
+				results[i], errs[i] = loadFile(ctx, r, rel)
 			}
-			results[i] = cfg
+			if errs[i] != nil {
+				for {
+					cur := firstBad.Load()
+					if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
+						break
+					}
+				}
+			}
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	_ = g.Wait()
+	if bad := firstBad.Load(); bad < int64(len(files)) {
+		return nil, errs[bad]
 	}
 
 	// Size the result once so that merging copies every blob exactly once.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -217,4 +218,19 @@ func TestLoadFSCancelled(t *testing.T) {
 	cancel()
 	_, err := LoadFS(ctx, dir)
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestLoadFSReportsFirstBadFileInOrder(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		files[fmt.Sprintf("p%02d/catalog.json", i)] = pkgBlob(fmt.Sprintf("p%02d", i), "s")
+	}
+	files["p07/catalog.json"] = `{"name":"x"}`
+	files["p03/catalog.json"] = pkgBlob("p03", "s") + `{"name":"y"}`
+	files["p21/catalog.json"] = `{"name":"z"}`
+	dir := writeTree(t, files)
+	for i := 0; i < 20; i++ {
+		_, err := LoadFS(context.Background(), dir, WithConcurrency(8))
+		require.EqualError(t, err, "load p03/catalog.json: blob #1: missing root schema field")
+	}
 }
