@@ -182,7 +182,7 @@ func (r *pkgReport) finish(db *DB) []Repair {
 		}
 		sort.Strings(items)
 		out = append(out, Repair{Kind: RepairDerived, Table: "operatorbundle", Package: r.pkg, Detail: fmt.Sprintf(
-			"schema level %d lacks data, computed from the CSV JSON, api tables and channel_entry: %s", db.level, strings.Join(items, "; "))})
+			"computed what the database (schema level %d) lacks from the CSV JSON, api tables and channel_entry: %s", db.level, strings.Join(items, "; "))})
 	}
 	if len(r.nullPath) > 0 {
 		out = append(out, Repair{Kind: RepairNullPropertyPath, Table: "properties", Package: r.pkg, Detail: fmt.Sprintf(
