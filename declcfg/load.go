@@ -15,7 +15,6 @@ import (
 
 	gitignore "github.com/sabhiram/go-gitignore"
 	"golang.org/x/sync/errgroup"
-	"sigs.k8s.io/yaml"
 )
 
 // IndexIgnoreFile is the name of the gitignore-style files that exclude
@@ -512,7 +511,7 @@ func objectJSON(obj []byte) ([]byte, string, error) {
 	js := obj
 	if !json.Valid(obj) {
 		var err error
-		js, err = yaml.YAMLToJSON(obj)
+		js, err = safeYAMLToJSON(obj)
 		if err != nil {
 			return nil, "", fmt.Errorf("object is neither JSON nor YAML: %w", err)
 		}
@@ -561,7 +560,7 @@ func objectFromFile(data []byte) ([]byte, error) {
 		}
 		return trimmed, nil
 	}
-	js, err := yaml.YAMLToJSON(data)
+	js, err := safeYAMLToJSON(data)
 	if err != nil {
 		return nil, fmt.Errorf("decode YAML object: %w", err)
 	}

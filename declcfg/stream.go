@@ -21,15 +21,7 @@ import (
 //
 // Only one blob is held at a time, so a large file costs the size of its
 // largest blob, not its own size.
-func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) (err error) {
-	// The YAML parsers underneath are third-party code fed with untrusted
-	// catalog files; turn any panic of theirs into an error so that one
-	// bad file cannot take a whole server or migration down.
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("decode blob stream: parser failure: %v", p)
-		}
-	}()
+func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) error {
 	br := bufio.NewReaderSize(r, 8*1024) // json.Decoder buffers on its own
 	first, err := firstNonSpace(br)
 	if err != nil {
@@ -117,7 +109,7 @@ func decodeYAMLStream(r *bufio.Reader, fn func(json.RawMessage, int) error) erro
 // YAML catalog stays "<" when the blob is written as JSON. Numbers keep
 // their literal form.
 func yamlToJSON(data []byte) ([]byte, error) {
-	js, err := yaml.YAMLToJSON(data)
+	js, err := safeYAMLToJSON(data)
 	if err != nil {
 		return nil, err
 	}
@@ -138,4 +130,16 @@ func yamlToJSON(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+// safeYAMLToJSON is yaml.YAMLToJSON guarded against panics: the YAML
+// parser is third-party code fed with untrusted catalog files, and one bad
+// file must not take a whole server or migration down.
+func safeYAMLToJSON(data []byte) (_ []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("YAML parser failure: %v", p)
+		}
+	}()
+	return yaml.YAMLToJSON(data)
 }
