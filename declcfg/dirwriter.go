@@ -514,7 +514,7 @@ func objectFileBase(obj []byte) string {
 // YAML round trip reproduces obj, else obj's own JSON text (valid YAML
 // too). ok is false when neither does; the object then stays inline.
 func objectFileContent(obj []byte) (content []byte, ok bool) {
-	if y, err := yaml.JSONToYAML(obj); err == nil {
+	if y, err := safeJSONToYAML(obj); err == nil {
 		if back, err := objectFromFile(y); err == nil && bytes.Equal(back, obj) {
 			return y, true
 		}
@@ -524,6 +524,17 @@ func objectFileContent(obj []byte) (content []byte, ok bool) {
 		return content, true
 	}
 	return nil, false
+}
+
+// safeJSONToYAML is yaml.JSONToYAML guarded against parser panics (the
+// object comes from an untrusted catalog).
+func safeJSONToYAML(obj []byte) (_ []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("YAML parser failure: %v", p)
+		}
+	}()
+	return yaml.JSONToYAML(obj)
 }
 
 // writeBundleObjects writes each inline bundle object of cfg's bundles to
