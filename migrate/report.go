@@ -98,6 +98,16 @@ var hints = map[Kind]string{
 	ProblemInvalidOutput:         "the converted catalog failed validation; please report this with the migration report",
 }
 
+// Kinds lists every kind of finding, sorted.
+func Kinds() []Kind {
+	out := make([]Kind, 0, len(hints))
+	for k := range hints {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 // Hint returns what the user can do about a finding of kind k.
 func Hint(k Kind) string { return hints[k] }
 
