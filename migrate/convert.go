@@ -420,16 +420,16 @@ func (c *converter) packageMeta(p *declcfg.Package, pd *legacy.PackageData, head
 	if data == nil {
 		return
 	}
-	csv, err := parseCSV(data)
+	meta, err := scanCSVPackageMeta(data)
 	if err != nil {
 		// The bundle's own checks report an unparsable CSV.
 		return
 	}
-	p.Description = csv.Spec.Description
-	if len(csv.Spec.Icon) == 0 {
+	p.Description = meta.description
+	if len(meta.icon) == 0 {
 		return
 	}
-	icon := csv.Spec.Icon[0]
+	icon := meta.icon[0]
 	raw, err := base64.StdEncoding.DecodeString(icon.Data)
 	if err != nil {
 		raw, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(icon.Data, " ", ""))

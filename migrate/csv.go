@@ -20,10 +20,6 @@ type csvDoc struct {
 	Spec struct {
 		Description string `json:"description,omitempty"`
 		DisplayName string `json:"displayName,omitempty"`
-		Icon        []struct {
-			Data      string `json:"base64data"`
-			MediaType string `json:"mediatype"`
-		} `json:"icon,omitempty"`
 
 		APIServiceDefinitions     apiServiceDefinitions     `json:"apiservicedefinitions,omitempty"`
 		CustomResourceDefinitions customResourceDefinitions `json:"customresourcedefinitions,omitempty"`

@@ -210,6 +210,21 @@ func fastKind(obj []byte) (string, error) {
 	return kind, derr
 }
 
+// jsonString decodes a raw JSON string value; anything else is "".
+func jsonString(v []byte) string {
+	if len(v) < 2 || v[0] != '"' {
+		return ""
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return ""
+	}
+	return s
+}
+
 // csvImages is what the related-image conversion needs from a CSV.
 type csvImages struct {
 	related    []declcfgRelatedImage
@@ -242,17 +257,23 @@ func scanCSVImages(csv []byte) (*csvImages, error) {
 			derr = arrayElems(deps, func(d []byte) {
 				pod := field(field(field(d, "spec"), "template"), "spec")
 				for _, key := range []string{"initContainers", "containers"} {
-					var cs []csvContainer
-					if raw := field(pod, key); raw != nil {
-						if err := json.Unmarshal(raw, &cs); err != nil {
-							derr = fmt.Errorf("spec.install: %w", err)
-							return
+					derr = arrayElems(field(pod, key), func(ct []byte) {
+						var name, image string
+						_ = objectFields(ct, func(k, v []byte) bool {
+							switch string(k) {
+							case "name":
+								name = jsonString(v)
+							case "image":
+								image = jsonString(v)
+							}
+							return true
+						})
+						if _, ok := out.containers[image]; !ok && image != "" && name != "" {
+							out.containers[image] = name
 						}
-					}
-					for _, c := range cs {
-						if _, ok := out.containers[c.Image]; !ok && c.Image != "" && c.Name != "" {
-							out.containers[c.Image] = c.Name
-						}
+					})
+					if derr != nil {
+						return
 					}
 				}
 			})
@@ -260,6 +281,39 @@ func scanCSVImages(csv []byte) (*csvImages, error) {
 		return derr == nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	return out, derr
+}
+
+// csvPackageMeta is what the olm.package blob takes from a CSV.
+type csvPackageMeta struct {
+	description string
+	icon        []csvIcon
+}
+
+type csvIcon struct {
+	Data      string `json:"base64data"`
+	MediaType string `json:"mediatype"`
+}
+
+// scanCSVPackageMeta extracts spec.description and spec.icon from CSV JSON.
+func scanCSVPackageMeta(csv []byte) (*csvPackageMeta, error) {
+	if !validJSON(csv) {
+		return nil, errScan
+	}
+	out := &csvPackageMeta{}
+	var derr error
+	err := objectFields(field(csv, "spec"), func(k, v []byte) bool {
+		switch string(k) {
+		case "description":
+			derr = json.Unmarshal(v, &out.description)
+		case "icon":
+			derr = json.Unmarshal(v, &out.icon)
+		}
+		return derr == nil
+	})
+	if err != nil && field(csv, "spec") != nil {
 		return nil, err
 	}
 	return out, derr

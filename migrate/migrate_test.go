@@ -270,3 +270,35 @@ func TestMigrateBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateDeterministic checks that the output and the report do not
+// depend on how many workers convert packages.
+func TestMigrateDeterministic(t *testing.T) {
+	db := filepath.Join(fixturesDir, "community-bundles", "index.db")
+	var trees []map[string]string
+	var reports []string
+	for _, workers := range []int{1, 2, 5} {
+		out := filepath.Join(t.TempDir(), "catalog")
+		rep, err := Migrate(context.Background(), db, out, WithWorkers(workers))
+		require.NoError(t, err)
+		rep.Output = ""
+		data, err := json.Marshal(rep)
+		require.NoError(t, err)
+		reports = append(reports, string(data))
+		tree := map[string]string{}
+		require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(out, p)
+			tree[rel] = string(b)
+			return err
+		}))
+		trees = append(trees, tree)
+	}
+	for i := 1; i < len(trees); i++ {
+		assert.Equal(t, trees[0], trees[i])
+		assert.Equal(t, reports[0], reports[i])
+	}
+}
