@@ -1,6 +1,7 @@
 package declcfg
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -101,7 +102,34 @@ func TestObjectsLayoutLossless(t *testing.T) {
 				for name := range want {
 					require.True(t, want[name] == got[name], "%s differs from opm's bytes after the objects round trip", name)
 				}
+
+				// And the other way: objects -> opm -> objects.
+				again, err := LoadFS(ctx, out)
+				require.NoError(t, err)
+				objDir2 := filepath.Join(t.TempDir(), "objects2")
+				require.NoError(t, WriteDir(again, objDir2, WithLayout(LayoutObjects), WithFormat(f)))
+				require.Equal(t, readTree(t, objDir), readTree(t, objDir2))
 			})
 		}
+	}
+}
+
+// TestObjectsLayoutYAMLKeepsMeaning: a YAML objects layout orders keys, so
+// the check is on meaning: both sides render to the same YAML.
+func TestObjectsLayoutYAMLKeepsMeaning(t *testing.T) {
+	for _, dir := range opmOutputDirs(t) {
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
+			ctx := context.Background()
+			cfg, err := LoadFS(ctx, dir)
+			require.NoError(t, err)
+			objDir := filepath.Join(t.TempDir(), "objects")
+			require.NoError(t, WriteDir(cfg, objDir, WithLayout(LayoutObjects), WithFormat(FormatYAML)))
+			back, err := LoadFS(ctx, objDir)
+			require.NoError(t, err)
+			var a, b bytes.Buffer
+			require.NoError(t, WriteYAML(&a, cfg))
+			require.NoError(t, WriteYAML(&b, back))
+			require.True(t, a.String() == b.String(), "YAML objects layout changed the catalog's meaning")
+		})
 	}
 }
