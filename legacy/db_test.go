@@ -1,9 +1,11 @@
 package legacy
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -413,6 +415,11 @@ func TestSplitObjects(t *testing.T) {
 		{"empty", "", nil, false},
 		{"blank", " \n", nil, false},
 		{"broken", `{"a":1}{"b":`, nil, true},
+		{"escaped quotes and braces in strings", `{"a":"x\"}{"}` + "\n" + `{"b":"\\"}`, []string{`{"a":"x\"}{"}`, `{"b":"\\"}`}, false},
+		{"arrays and nesting", `[1,{"a":[{}]}] {"z":{"y":{}}}`, []string{`[1,{"a":[{}]}]`, `{"z":{"y":{}}}`}, false},
+		{"unterminated string", `{"a":"x}`, nil, true},
+		{"scalar at top level", `{"a":1} 42`, nil, true},
+		{"unbalanced", `{"a":1}}`, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -429,4 +436,38 @@ func TestSplitObjects(t *testing.T) {
 			assert.Equal(t, tc.want, s)
 		})
 	}
+}
+
+// FuzzSplitObjects checks the fast scanner against encoding/json: whenever
+// a json.Decoder splits the input cleanly into objects/arrays, SplitObjects
+// returns exactly the same documents.
+func FuzzSplitObjects(f *testing.F) {
+	for _, seed := range []string{
+		"{\"a\":1}\n{\"b\":[1,2]}\n", `{"a":"x\"}"}{"b":"\\"}`, `[{"a":"\u0022"}]`, `{"a":"}"`, `{}{}[]`, "  ", `{"a":1}]`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := SplitObjects(data)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		var want [][]byte
+		for {
+			var raw json.RawMessage
+			if e := dec.Decode(&raw); e != nil {
+				if e != io.EOF {
+					return // invalid JSON: the scanner may split or refuse it
+				}
+				break
+			}
+			if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+				return
+			}
+			want = append(want, raw)
+		}
+		require.NoError(t, err)
+		require.Len(t, got, len(want))
+		for i := range want {
+			assert.Equal(t, string(want[i]), string(got[i]))
+		}
+	})
 }

@@ -39,6 +39,9 @@ func SplitObjects(data []byte) ([][]byte, error) {
 		if err != nil {
 			return out, fmt.Errorf("object %d: %w", len(out)+1, err)
 		}
+		if raw[0] != '{' && raw[0] != '[' {
+			return out, fmt.Errorf("object %d: a manifest must be a JSON object, found %.20s", len(out)+1, raw)
+		}
 		out = append(out, []byte(raw))
 	}
 }
@@ -75,15 +78,22 @@ func scanObjects(data []byte) (out [][]byte, ok bool) {
 				}
 				continue
 			case '"':
-				i++
-				for i < n && data[i] != '"' {
-					if data[i] == '\\' {
-						i++
+				// Jump to the closing quote with IndexByte (strings are most
+				// of a manifest's bytes): a quote preceded by an odd number
+				// of backslashes is escaped.
+				for {
+					j := bytes.IndexByte(data[i+1:], '"')
+					if j < 0 {
+						return nil, false
 					}
-					i++
-				}
-				if i >= n {
-					return nil, false
+					i += j + 1
+					bs := 0
+					for k := i - 1; data[k] == '\\'; k-- {
+						bs++
+					}
+					if bs%2 == 0 {
+						break
+					}
 				}
 			}
 		}

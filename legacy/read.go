@@ -67,11 +67,13 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 		}
 		for rows.Next() {
 			var name string
+			var csv, bundle sql.RawBytes
 			r := &rawBundle{}
-			if err := rows.Scan(&name, &r.csv, &r.csvNull, &r.bundle, &r.bundleNull, &r.skipRange, &r.replaces, &r.skips, &r.substitutes); err != nil {
+			if err := rows.Scan(&name, &csv, &r.csvNull, &bundle, &r.bundleNull, &r.skipRange, &r.replaces, &r.skips, &r.substitutes); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("read table operatorbundle: %w", err)
 			}
+			r.csv, r.bundle = ownBytes(csv), ownBytes(bundle)
 			out[name] = r
 		}
 		err = rows.Err()
@@ -81,6 +83,21 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 		}
 	}
 	return out, nil
+}
+
+// ownBytes keeps a scanned blob beyond the next rows.Next. The modernc
+// driver returns a freshly allocated []byte for every BLOB value (see
+// conn.columnBlob), and database/sql hands it to a RawBytes destination
+// without copying, so the slice is already ours; TEXT values arrive as a
+// string that database/sql converted into a new slice for this scan. Not
+// cloning saves a copy of every manifest (~330 MB on a 10,000-bundle
+// index). TestEveryLevel and TestRealFixtures compare these bytes across
+// bundles, which would catch a driver that reused its buffers.
+func ownBytes(b sql.RawBytes) []byte {
+	if b == nil {
+		return nil
+	}
+	return []byte(b)
 }
 
 // pkgReport collects a package's repairs so that each kind yields at most
