@@ -364,7 +364,8 @@ func (w *DirWriter) Commit() error {
 }
 
 // Abort removes the temporary directory. It is idempotent and a no-op
-// after Commit.
+// after Commit. Like Commit, call it once every WritePackage call has
+// returned.
 func (w *DirWriter) Abort() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
