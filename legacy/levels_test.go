@@ -184,9 +184,55 @@ func TestEveryLevel(t *testing.T) {
 					}
 					assert.ElementsMatch(t, wantRepairs, gotRepairs, name)
 				}
+				// SkipManifests changes nothing but CSV and Objects.
+				skipped := readAll(t, openPath(t, path, SkipManifests()))
+				for name, pd := range got {
+					sp := skipped[name]
+					require.NotNil(t, sp, name)
+					assert.Equal(t, pd.Repairs, sp.Repairs, name)
+					for i := range pd.Bundles {
+						b, sb := pd.Bundles[i], sp.Bundles[i]
+						assert.Nil(t, sb.CSV, sb.Name)
+						assert.Nil(t, sb.Objects, sb.Name)
+						b.CSV, b.Objects = nil, nil
+						assert.Equal(t, b, sb)
+					}
+				}
 				require.NoError(t, db.Close())
 				assert.Equal(t, before, fileSum(t, path), "file bytes changed")
 			})
 		}
+	}
+}
+
+// TestSchemaNotLevel checks that the reader goes by the tables and columns
+// present, not by the recorded level.
+func TestSchemaNotLevel(t *testing.T) {
+	bs := smallFBBBundles(t)
+	ref := readAll(t, openPath(t, buildDB(t, 13, bs)))
+	tests := []struct {
+		name  string
+		stmts []string
+		level int
+	}{
+		{"empty schema_migrations", []string{`DELETE FROM schema_migrations`}, -1},
+		{"no schema_migrations", []string{`DROP TABLE schema_migrations`}, -1},
+		{"level 13 without deprecated and substitutesfor", []string{
+			`DROP TABLE deprecated`, `ALTER TABLE operatorbundle DROP COLUMN substitutesfor`}, 13},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := buildDB(t, 13, bs)
+			exec(t, path, tc.stmts...)
+			db := openPath(t, path)
+			assert.Equal(t, tc.level, db.Level())
+			got := readAll(t, db)
+			for name, want := range ref {
+				require.Len(t, got[name].Bundles, len(want.Bundles))
+				for i := range want.Bundles {
+					compareBundle(t, 13, &want.Bundles[i], &got[name].Bundles[i])
+				}
+			}
+		})
 	}
 }

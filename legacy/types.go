@@ -57,12 +57,22 @@ type Bundle struct {
 	// document each, in stored order; nil when the column is NULL.
 	Objects [][]byte
 	// BundlePath is the bundle image pull spec; "" for bundles loaded
-	// from directories.
-	BundlePath     string
-	Version        string
-	SkipRange      string
-	Replaces       string
-	Skips          []string
+	// from directories (and for rows that predate the column, level < 2).
+	BundlePath string
+	// Version is the version column, or (column missing or NULL) the CSV's
+	// spec.version, the olm.package property's version or the version in
+	// the bundle name, in that order; every fallback is reported.
+	Version string
+	// SkipRange is the skiprange column or the CSV's olm.skipRange annotation.
+	SkipRange string
+	// Replaces and Skips are the bundle's own edges as its CSV declares
+	// them (the replaces/skips columns, else the CSV, else the real-chain
+	// and synthetic skip entries of channel_entry). The per-channel graph
+	// is in PackageData.Entries.
+	Replaces string
+	Skips    []string
+	// SubstitutesFor is the substitutesfor column or the CSV annotation
+	// olm.substitutesFor.
 	SubstitutesFor string
 
 	// Properties and Dependencies are deduplicated rows in stored order.
@@ -70,8 +80,11 @@ type Bundle struct {
 	Dependencies []Dependency
 	// RelatedImages are related_image rows (pull specs, no names), deduplicated, in stored order.
 	RelatedImages []string
-	ProvidedAPIs  []API
-	RequiredAPIs  []API
+	// ProvidedAPIs and RequiredAPIs are the api_provider/api_requirer rows
+	// of the bundle (with plurals from the api table), deduplicated; derived
+	// from the manifests where the level lacks them.
+	ProvidedAPIs []API
+	RequiredAPIs []API
 	// Deprecated is true when the bundle is in the deprecated table or
 	// carries an olm.deprecated property.
 	Deprecated bool
@@ -79,7 +92,10 @@ type Bundle struct {
 
 // PackageData is everything the database holds for one package.
 type PackageData struct {
-	Package  Package
+	// Package is the package row; DefaultChannel is already repaired when
+	// it named no channel (see RepairMissingDefaultChannel).
+	Package Package
+	// Channels are the package's channel rows, ordered by name.
 	Channels []Channel
 	// Entries are the package's channel_entry rows ordered by entry_id.
 	Entries []ChannelEntry
