@@ -217,6 +217,11 @@ func TestSchemaNotLevel(t *testing.T) {
 	}{
 		{"empty schema_migrations", []string{`DELETE FROM schema_migrations`}, -1},
 		{"no schema_migrations", []string{`DROP TABLE schema_migrations`}, -1},
+		{"manifests as TEXT, values as BLOB", []string{
+			`UPDATE operatorbundle SET csv = CAST(csv AS TEXT), bundle = CAST(bundle AS TEXT)`,
+			`UPDATE properties SET value = CAST(value AS BLOB), type = CAST(type AS BLOB)`,
+			`UPDATE dependencies SET value = CAST(value AS TEXT)`,
+			`UPDATE related_image SET image = CAST(image AS BLOB)`}, 13},
 		{"level 13 without deprecated and substitutesfor", []string{
 			`DROP TABLE deprecated`, `ALTER TABLE operatorbundle DROP COLUMN substitutesfor`}, 13},
 	}

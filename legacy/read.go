@@ -67,13 +67,13 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 		}
 		for rows.Next() {
 			var name string
-			var csv, bundle sql.RawBytes
+			var csv, bundle blob
 			r := &rawBundle{}
 			if err := rows.Scan(&name, &csv, &r.csvNull, &bundle, &r.bundleNull, &r.skipRange, &r.replaces, &r.skips, &r.substitutes); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("read table operatorbundle: %w", err)
 			}
-			r.csv, r.bundle = ownBytes(csv), ownBytes(bundle)
+			r.csv, r.bundle = csv.b, bundle.b
 			out[name] = r
 		}
 		err = rows.Err()
@@ -85,19 +85,29 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 	return out, nil
 }
 
-// ownBytes keeps a scanned blob beyond the next rows.Next. The modernc
-// driver returns a freshly allocated []byte for every BLOB value (see
-// conn.columnBlob), and database/sql hands it to a RawBytes destination
-// without copying, so the slice is already ours; TEXT values arrive as a
-// string that database/sql converted into a new slice for this scan. Not
-// cloning saves a copy of every manifest (~330 MB on a 10,000-bundle
-// index). TestEveryLevel and TestRealFixtures compare these bytes across
-// bundles, which would catch a driver that reused its buffers.
-func ownBytes(b sql.RawBytes) []byte {
-	if b == nil {
-		return nil
+// blob scans a csv/bundle column without a second copy of the bytes. The
+// modernc driver returns a freshly allocated []byte for every BLOB value
+// (see its conn.columnBlob) and database/sql hands driver values to a
+// Scanner unchanged, so the slice can be kept; TEXT values arrive as a
+// string and are converted (one copy). Cloning every BLOB would copy every
+// manifest once more (~330 MB on a 10,000-bundle index). TestEveryLevel and
+// TestRealFixtures compare these bytes across bundles, which would catch a
+// driver that reused its buffers.
+type blob struct{ b []byte }
+
+// Scan implements sql.Scanner.
+func (x *blob) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		x.b = nil
+	case []byte:
+		x.b = v
+	case string:
+		x.b = []byte(v)
+	default:
+		return fmt.Errorf("expected BLOB or TEXT, got %T", src)
 	}
-	return []byte(b)
+	return nil
 }
 
 // pkgReport collects a package's repairs so that each kind yields at most
