@@ -152,21 +152,62 @@ func New(ctx context.Context, db *legacy.DB, opts ...Option) (*Querier, error) {
 	}
 	q.packageNames = names
 	q.repairs = append(q.repairs, db.Repairs()...)
-	for i, name := range names {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("index %s: %w", db.Path(), err)
-		}
-		pd, err := db.ReadPackage(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("index %s: package %s: %w", db.Path(), name, err)
-		}
-		q.addPackage(pd)
-		if o.progress != nil {
-			o.progress(i+1, len(names))
-		}
+	if err := q.readPackages(ctx, names); err != nil {
+		return nil, err
 	}
 	q.link()
 	return q, nil
+}
+
+// readWorkers is how many packages are read at once: the reader's pool
+// has four connections and reading is mostly sqlite page decoding.
+const readWorkers = 4
+
+// readPackages reads the packages concurrently and indexes them in name
+// order; at most readWorkers packages are held at a time, so memory
+// stays bounded by the largest packages rather than the catalog.
+func (q *Querier) readPackages(ctx context.Context, names []string) error {
+	type result struct {
+		pd  *legacy.PackageData
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]chan result, len(names))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	slots := make(chan struct{}, readWorkers)
+	go func() {
+		for i, name := range names {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				pd, err := q.db.ReadPackage(ctx, name)
+				results[i] <- result{pd, err}
+			}()
+		}
+	}()
+	for i, name := range names {
+		var r result
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			return fmt.Errorf("index %s: %w", q.db.Path(), ctx.Err())
+		}
+		<-slots
+		if r.err != nil {
+			return fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, r.err)
+		}
+		q.addPackage(r.pd)
+		if q.opts.progress != nil {
+			q.opts.progress(i+1, len(names))
+		}
+	}
+	return nil
 }
 
 // addPackage copies what the server needs out of one package's rows.
