@@ -693,3 +693,81 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
 }
+
+// TestEveryFixtureServes serves all ten real databases and checks that
+// the RPCs agree with each other: every ListBundles row is answerable by
+// GetBundle with the same metadata, and every channel of every package
+// has a head GetBundleForChannel can return.
+func TestEveryFixtureServes(t *testing.T) {
+	dirs, err := os.ReadDir(fixtures)
+	require.NoError(t, err)
+	want := map[string]int{ // ListBundles rows, counted with sqlite3
+		"observability-operator": 10, // 12 bundles, 2 stranded: not listed
+		"opreg-foo-index":        2,
+		"opreg-indexer-bundles":  20,
+		"infrawatch-catalog":     9,
+	}
+	ctx := context.Background()
+	for _, d := range dirs {
+		t.Run(d.Name(), func(t *testing.T) {
+			t.Parallel()
+			client, _ := serve(t, filepath.Join(fixtures, d.Name(), "index.db"))
+			s, err := client.ListPackages(ctx, &api.ListPackageRequest{})
+			require.NoError(t, err)
+			names, err := collect(s.Recv)
+			require.NoError(t, err)
+			require.NotEmpty(t, names)
+			for _, n := range names {
+				p, err := client.GetPackage(ctx, &api.GetPackageRequest{Name: n.Name})
+				require.NoError(t, err)
+				assert.Contains(t, channelHeads(p), p.DefaultChannelName)
+				for _, c := range p.Channels {
+					h, err := client.GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: n.Name, ChannelName: c.Name})
+					require.NoError(t, err)
+					assert.Equal(t, c.CsvName, h.CsvName)
+				}
+			}
+			bs, err := client.ListBundles(ctx, &api.ListBundlesRequest{})
+			require.NoError(t, err)
+			all, err := collect(bs.Recv)
+			require.NoError(t, err)
+			if n, ok := want[d.Name()]; ok {
+				assert.Len(t, all, n)
+			}
+			for _, lb := range all {
+				gb, err := client.GetBundle(ctx, &api.GetBundleRequest{PkgName: lb.PackageName, ChannelName: lb.ChannelName, CsvName: lb.CsvName})
+				require.NoError(t, err)
+				assert.Equal(t, lb.Version, gb.Version)
+				assert.Equal(t, lb.BundlePath, gb.BundlePath)
+				assert.Equal(t, lb.SkipRange, gb.SkipRange)
+				assert.Empty(t, diff(lb.Properties, gb.Properties))
+				assert.Empty(t, diff(lb.Dependencies, gb.Dependencies))
+				if lb.CsvJson != "" {
+					assert.Equal(t, lb.CsvJson, gb.CsvJson)
+				}
+			}
+		})
+	}
+}
+
+// TestSyntheticSkipEdges: skip targets absent from the database stay in
+// skips (ListBundles) and still resolve as replaced names.
+func TestSyntheticSkipEdges(t *testing.T) {
+	client, _ := serve(t, filepath.Join(fixtures, "opreg-foo-index", "index.db"))
+	ctx := context.Background()
+	bs, err := client.ListBundles(ctx, &api.ListBundlesRequest{})
+	require.NoError(t, err)
+	all, err := collect(bs.Recv)
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	head := all[1]
+	require.Equal(t, "foo.v0.2.0", head.CsvName)
+	assert.Equal(t, "foo.v0.1.0", head.Replaces)
+	assert.ElementsMatch(t, []string{"foo.v0.1.1", "foo.v0.1.2"}, head.Skips)
+
+	r, err := client.GetBundleThatReplaces(ctx, &api.GetReplacementRequest{CsvName: "foo.v0.1.2", PkgName: "foo", ChannelName: "beta"})
+	require.NoError(t, err)
+	assert.Equal(t, "foo.v0.2.0", r.CsvName)
+	assert.Empty(t, r.Replaces, "only ListBundles fills replaces")
+	assert.Empty(t, r.Skips)
+}
