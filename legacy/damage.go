@@ -10,6 +10,80 @@ import (
 	"strings"
 )
 
+// findOrphans reports rows that point at a package or bundle without a row
+// of its own: channels and channel entries of a package missing from the
+// package table (their bundles cannot be read through any package), and
+// bundle-keyed rows naming no operatorbundle row (opm index prune left
+// related_image rows behind, operator-registry#542). One line per table.
+func (d *DB) findOrphans() {
+	var missingPkgs []string
+	for p := range d.channels {
+		if _, ok := d.pkgs[p]; !ok {
+			missingPkgs = append(missingPkgs, p)
+		}
+	}
+	for p := range d.entries {
+		if _, ok := d.pkgs[p]; !ok && d.channels[p] == nil {
+			missingPkgs = append(missingPkgs, p)
+		}
+	}
+	sort.Strings(missingPkgs)
+	for _, p := range missingPkgs {
+		d.repairs = append(d.repairs, Repair{Kind: RepairOrphanRows, Table: "channel_entry", Package: p, Detail: fmt.Sprintf(
+			"%d channel row(s) and %d channel_entry row(s) name package %q, which has no package row; its bundles are not reachable through any package",
+			len(d.channels[p]), len(d.entries[p]), p)})
+	}
+	count := func(table string, n int, names []string) {
+		if n == 0 {
+			return
+		}
+		sort.Strings(names)
+		if len(names) > 3 {
+			names = append(names[:3], "...")
+		}
+		d.repairs = append(d.repairs, Repair{Kind: RepairOrphanRows, Table: table, Detail: fmt.Sprintf(
+			"%d %s row(s) name bundles without an operatorbundle row (%s); ignored", n, table, strings.Join(names, ", "))})
+	}
+	orphans := func(table string, keys func(func(string, int))) {
+		n := 0
+		var names []string
+		keys(func(name string, rows int) {
+			if _, ok := d.rows[name]; !ok {
+				n += rows
+				names = append(names, name)
+			}
+		})
+		count(table, n, names)
+	}
+	orphans("properties", func(f func(string, int)) {
+		for k, v := range d.props {
+			f(k, len(v))
+		}
+	})
+	orphans("dependencies", func(f func(string, int)) {
+		for k, v := range d.deps {
+			f(k, len(v))
+		}
+	})
+	orphans("related_image", func(f func(string, int)) {
+		for k, v := range d.related {
+			f(k, len(v))
+		}
+	})
+	if !d.apiKeyedByEntry() {
+		orphans("api_provider", func(f func(string, int)) {
+			for k, v := range d.provided {
+				f(k, len(v))
+			}
+		})
+		orphans("api_requirer", func(f func(string, int)) {
+			for k, v := range d.required {
+				f(k, len(v))
+			}
+		})
+	}
+}
+
 // findStranded finds operatorbundle rows no channel_entry names and
 // attributes each to a package: by its olm.package property, else by the
 // CSV's replaces/skips naming a bundle of a package, else by a package

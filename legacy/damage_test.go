@@ -384,3 +384,29 @@ func TestPathEscaping(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no journal or other file created beside the database")
 }
+
+func TestOrphanRows(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	exec(t, path,
+		`DELETE FROM package WHERE name = 'baz'`,
+		`INSERT INTO related_image(image, operatorbundle_name) VALUES ('example.com/gone:v1', 'gone.v1.0.0'), ('example.com/gone:v2', 'gone.v2.0.0')`,
+		`INSERT INTO properties(type, value, operatorbundle_name) VALUES ('olm.package', '{"packageName":"gone","version":"1.0.0"}', 'gone.v1.0.0')`)
+	db := openPath(t, path)
+	names, err := db.PackageNames(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bar", "foo"}, names)
+	var lines []string
+	for _, r := range db.Repairs() {
+		lines = append(lines, fmt.Sprintf("%s %s %s", r.Kind, r.Table, r.Package))
+	}
+	// baz's bundles have entries (of a package without a row), except the
+	// stranded baz.v1.0.1, which now belongs to no package.
+	assert.Equal(t, []string{
+		"orphan-rows channel_entry baz",
+		"orphan-rows properties ",
+		"orphan-rows related_image ",
+		"stranded-bundle channel_entry ",
+	}, lines)
+	assert.Contains(t, db.Repairs()[2].Detail, "2 related_image row(s)")
+	assert.Contains(t, db.Repairs()[2].Detail, "gone.v1.0.0, gone.v2.0.0")
+}

@@ -134,6 +134,9 @@ const (
 	RepairStranded RepairKind = "stranded-bundle"
 	// RepairDuplicateRows: duplicate properties/dependencies rows collapsed.
 	RepairDuplicateRows RepairKind = "duplicate-rows"
+	// RepairOrphanRows: rows keyed to a package or bundle that has no row
+	// of its own (left behind by opm index prune, rm or hand edits); ignored.
+	RepairOrphanRows RepairKind = "orphan-rows"
 )
 
 // Repair is one piece of known damage found in the database and what the
