@@ -126,7 +126,8 @@ type Querier struct {
 var _ registry.Querier = (*Querier)(nil)
 
 // New indexes every package of db and returns a Querier over it. The
-// Querier owns db from then on: Close closes it. db should be opened with
+// Querier owns db from then on: Close closes it (when New fails, db stays
+// the caller's to close). db should be opened with
 // legacy.SkipManifests() so the reader does not hold every CSV in memory
 // while indexing; manifests are read per call with BundleManifests.
 func New(ctx context.Context, db *legacy.DB, opts ...Option) (*Querier, error) {

@@ -771,3 +771,32 @@ func TestSyntheticSkipEdges(t *testing.T) {
 	assert.Empty(t, r.Replaces, "only ListBundles fills replaces")
 	assert.Empty(t, r.Skips)
 }
+
+// TestNewOptions: progress reports every package in order; a cancelled
+// context stops indexing with an error naming the file.
+func TestNewOptions(t *testing.T) {
+	path := filepath.Join(fixtures, "community-bundles", "index.db")
+	ctx := context.Background()
+
+	db, err := legacy.Open(ctx, path, legacy.SkipManifests())
+	require.NoError(t, err)
+	var calls [][2]int
+	q, err := New(ctx, db, WithProgress(func(done, total int) { calls = append(calls, [2]int{done, total}) }))
+	require.NoError(t, err)
+	require.NoError(t, q.Close())
+	require.NoError(t, q.Close(), "Close twice")
+	require.Len(t, calls, 14)
+	for i, c := range calls {
+		assert.Equal(t, [2]int{i + 1, 14}, c)
+	}
+
+	db, err = legacy.Open(ctx, path, legacy.SkipManifests())
+	require.NoError(t, err)
+	defer db.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = New(cctx, db)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Contains(t, err.Error(), path)
+}
