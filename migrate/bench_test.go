@@ -97,3 +97,20 @@ func BenchmarkMigrate(b *testing.B) {
 		_ = os.RemoveAll(out)
 	}
 }
+
+// BenchmarkMigrateCSVMetadata is BenchmarkMigrate with
+// --migrate-level bundle-object-to-csv-metadata.
+func BenchmarkMigrateCSVMetadata(b *testing.B) {
+	db := benchDB(b)
+	st, err := os.Stat(db)
+	require.NoError(b, err)
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		out := filepath.Join(b.TempDir(), fmt.Sprintf("catalog-%d", i))
+		if _, err := Migrate(context.Background(), db, out, WithMigrateLevel(MigrateLevelCSVMetadata)); err != nil {
+			b.Fatal(err)
+		}
+		_ = os.RemoveAll(out)
+	}
+}

@@ -3,6 +3,9 @@ package migrate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 )
 
 // csvDoc is the part of a ClusterServiceVersion the conversion reads. The
@@ -32,11 +35,6 @@ type csvDoc struct {
 		NativeAPIs                []groupVersionKind        `json:"nativeAPIs,omitempty"`
 		Provider                  appLink                   `json:"provider,omitempty"`
 	} `json:"spec"`
-}
-
-type csvContainer struct {
-	Name  string `json:"name"`
-	Image string `json:"image"`
 }
 
 type customResourceDefinitions struct {
@@ -131,10 +129,58 @@ type csvMetadata struct {
 	Provider                  appLink                   `json:"provider,omitempty"`
 }
 
+// parseCSV decodes the parts of a CSV that olm.csv.metadata needs. The
+// install strategy (deployments, usually most of a CSV) is skipped over
+// rather than decoded. Keys match case-insensitively, as encoding/json
+// matches struct fields.
 func parseCSV(data []byte) (*csvDoc, error) {
+	if !validJSON(data) {
+		return nil, errors.New("not valid JSON")
+	}
 	var c csvDoc
-	if err := json.Unmarshal(data, &c); err != nil {
+	spec := map[string]any{
+		"description":               &c.Spec.Description,
+		"displayname":               &c.Spec.DisplayName,
+		"apiservicedefinitions":     &c.Spec.APIServiceDefinitions,
+		"customresourcedefinitions": &c.Spec.CustomResourceDefinitions,
+		"installmodes":              &c.Spec.InstallModes,
+		"keywords":                  &c.Spec.Keywords,
+		"links":                     &c.Spec.Links,
+		"maintainers":               &c.Spec.Maintainers,
+		"maturity":                  &c.Spec.Maturity,
+		"minkubeversion":            &c.Spec.MinKubeVersion,
+		"nativeapis":                &c.Spec.NativeAPIs,
+		"provider":                  &c.Spec.Provider,
+	}
+	var derr error
+	err := objectFields(data, func(k, v []byte) bool {
+		switch strings.ToLower(string(k)) {
+		case "kind":
+			derr = json.Unmarshal(v, &c.Kind)
+		case "metadata":
+			derr = json.Unmarshal(v, &c.Metadata)
+		case "spec":
+			if string(v) == "null" {
+				return true
+			}
+			if err := objectFields(v, func(sk, sv []byte) bool {
+				if dst, ok := spec[strings.ToLower(string(sk))]; ok {
+					if err := json.Unmarshal(sv, dst); err != nil {
+						derr = fmt.Errorf("spec.%s: %w", sk, err)
+					}
+				}
+				return derr == nil
+			}); err != nil && derr == nil {
+				derr = fmt.Errorf("spec: %w", err)
+			}
+		}
+		return derr == nil
+	})
+	if err != nil {
 		return nil, err
+	}
+	if derr != nil {
+		return nil, derr
 	}
 	return &c, nil
 }

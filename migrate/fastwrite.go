@@ -156,15 +156,56 @@ func appendValue(b []byte, p declcfg.Property) ([]byte, error) {
 		b = append(b, v[len(prefix):len(v)-len(open)]...)
 		return append(b, `"`+indent3+"}"...), nil
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, v); err != nil {
-		return nil, err
+	if !validJSON(v) {
+		return nil, fmt.Errorf("%s property value is not valid JSON", p.Type)
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact.Bytes(), "            ", "    "); err != nil {
-		return nil, err
+	return appendIndented(b, v, 3), nil
+}
+
+// appendIndented appends the valid JSON value v indented as encoding/json's
+// Indent does with a four-space indent, starting at depth (the value's
+// first line is not indented; empty objects and arrays stay "{}" and
+// "[]"). Whitespace outside strings is dropped, so v need not be compact.
+func appendIndented(b, v []byte, depth int) []byte {
+	newline := func(b []byte, d int) []byte {
+		b = append(b, '\n')
+		for range d {
+			b = append(b, "    "...)
+		}
+		return b
 	}
-	return append(b, out.Bytes()...), nil
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			end, _ := skipString(v, i)
+			b = append(b, v[i:end]...)
+			i = end - 1
+		case '{', '[':
+			j := skipSpace(v, i+1)
+			if j < len(v) && (v[j] == '}' || v[j] == ']') {
+				b = append(b, c, v[j])
+				i = j
+				continue
+			}
+			depth++
+			b = append(b, c)
+			b = newline(b, depth)
+		case '}', ']':
+			depth--
+			b = newline(b, depth)
+			b = append(b, c)
+		case ',':
+			b = append(b, ',')
+			b = newline(b, depth)
+		case ':':
+			b = append(b, ':', ' ')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 // plainBase64 reports whether s holds only standard base64 characters, so

@@ -80,3 +80,44 @@ func jsonEncoderNoHTML(w io.Writer) *json.Encoder {
 	enc.SetEscapeHTML(false)
 	return enc
 }
+
+func TestAppendIndentedMatchesIndent(t *testing.T) {
+	cases := append([]string{`{}`, `[]`, `{"a":[]}`, `{"a":{},"b":[1,{"c":"x,y:{}"}]}`, `"s"`, `1`, `[ 1 , { "a" : "b" } ]`, `{"q":"a\"b\\"}`}, validCases...)
+	for _, c := range cases {
+		if !json.Valid([]byte(c)) || len(c) > 1000 {
+			continue // deep nesting indents quadratically: not a property value
+		}
+		var want bytes.Buffer
+		require.NoError(t, json.Indent(&want, compactJSON(t, c), "            ", "    "))
+		assert.Equal(t, want.String(), string(appendIndented(nil, []byte(c), 3)), "%.60q", c)
+	}
+}
+
+func compactJSON(t *testing.T, s string) []byte {
+	var buf bytes.Buffer
+	require.NoError(t, json.Compact(&buf, []byte(s)))
+	return buf.Bytes()
+}
+
+func FuzzAppendIndented(f *testing.F) {
+	for _, c := range validCases {
+		if len(c) <= 1000 {
+			f.Add([]byte(c))
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) || len(b) > 1000 {
+			return
+		}
+		var compact, want bytes.Buffer
+		if err := json.Compact(&compact, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Indent(&want, compact.Bytes(), "            ", "    "); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendIndented(nil, b, 3)); got != want.String() {
+			t.Fatalf("appendIndented(%q) = %q, want %q", b, got, want.String())
+		}
+	})
+}

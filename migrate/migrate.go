@@ -286,11 +286,12 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*p
 	return res, nil
 }
 
-// validationView is cfg for ConvertToModel without the olm.bundle.object
-// properties, which bundleObject builds mechanically (base64 of manifests
-// already checked to be JSON) and which are most of the bytes: decoding
-// them again would double the cost of a migration. Every other rule
-// (including "image or objects present") sees the same catalog.
+// validationView is cfg for ConvertToModel without the values this package
+// encoded mechanically and which are most of the bytes: olm.bundle.object
+// (base64 of manifests already checked to be JSON) and olm.csv.metadata
+// (encoded from a typed value). Decoding them again would double the cost
+// of a migration. Every other rule (including "image or objects present")
+// sees the same catalog.
 func validationView(cfg *declcfg.DeclarativeConfig) *declcfg.DeclarativeConfig {
 	v := *cfg
 	v.Bundles = make([]declcfg.Bundle, len(cfg.Bundles))
@@ -298,8 +299,15 @@ func validationView(cfg *declcfg.DeclarativeConfig) *declcfg.DeclarativeConfig {
 		props := make([]declcfg.Property, 0, len(b.Properties))
 		objects := 0
 		for _, p := range b.Properties {
-			if p.Type == declcfg.PropertyBundleObject {
+			switch p.Type {
+			case declcfg.PropertyBundleObject:
 				objects++
+				continue
+			case declcfg.PropertyCSVMetadata:
+				// Encoded by this package from a typed value: valid and of
+				// the olm.csv.metadata shape by construction. Still counted
+				// as present for the rules.
+				props = append(props, declcfg.Property{Type: p.Type, Value: []byte("{}")})
 				continue
 			}
 			props = append(props, p)
