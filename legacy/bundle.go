@@ -53,13 +53,23 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		return csv, nil
 	}
 
-	if raw.csvNull && raw.bundleNull {
-		what := "a non-head bundle"
-		if head {
-			what = "a channel head"
-		}
+	what := "a non-head bundle"
+	if head {
+		what = "a channel head"
+	}
+	switch {
+	case raw.csvNull && raw.bundleNull:
 		rep.add(RepairMissingManifests, "operatorbundle", name, fmt.Sprintf(
 			"csv and bundle columns are NULL on %s (cleared by opm for image-built indexes); kept with its image, properties and related images, without manifests", what))
+	case raw.csvNull:
+		if b.Objects != nil {
+			b.CSV = findCSV(b.Objects)
+		}
+		rep.add(RepairMissingManifests, "operatorbundle", name, fmt.Sprintf(
+			"csv column is NULL on %s; the CSV is taken from the bundle column's ClusterServiceVersion object", what))
+	case raw.bundleNull:
+		rep.add(RepairMissingManifests, "operatorbundle", name, fmt.Sprintf(
+			"bundle column is NULL on %s; only the CSV remains of its manifests", what))
 	}
 
 	// version and skipRange: stored columns when present and non-NULL, else

@@ -410,3 +410,26 @@ func TestOrphanRows(t *testing.T) {
 	assert.Contains(t, db.Repairs()[2].Detail, "2 related_image row(s)")
 	assert.Contains(t, db.Repairs()[2].Detail, "gone.v1.0.0, gone.v2.0.0")
 }
+
+func TestHalfMissingManifests(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	exec(t, path,
+		`UPDATE operatorbundle SET csv = NULL WHERE name = 'foo.v0.3.1'`,
+		`UPDATE operatorbundle SET bundle = NULL WHERE name = 'bar.v0.2.0'`)
+	clean := readAll(t, openPath(t, buildDB(t, 13, smallFBBBundles(t))))
+	all := readAll(t, openPath(t, path))
+	assert.Equal(t, []string{
+		"missing-manifests bar/bar.v0.2.0", "missing-manifests foo/foo.v0.3.1", strandedBaz,
+	}, allRepairLines(all))
+	foo := bundleByName(all["foo"], "foo.v0.3.1")
+	assert.JSONEq(t, string(bundleByName(clean["foo"], "foo.v0.3.1").CSV), string(foo.CSV))
+	assert.Contains(t, repairsOf(all["foo"].Repairs, RepairMissingManifests)[0].Detail, "channel head")
+	bar := bundleByName(all["bar"], "bar.v0.2.0")
+	assert.NotNil(t, bar.CSV)
+	assert.Nil(t, bar.Objects)
+	assert.Contains(t, repairsOf(all["bar"].Repairs, RepairMissingManifests)[0].Detail, "only the CSV remains")
+
+	skipped := readAll(t, openPath(t, path, SkipManifests()))
+	assert.Equal(t, allRepairLines(all), allRepairLines(skipped))
+	assert.Nil(t, bundleByName(skipped["foo"], "foo.v0.3.1").CSV)
+}
