@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,11 +22,14 @@ func TestMigrationGuideCoversEveryMessage(t *testing.T) {
 		assert.Contains(t, guide, "| `"+string(k)+"` |", "MIGRATION.md has no row for %s", k)
 		assert.NotEmpty(t, Hint(k), k)
 	}
-	for _, k := range []legacy.RepairKind{
-		legacy.RepairNullNameRows, legacy.RepairNullVersion, legacy.RepairCorruptDependencies,
-		legacy.RepairMissingManifests, legacy.RepairMissingDefaultChannel, legacy.RepairNullPropertyPath,
-		legacy.RepairDerived, legacy.RepairStranded, legacy.RepairDuplicateRows,
-	} {
-		assert.True(t, strings.Contains(guide, "| `"+string(k)+"` |"), "MIGRATION.md has no row for repair %s", k)
+	// Every repair kind the reader declares, read from its source so that
+	// a new kind cannot be added without a troubleshooting row.
+	src, err := os.ReadFile("../legacy/types.go")
+	require.NoError(t, err)
+	kinds := regexp.MustCompile(`RepairKind = "([^"]+)"`).FindAllStringSubmatch(string(src), -1)
+	require.NotEmpty(t, kinds)
+	for _, m := range kinds {
+		assert.True(t, strings.Contains(guide, "| `"+m[1]+"` |"), "MIGRATION.md has no row for repair %s", m[1])
 	}
+	assert.Contains(t, guide, "| `"+string(legacy.RepairStranded)+"` |")
 }
