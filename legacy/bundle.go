@@ -36,7 +36,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		if data == nil && b.Objects != nil {
 			data = findCSV(b.Objects)
 		}
-		if data == nil && !raw.csvNull {
+		if data == nil && (!raw.csvNull || (!raw.bundleNull && raw.bundle == nil)) {
 			// Not selected (SkipManifests): fetch it for this bundle only.
 			doc, err := db.fetchCSV(ctx, name)
 			csv = doc

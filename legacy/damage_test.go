@@ -414,12 +414,12 @@ func TestOrphanRows(t *testing.T) {
 func TestHalfMissingManifests(t *testing.T) {
 	path := buildDB(t, 13, smallFBBBundles(t))
 	exec(t, path,
-		`UPDATE operatorbundle SET csv = NULL WHERE name = 'foo.v0.3.1'`,
+		`UPDATE operatorbundle SET csv = NULL, version = NULL WHERE name = 'foo.v0.3.1'`,
 		`UPDATE operatorbundle SET bundle = NULL WHERE name = 'bar.v0.2.0'`)
 	clean := readAll(t, openPath(t, buildDB(t, 13, smallFBBBundles(t))))
 	all := readAll(t, openPath(t, path))
 	assert.Equal(t, []string{
-		"missing-manifests bar/bar.v0.2.0", "missing-manifests foo/foo.v0.3.1", strandedBaz,
+		"missing-manifests bar/bar.v0.2.0", "missing-manifests foo/foo.v0.3.1", "null-version foo/foo.v0.3.1", strandedBaz,
 	}, allRepairLines(all))
 	foo := bundleByName(all["foo"], "foo.v0.3.1")
 	assert.JSONEq(t, string(bundleByName(clean["foo"], "foo.v0.3.1").CSV), string(foo.CSV))
@@ -432,4 +432,8 @@ func TestHalfMissingManifests(t *testing.T) {
 	skipped := readAll(t, openPath(t, path, SkipManifests()))
 	assert.Equal(t, allRepairLines(all), allRepairLines(skipped))
 	assert.Nil(t, bundleByName(skipped["foo"], "foo.v0.3.1").CSV)
+	for _, pds := range []map[string]*PackageData{all, skipped} {
+		assert.Equal(t, "0.3.1", bundleByName(pds["foo"], "foo.v0.3.1").Version)
+		assert.Contains(t, repairsOf(pds["foo"].Repairs, RepairNullVersion)[0].Detail, "from the CSV's spec.version")
+	}
 }
