@@ -230,7 +230,8 @@ func TestFixturesMatchOPM(t *testing.T) {
 }
 
 // TestFixturesRenderEqualsMigrate checks that render streams the same blobs
-// migrate writes, in package order.
+// migrate writes, in package order (JSON: both through this package's
+// encoder, which TestFastJSONMatchesWriteStream checks against declcfg).
 func TestFixturesRenderEqualsMigrate(t *testing.T) {
 	for _, name := range fixtureNames(t) {
 		t.Run(name, func(t *testing.T) {
@@ -252,4 +253,23 @@ func TestFixturesRenderEqualsMigrate(t *testing.T) {
 			assert.Equal(t, strings.TrimSpace(want.String()), strings.TrimSpace(buf.String()))
 		})
 	}
+}
+
+// TestRenderYAMLEqualsMigrateYAML checks the YAML path (declcfg's writers on
+// both sides).
+func TestRenderYAMLEqualsMigrateYAML(t *testing.T) {
+	db := filepath.Join(fixturesDir, "opm-manifests", "index.db")
+	var buf bytes.Buffer
+	_, err := Render(context.Background(), db, &buf, WithFormat(declcfg.FormatYAML))
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "catalog")
+	_, err = Migrate(context.Background(), db, out, WithFormat(declcfg.FormatYAML))
+	require.NoError(t, err)
+	var want bytes.Buffer
+	for _, pkg := range []string{"etcd", "prometheus", "strimzi-kafka-operator"} {
+		data, err := os.ReadFile(filepath.Join(out, pkg, "catalog.yaml"))
+		require.NoError(t, err)
+		want.Write(data)
+	}
+	assert.Equal(t, want.String(), buf.String())
 }

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -103,18 +104,29 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 	}
 	defer db.Close()
 
+	bw := bufio.NewWriterSize(w, 256*1024)
 	emit := func(res *packageResult) error {
 		if len(rep.Problems) > 0 {
 			return nil
 		}
-		if err := declcfg.WriteStream(w, res.cfg, o.format); err != nil {
+		var err error
+		if o.format == declcfg.FormatJSON {
+			err = encodePackageJSON(bw, res.cfg)
+		} else {
+			err = declcfg.WriteStream(bw, res.cfg, o.format)
+		}
+		if err != nil {
 			return fmt.Errorf("write package %s: %w", res.name, err)
 		}
 		return nil
 	}
 	var failed atomic.Bool
-	if err := run(ctx, db, names, o, rep, &failed, nil, emit); err != nil {
-		return rep, err
+	runErr := run(ctx, db, names, o, rep, &failed, nil, emit)
+	if err := bw.Flush(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("write: %w", err)
+	}
+	if runErr != nil {
+		return rep, runErr
 	}
 	if len(rep.Problems) > 0 {
 		return rep, &ProblemsError{Problems: rep.Problems}
