@@ -203,3 +203,22 @@ func writeReport(path string, rep *migrate.Report) error {
 	}
 	return nil
 }
+
+// renderSQLite streams the conversion of one legacy index to stdout (olmcat
+// render index.db), with the deprecation warning and a one-line summary of
+// repairs and drops on stderr.
+func renderSQLite(cmd *cobra.Command, dbPath string, format declcfg.Format, noDeprecationWarning bool) error {
+	stderr := cmd.ErrOrStderr()
+	if !noDeprecationWarning {
+		legacy.WarnDeprecated(stderr, dbPath)
+	}
+	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
+	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
+		fmt.Fprintf(stderr, "render %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
+			dbPath, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
+	}
+	if err != nil {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", dbPath, err)}
+	}
+	return nil
+}

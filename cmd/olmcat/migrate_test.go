@@ -120,6 +120,14 @@ func TestRenderSQLite(t *testing.T) {
 	assert.Equal(t, want.String(), stdout, "small-fbb renders byte for byte as opm rendered it")
 	assert.NotContains(t, stderr, "WARNING")
 	assert.Contains(t, stderr, "5 repairs")
+
+	// Mixed with a declarative config directory: loaded, merged, rendered.
+	other := filepath.Join(legacyFixtures, "opreg-foo-index", "opm-migrate")
+	stdout, stderr, code = runMigrateCLI(t, "render", filepath.Join(legacyFixtures, "observability-operator", "index.db"), other, "--no-deprecation-warning")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stdout, `"name": "observability-operator"`)
+	assert.Contains(t, stdout, `"name": "foo.v0.2.0"`)
+	assert.Contains(t, stderr, "2 drops")
 }
 
 // TestMigrateInterrupted runs the built binary on a generated database,

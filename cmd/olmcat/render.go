@@ -34,6 +34,13 @@ database is converted as olmcat migrate converts it (see MIGRATION.md).`,
 			if err != nil {
 				return usageError(err)
 			}
+			if len(args) == 1 {
+				// A lone sqlite index is streamed package by package
+				// instead of being held in memory for merging.
+				if isDB, _ := legacy.IsSQLiteFile(args[0]); isDB {
+					return renderSQLite(cmd, args[0], format, noDeprecationWarning)
+				}
+			}
 			merged := &declcfg.DeclarativeConfig{}
 			for _, arg := range args {
 				cfg, err := loadRenderInput(cmd.Context(), arg, cmd.ErrOrStderr(), noDeprecationWarning)
