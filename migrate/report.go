@@ -183,6 +183,7 @@ type ProblemsError struct {
 	Problems []Finding
 }
 
+// Error lists every problem on its own line, then one hint per kind.
 func (e *ProblemsError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d problem(s) would make the catalog unservable; nothing was written:", len(e.Problems))
