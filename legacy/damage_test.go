@@ -334,11 +334,27 @@ func TestBadInputs(t *testing.T) {
 	other := filepath.Join(dir, "other.db")
 	exec(t, other, `CREATE TABLE users(id INTEGER)`)
 
+	real2, err := os.ReadFile(fixture("opreg-foo-index"))
+	require.NoError(t, err)
+	withJournal := filepath.Join(dir, "journal.db")
+	require.NoError(t, os.WriteFile(withJournal, real2, 0o644))
+	require.NoError(t, os.WriteFile(withJournal+"-journal", []byte("x"), 0o644))
+	withWAL := filepath.Join(dir, "wal.db")
+	require.NoError(t, os.WriteFile(withWAL, real2, 0o644))
+	require.NoError(t, os.WriteFile(withWAL+"-wal", []byte("x"), 0o644))
+	emptyJournal := filepath.Join(dir, "emptyjournal.db")
+	require.NoError(t, os.WriteFile(emptyJournal, real2, 0o644))
+	require.NoError(t, os.WriteFile(emptyJournal+"-journal", nil, 0o644))
+	db := openPath(t, emptyJournal)
+	assert.Equal(t, 12, db.Level(), "an empty journal is harmless")
+
 	tests := []struct {
 		name string
 		path string
 		want []string
 	}{
+		{"hot journal", withJournal, []string{withJournal, "journal.db-journal", "rollback journal"}},
+		{"wal", withWAL, []string{withWAL, "wal.db-wal", "write-ahead log"}},
 		{"text file", text, []string{text, "not a sqlite database"}},
 		{"zero bytes", zero, []string{zero, "not a sqlite database"}},
 		{"missing", filepath.Join(dir, "nope.db"), []string{"nope.db", "no such file"}},

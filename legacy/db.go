@@ -120,6 +120,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err := checkHeader(abs); err != nil {
 		return nil, err
 	}
+	if err := checkSidecars(abs); err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	sdb, err := sqlx.Open("sqlite", sqliteURI(abs))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

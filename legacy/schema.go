@@ -78,6 +78,26 @@ func checkHeader(path string) error {
 	return nil
 }
 
+// checkSidecars refuses a database with a non-empty write-ahead log or
+// rollback journal beside it: an immutable open ignores both, so it would
+// read changes half-applied (hot journal) or miss committed ones (WAL).
+// sqlite itself resolves them on the next read/write open, which this
+// reader never does because it must not write.
+func checkSidecars(path string) error {
+	for _, sc := range []struct{ suffix, what string }{
+		{"-wal", "a write-ahead log with changes not yet in the database file"},
+		{"-journal", "a rollback journal left by an interrupted write"},
+	} {
+		st, err := os.Stat(path + sc.suffix)
+		if err != nil || st.Size() == 0 {
+			continue
+		}
+		return fmt.Errorf("%s holds %s; a read-only open would not see a consistent database: copy both files elsewhere, let sqlite recover the copy (sqlite3 <copy> 'PRAGMA integrity_check') and read the copy",
+			filepath.Base(path+sc.suffix), sc.what)
+	}
+	return nil
+}
+
 // readSchema lists tables and their columns.
 func readSchema(ctx context.Context, db *sqlx.DB) (schemaInfo, error) {
 	var names []string
