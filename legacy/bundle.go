@@ -171,7 +171,8 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 	// that are only skipped (or stranded) have none; below level 9 the
 	// properties are derived from these APIs. In those cases a bundle with
 	// no rows gets its APIs from the CRDs in its objects and its CSV.
-	b.ProvidedAPIs = db.provided[name]
+	// Slices read at Open are copied: callers may sort or edit what they get.
+	b.ProvidedAPIs = append([]API(nil), db.provided[name]...)
 	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties")) {
 		c, err := getCSV()
 		if err != nil {
@@ -183,7 +184,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			}
 		}
 	}
-	b.RequiredAPIs = db.required[name]
+	b.RequiredAPIs = append([]API(nil), db.required[name]...)
 	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies")) {
 		c, err := getCSV()
 		if err != nil {
@@ -291,7 +292,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 
 	// Related images.
 	if s.has("related_image") {
-		b.RelatedImages = db.related[name]
+		b.RelatedImages = append([]string(nil), db.related[name]...)
 	} else {
 		c, err := getCSV()
 		if err != nil {

@@ -471,3 +471,36 @@ func FuzzSplitObjects(f *testing.F) {
 		}
 	})
 }
+
+// Callers may edit what ReadPackage returns without affecting later reads.
+func TestReadPackageReturnsCopies(t *testing.T) {
+	db := openFixture(t, "infrawatch-catalog")
+	ctx := context.Background()
+	first, err := db.ReadPackage(ctx, "service-telemetry-operator")
+	require.NoError(t, err)
+	want, err := db.ReadPackage(ctx, "service-telemetry-operator")
+	require.NoError(t, err)
+	for i := range first.Bundles {
+		b := &first.Bundles[i]
+		for j := range b.RelatedImages {
+			b.RelatedImages[j] = "edited"
+		}
+		for j := range b.ProvidedAPIs {
+			b.ProvidedAPIs[j].Kind = "edited"
+		}
+		for j := range b.RequiredAPIs {
+			b.RequiredAPIs[j].Kind = "edited"
+		}
+		for j := range b.Properties {
+			b.Properties[j].Value = "edited"
+		}
+		for j := range b.Dependencies {
+			b.Dependencies[j].Value = "edited"
+		}
+	}
+	first.Entries[0].Bundle = "edited"
+	first.Channels[0].Head = "edited"
+	again, err := db.ReadPackage(ctx, "service-telemetry-operator")
+	require.NoError(t, err)
+	assert.Equal(t, want, again)
+}
