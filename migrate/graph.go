@@ -115,7 +115,9 @@ type graphProblem struct {
 // checkGraph applies the declarative config rules for a channel's upgrade
 // graph: at least one bundle, exactly one head (a bundle no other bundle
 // replaces or skips), no cycle on the replaces chain from the head, and
-// every bundle either on that chain or skipped by some bundle.
+// every bundle either on that chain or skipped by some bundle: the rules
+// declcfg.ConvertToModel applies, so that problems can be named before
+// writing and never stricter than the final validation.
 func checkGraph(entries []graphEntry) []graphProblem {
 	if len(entries) == 0 {
 		return []graphProblem{{kind: ProblemEmptyChannel, detail: "the channel has no bundle"}}
@@ -152,13 +154,19 @@ func checkGraph(entries []graphEntry) []graphProblem {
 	}
 	onChain := map[string]bool{}
 	chain := []string{}
-	for cur := byName[heads[0]]; cur != nil; cur = byName[cur.replaces] {
+	// Like opm, the walk stops at a replaces target that some bundle skips:
+	// skipped bundles need not be on the chain.
+	for cur := byName[heads[0]]; cur != nil; {
 		if onChain[cur.name] {
 			chain = append(chain, cur.name)
 			return []graphProblem{{kind: ProblemCycle, bundles: []string{cur.name}, detail: "cycle in replaces chain: " + strings.Join(chain, " -> ")}}
 		}
 		onChain[cur.name] = true
 		chain = append(chain, cur.name)
+		if cur.replaces == "" || skipped[cur.replaces] {
+			break
+		}
+		cur = byName[cur.replaces]
 	}
 	var unreachable []string
 	for _, e := range entries {

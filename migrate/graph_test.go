@@ -134,6 +134,9 @@ func TestCheckGraph(t *testing.T) {
 		{name: "cycle below head", entries: []graphEntry{
 			{name: "a.3", replaces: "a.2"}, {name: "a.2", replaces: "a.1"}, {name: "a.1", replaces: "a.2"},
 		}, want: ProblemCycle, bundles: []string{"a.2"}},
+		{name: "cycle behind a skipped bundle is not walked", entries: []graphEntry{
+			{name: "a.3", replaces: "a.2", skips: []string{"a.2", "a.1"}}, {name: "a.2", replaces: "a.1"}, {name: "a.1", replaces: "a.2"},
+		}},
 		{name: "unreachable: replaced only by a skipped-over branch", entries: []graphEntry{
 			{name: "a.3", replaces: "a.2", skips: []string{"a.x"}}, {name: "a.2"}, {name: "a.x", replaces: "a.y"}, {name: "a.y", skips: []string{"a.z"}}, {name: "a.z"},
 		}, want: ProblemUnreachable, bundles: []string{"a.y"}},
