@@ -1,0 +1,226 @@
+package parity
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DefaultConcurrency is how many calls run at once by default.
+const DefaultConcurrency = 8
+
+// Progress receives the advance of a check: Start once the calls are
+// enumerated, Add per finished call, Done at the end.
+type Progress interface {
+	Start(total int)
+	Add(n int)
+	Done()
+}
+
+// Option configures Check.
+type Option func(*options)
+
+type options struct {
+	concurrency int
+	progress    Progress
+	warn        io.Writer
+}
+
+// WithConcurrency sets how many calls (each made on both sides) run at
+// once (DefaultConcurrency when unset or not positive).
+func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
+
+// WithProgress reports the check's advance to p.
+func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
+
+// WithDeprecationWarnings writes the legacy deprecation warning to w for
+// each side that is a sqlite database. Without it nothing is written.
+func WithDeprecationWarnings(w io.Writer) Option { return func(o *options) { o.warn = w } }
+
+// Check compares what left and right serve over the api.Registry API,
+// call by call, and classifies every difference. Each side is a sqlite
+// index file, a declarative config directory or grpc://host:port.
+//
+// It returns an error only when a side cannot be opened or reached; data
+// differences, losses included, are in the Result (see Result.OK).
+func Check(ctx context.Context, left, right string, opts ...Option) (*Result, error) {
+	o := options{concurrency: DefaultConcurrency}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.concurrency <= 0 {
+		o.concurrency = DefaultConcurrency
+	}
+
+	var sides [2]*side
+	defer func() {
+		for _, s := range sides {
+			if s != nil {
+				_ = s.close()
+			}
+		}
+	}()
+	for i, ref := range []string{left, right} {
+		s, err := openSide(ctx, ref, o.warn)
+		if err != nil {
+			return nil, err
+		}
+		sides[i] = s
+	}
+	res, err := run(ctx, sides, o)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range sides {
+		sides[i] = nil
+		if err := s.close(); err != nil {
+			return nil, fmt.Errorf("close %s: %w", s.ref, err)
+		}
+	}
+	return res, nil
+}
+
+// run makes every call on both sides and collects the result.
+func run(ctx context.Context, sides [2]*side, o options) (*Result, error) {
+	cat := &catalog{
+		kinds: [2]Kind{sides[0].kind, sides[1].kind},
+		sides: [2]*sideIndex{newSideIndex(), newSideIndex()},
+	}
+	res := &Result{
+		Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind},
+		Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind},
+	}
+	stats := map[string]*RPCStats{}
+	for _, rpc := range RPCs {
+		stats[rpc] = &RPCStats{RPC: rpc}
+	}
+	var mu sync.Mutex
+	record := func(c call, diffs []Diff) {
+		mu.Lock()
+		defer mu.Unlock()
+		st := stats[c.rpc]
+		st.Calls++
+		worst := Class("")
+		for _, d := range diffs {
+			if worst != Loss {
+				worst = d.Class
+			}
+		}
+		switch worst {
+		case "":
+			st.Identical++
+		case Benign:
+			st.Benign++
+		case Loss:
+			st.Losses++
+		}
+		res.Diffs = append(res.Diffs, diffs...)
+	}
+	both := func(ctx context.Context, c call) ([2]answer, error) {
+		var a [2]answer
+		for i, s := range sides {
+			var err error
+			if a[i], err = invoke(ctx, s.client, c); err != nil {
+				return a, fmt.Errorf("%s: %w", s.ref, err)
+			}
+		}
+		return a, nil
+	}
+
+	// Phase 1: what the catalogs contain.
+	lists := []call{{rpc: RPCListPackages}, {rpc: RPCListBundles}}
+	var listAnswers [2][2]answer
+	for i, c := range lists {
+		a, err := both(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		listAnswers[i] = a
+	}
+	pkgs := map[string]bool{}
+	for s := range 2 {
+		for _, n := range listAnswers[0][s].names {
+			pkgs[n] = true
+		}
+		for _, b := range listAnswers[1][s].bundles {
+			cat.sides[s].addBundle(b)
+			pkgs[b.GetPackageName()] = true
+		}
+	}
+	pkgCalls := []call{}
+	for _, n := range sortedKeys(pkgs, strLess) {
+		pkgCalls = append(pkgCalls, call{rpc: RPCGetPackage, pkg: n})
+	}
+	pkgCalls = append(pkgCalls, call{rpc: RPCGetPackage, pkg: probePackage, probe: true})
+	pkgAnswers := make([][2]answer, len(pkgCalls))
+	if err := pool(ctx, o.concurrency, len(pkgCalls), func(ctx context.Context, i int) error {
+		a, err := both(ctx, pkgCalls[i])
+		pkgAnswers[i] = a
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	for i, c := range pkgCalls {
+		for s := range 2 {
+			if p := pkgAnswers[i][s].pkg; p != nil && pkgAnswers[i][s].err == nil && !c.probe {
+				cat.sides[s].packages[c.pkg] = p
+			}
+		}
+	}
+	cat.build()
+
+	// Phase 2: every other call, compared as it comes.
+	calls := cat.calls()
+	if o.progress != nil {
+		o.progress.Start(len(lists) + len(pkgCalls) + len(calls))
+		defer o.progress.Done()
+	}
+	for i, c := range lists {
+		record(c, compare(cat, c, listAnswers[i]))
+	}
+	for i, c := range pkgCalls {
+		record(c, compare(cat, c, pkgAnswers[i]))
+	}
+	if o.progress != nil {
+		o.progress.Add(len(lists) + len(pkgCalls))
+	}
+	err := pool(ctx, o.concurrency, len(calls), func(ctx context.Context, i int) error {
+		a, err := both(ctx, calls[i])
+		if err != nil {
+			return err
+		}
+		record(calls[i], compare(cat, calls[i], a))
+		if o.progress != nil {
+			o.progress.Add(1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rpc := range RPCs {
+		res.Stats = append(res.Stats, *stats[rpc])
+	}
+	res.finish()
+	return res, nil
+}
+
+// pool runs fn(0..n-1) on at most workers goroutines; the first error
+// cancels the rest and is returned.
+func pool(parent context.Context, workers, n int, fn func(ctx context.Context, i int) error) error {
+	g, ctx := errgroup.WithContext(parent)
+	g.SetLimit(workers)
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return fn(ctx, i) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return parent.Err()
+}

@@ -1,0 +1,219 @@
+package parity
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// RPC names, in the order results are reported.
+const (
+	RPCListPackages                       = "ListPackages"
+	RPCGetPackage                         = "GetPackage"
+	RPCGetBundle                          = "GetBundle"
+	RPCGetBundleForChannel                = "GetBundleForChannel"
+	RPCGetChannelEntriesThatReplace       = "GetChannelEntriesThatReplace"
+	RPCGetBundleThatReplaces              = "GetBundleThatReplaces"
+	RPCGetChannelEntriesThatProvide       = "GetChannelEntriesThatProvide"
+	RPCGetLatestChannelEntriesThatProvide = "GetLatestChannelEntriesThatProvide"
+	RPCGetDefaultBundleThatProvides       = "GetDefaultBundleThatProvides"
+	RPCListBundles                        = "ListBundles"
+)
+
+// RPCs lists every api.Registry RPC the checker calls.
+var RPCs = []string{
+	RPCListPackages, RPCGetPackage, RPCGetBundle, RPCGetBundleForChannel,
+	RPCGetChannelEntriesThatReplace, RPCGetBundleThatReplaces,
+	RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide,
+	RPCGetDefaultBundleThatProvides, RPCListBundles,
+}
+
+// Diff is one difference between the two sides' answers to one call.
+type Diff struct {
+	RPC string `json:"rpc"`
+	// Request is the call's request in field=value form.
+	Request string `json:"request"`
+	// Path locates the difference inside the answer, e.g.
+	// ".properties[olm.gvk]" or "[foo/beta/foo.v0.2.0]".
+	Path  string `json:"path"`
+	Left  string `json:"left"`
+	Right string `json:"right"`
+	Class Class  `json:"class"`
+	Rule  string `json:"rule"`
+	// Explanation says why the rule applies (from the reference).
+	Explanation string `json:"explanation"`
+}
+
+// RPCStats counts the calls of one RPC by outcome. A call counts as a
+// loss if any of its differences is a loss, as benign if all of them are
+// benign, and as identical if the answers did not differ.
+type RPCStats struct {
+	RPC       string `json:"rpc"`
+	Calls     int    `json:"calls"`
+	Identical int    `json:"identical"`
+	Benign    int    `json:"benign"`
+	Losses    int    `json:"losses"`
+}
+
+// SideInfo describes one side of a check.
+type SideInfo struct {
+	Ref  string `json:"ref"`
+	Kind Kind   `json:"kind"`
+}
+
+// Result is the outcome of Check.
+type Result struct {
+	Left  SideInfo   `json:"left"`
+	Right SideInfo   `json:"right"`
+	Stats []RPCStats `json:"stats"`
+	// Calls, BenignCalls and LossCalls total Stats.
+	Calls       int `json:"calls"`
+	BenignCalls int `json:"benignCalls"`
+	LossCalls   int `json:"lossCalls"`
+	// Diffs holds every difference, losses first, then by RPC, request
+	// and path.
+	Diffs []Diff `json:"diffs"`
+	// RulesSeen counts the differences per rule name.
+	RulesSeen map[string]int `json:"rulesSeen"`
+}
+
+// Losses returns the loss differences.
+func (r *Result) Losses() []Diff { return r.filter(Loss) }
+
+// BenignDiffs returns the benign differences.
+func (r *Result) BenignDiffs() []Diff { return r.filter(Benign) }
+
+func (r *Result) filter(c Class) []Diff {
+	var out []Diff
+	for _, d := range r.Diffs {
+		if d.Class == c {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// OK reports whether the check passed: no loss, and with strict no
+// difference at all.
+func (r *Result) OK(strict bool) bool {
+	if r.LossCalls > 0 {
+		return false
+	}
+	return !strict || r.BenignCalls == 0
+}
+
+// Err returns nil when the check passed (see OK), and otherwise an error
+// that counts the failing differences and shows the first few.
+func (r *Result) Err(strict bool) error {
+	if r.OK(strict) {
+		return nil
+	}
+	failing, what, calls := r.Losses(), "loss(es)", r.LossCalls
+	if strict {
+		failing, what, calls = r.Diffs, "difference(s)", r.LossCalls+r.BenignCalls
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "parity %s vs %s: %d %s in %d call(s)", r.Left.Ref, r.Right.Ref, len(failing), what, calls)
+	for i, d := range failing {
+		if i == 3 {
+			fmt.Fprintf(&b, "; ...")
+			break
+		}
+		fmt.Fprintf(&b, "; %s {%s} %s: left %s, right %s [%s]", d.RPC, d.Request, d.Path, d.Left, d.Right, d.Rule)
+	}
+	return fmt.Errorf("%s", b.String())
+}
+
+// WriteJSON writes the whole result as indented JSON.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// WriteText writes a human summary: a table of calls per RPC and outcome,
+// then the first maxDiffs differences (losses first), then the benign
+// rules seen with their explanations, then the verdict.
+func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
+	fmt.Fprintf(w, "parity: %s (%s) vs %s (%s)\n\n", r.Left.Ref, r.Left.Kind, r.Right.Ref, r.Right.Kind)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "RPC\tCALLS\tIDENTICAL\tBENIGN\tLOSSES\t")
+	var tot RPCStats
+	for _, s := range r.Stats {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", s.RPC, s.Calls, s.Identical, s.Benign, s.Losses)
+		tot.Calls += s.Calls
+		tot.Identical += s.Identical
+		tot.Benign += s.Benign
+		tot.Losses += s.Losses
+	}
+	fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t\n", tot.Calls, tot.Identical, tot.Benign, tot.Losses)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	if len(r.Diffs) > 0 && maxDiffs > 0 {
+		n := min(maxDiffs, len(r.Diffs))
+		fmt.Fprintf(w, "\nDifferences (first %d of %d, losses first):\n", n, len(r.Diffs))
+		for _, d := range r.Diffs[:n] {
+			fmt.Fprintf(w, "  %-6s %s {%s} %s\n", strings.ToUpper(string(d.Class)), d.RPC, d.Request, d.Path)
+			fmt.Fprintf(w, "         left:  %s\n         right: %s\n         rule:  %s\n", d.Left, d.Right, d.Rule)
+		}
+	}
+
+	if len(r.RulesSeen) > 0 {
+		fmt.Fprintf(w, "\nRules seen:\n")
+		for _, rule := range Rules {
+			if n := r.RulesSeen[rule.Name]; n > 0 {
+				fmt.Fprintf(w, "  %-6s %-40s %5d  %s\n", rule.Class, rule.Name, n, rule.Explanation)
+			}
+		}
+	}
+
+	fmt.Fprintln(w)
+	switch {
+	case r.LossCalls > 0:
+		fmt.Fprintf(w, "LOSS: %d of %d calls lost data\n", r.LossCalls, r.Calls)
+	case strict && r.BenignCalls > 0:
+		fmt.Fprintf(w, "DIFFERENT (strict): %d of %d calls differ (all benign)\n", r.BenignCalls, r.Calls)
+	case r.BenignCalls > 0:
+		fmt.Fprintf(w, "PARITY: no loss in %d calls (%d with benign differences)\n", r.Calls, r.BenignCalls)
+	default:
+		fmt.Fprintf(w, "PARITY: %d calls, all identical\n", r.Calls)
+	}
+	return nil
+}
+
+// finish computes the totals and orders the differences.
+func (r *Result) finish() {
+	r.Calls, r.BenignCalls, r.LossCalls = 0, 0, 0
+	for _, s := range r.Stats {
+		r.Calls += s.Calls
+		r.BenignCalls += s.Benign
+		r.LossCalls += s.Losses
+	}
+	order := map[string]int{}
+	for i, n := range RPCs {
+		order[n] = i
+	}
+	sort.SliceStable(r.Diffs, func(i, j int) bool {
+		a, b := r.Diffs[i], r.Diffs[j]
+		if a.Class != b.Class {
+			return a.Class == Loss
+		}
+		if a.RPC != b.RPC {
+			return order[a.RPC] < order[b.RPC]
+		}
+		if a.Request != b.Request {
+			return a.Request < b.Request
+		}
+		return a.Path < b.Path
+	})
+	r.RulesSeen = map[string]int{}
+	for _, d := range r.Diffs {
+		r.RulesSeen[d.Rule]++
+	}
+}
