@@ -504,3 +504,13 @@ func TestReadPackageReturnsCopies(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, again)
 }
+
+// The connection refuses writes: immutable, mode=ro and query_only.
+func TestConnectionIsReadOnly(t *testing.T) {
+	db := openFixture(t, "opreg-foo-index")
+	_, err := db.db.Exec(`CREATE TABLE x(y)`)
+	require.Error(t, err)
+	var qo int
+	require.NoError(t, db.db.Get(&qo, `PRAGMA query_only`))
+	assert.Equal(t, 1, qo)
+}
