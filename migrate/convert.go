@@ -85,7 +85,11 @@ func convertPackage(pd *legacy.PackageData, o *options) *packageResult {
 	}
 
 	// Channel membership and edges, from channel_entry.
-	edgesByChannel := channelEdges(pd.Entries)
+	edgesByChannel, dangling := channelEdges(pd.Entries)
+	for _, e := range dangling {
+		c.drop(Finding{Kind: DropDanglingEntryLink, Channel: e.Channel, Bundle: e.Bundle, Field: "replaces", Value: fmt.Sprint(e.Replaces),
+			Detail: fmt.Sprintf("channel_entry row %d replaces entry_id %d, which does not exist; that edge is ignored, as opm ignored it", e.ID, e.Replaces)})
+	}
 	knownChannel := map[string]bool{}
 	for _, ch := range pd.Channels {
 		knownChannel[ch.Name] = true

@@ -29,7 +29,10 @@ type edges struct {
 //
 // opm took the tip over the whole table; every opm-written channel has a
 // depth-0 head entry, so the package's minimum capped at 0 is the same.
-func channelEdges(entries []legacy.ChannelEntry) map[string]map[string]*edges {
+//
+// Entries whose replaces names an entry_id that does not exist are
+// returned in dangling (their edge is ignored, as opm's join ignored it).
+func channelEdges(entries []legacy.ChannelEntry) (out map[string]map[string]*edges, dangling []legacy.ChannelEntry) {
 	byID := make(map[int64]*legacy.ChannelEntry, len(entries))
 	var tip int64
 	for i := range entries {
@@ -68,7 +71,7 @@ func channelEdges(entries []legacy.ChannelEntry) map[string]map[string]*edges {
 	}
 	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].ID < ordered[j].ID })
 
-	out := map[string]map[string]*edges{}
+	out = map[string]map[string]*edges{}
 	for _, e := range ordered {
 		ch := out[e.Channel]
 		if ch == nil {
@@ -85,6 +88,7 @@ func channelEdges(entries []legacy.ChannelEntry) map[string]map[string]*edges {
 		}
 		target, ok := byID[e.Replaces]
 		if !ok {
+			dangling = append(dangling, *e)
 			continue
 		}
 		if real[e.ID] {
@@ -95,7 +99,7 @@ func channelEdges(entries []legacy.ChannelEntry) map[string]map[string]*edges {
 			m.skips = append(m.skips, target.Bundle)
 		}
 	}
-	return out
+	return out, dangling
 }
 
 // graphEntry is a channel entry as written: name and edges.

@@ -40,9 +40,10 @@ var smallFBBFoo = entries("foo",
 
 func TestChannelEdges(t *testing.T) {
 	tests := []struct {
-		name    string
-		entries []legacy.ChannelEntry
-		want    map[string]map[string]edges
+		name     string
+		entries  []legacy.ChannelEntry
+		want     map[string]map[string]edges
+		dangling int
 	}{
 		{
 			name:    "small-fbb foo: real chain vs synthetic skip entries",
@@ -98,12 +99,14 @@ func TestChannelEdges(t *testing.T) {
 			entries: entries("p",
 				[5]any{1, "c", "p.v2", 99, 0},
 			),
-			want: map[string]map[string]edges{"c": {"p.v2": {}}},
+			want:     map[string]map[string]edges{"c": {"p.v2": {}}},
+			dangling: 1,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := channelEdges(tt.entries)
+			got, dangling := channelEdges(tt.entries)
+			assert.Equal(t, tt.dangling, len(dangling))
 			flat := map[string]map[string]edges{}
 			for ch, m := range got {
 				flat[ch] = map[string]edges{}

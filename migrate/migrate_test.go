@@ -150,6 +150,25 @@ func TestMigrateStaleChannelHead(t *testing.T) {
 	assert.Equal(t, "foo.v9.9.9", n.Value)
 }
 
+func TestMigrateDanglingEntryLink(t *testing.T) {
+	db := copyFile(t, filepath.Join(fixturesDir, "small-fbb", "index.db"), t.TempDir())
+	// baz.v1.0.1's real entry (24) loses its link to baz.v1.0.0 (25).
+	execSQL(t, db, `UPDATE channel_entry SET replaces = 999 WHERE entry_id = 24`)
+	rep, err := Migrate(context.Background(), db, filepath.Join(t.TempDir(), "catalog"))
+	// Nothing leads to baz.v1.0.0 any more: a second head, unservable.
+	require.Error(t, err)
+	var lines []string
+	for _, f := range rep.Drops {
+		lines = append(lines, string(f.Kind)+" "+f.Channel+" "+f.Bundle+" "+f.Value)
+	}
+	assert.Equal(t, []string{"dangling-entry-link stable baz.v1.0.1 999"}, lines)
+	require.Len(t, rep.Problems, 1)
+	assert.Equal(t, ProblemMultipleHeads, rep.Problems[0].Kind)
+	assert.Equal(t, "stable", rep.Problems[0].Channel)
+	assert.Contains(t, rep.Problems[0].Detail, "baz.v1.0.0, baz.v1.1.0")
+	assert.Contains(t, rep.Drops[0].Detail, "channel_entry row 24")
+}
+
 func TestReportJSON(t *testing.T) {
 	db := filepath.Join(fixturesDir, "small-fbb-deprecated", "index.db")
 	rep, err := Migrate(context.Background(), db, filepath.Join(t.TempDir(), "catalog"))

@@ -30,6 +30,9 @@ const (
 	DropInvalidBundle Kind = "dropped-invalid-bundle"
 	// DropUnknownDependency: a dependency type with no declarative config equivalent.
 	DropUnknownDependency Kind = "unknown-dependency"
+	// DropDanglingEntryLink: a channel_entry row replaces an entry_id that
+	// does not exist; the edge is ignored.
+	DropDanglingEntryLink Kind = "dangling-entry-link"
 	// DropIcon: the package icon could not be decoded.
 	DropIcon Kind = "undecodable-icon"
 )
@@ -75,6 +78,7 @@ var hints = map[Kind]string{
 	DropInvalidRelatedImage: "fix the image reference in the source bundle and rebuild if the image is needed",
 	DropInvalidBundle:       "fix the bundle and add it to the migrated catalog again if it is needed",
 	DropUnknownDependency:   "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it",
+	DropDanglingEntryLink:   "the channel_entry table is damaged; check the channel's upgrade graph in the migrated catalog",
 	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
 	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
 	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
