@@ -1,8 +1,104 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"errors"
+	"fmt"
+	"io"
 
-// TODO(owner of parity): replace this placeholder with the real command.
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/legacy"
+	"github.com/operator-catalog/olmcat/registry/parity"
+)
+
 func newParityCmd() *cobra.Command {
-	return &cobra.Command{Use: "parity", Hidden: true}
+	var (
+		output      string
+		strict      bool
+		maxDiffs    int
+		concurrency int
+		noWarning   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "parity <left> <right>",
+		Short: "Check that two catalogs answer the registry gRPC API the same way",
+		Long: `Serve two catalogs and compare their answers to every api.Registry RPC.
+
+Each side is a legacy sqlite index, a declarative config directory or a live
+server (grpc://host:port). Local sides are served in-process on 127.0.0.1, so
+the wire is checked too. Every package, channel, bundle, replaced or skipped
+name and provided or required GVK of either side is queried, plus not-found
+probes; answers are compared as data (unordered lists as sets, JSON values
+parsed).
+
+Each difference is a loss, or a known benign difference between the sqlite and
+the declarative config servers, named by its rule (see the "Rules seen"
+section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
+2 usage.`,
+		Example: `  olmcat parity index.db ./catalog
+  olmcat parity index.db grpc://localhost:50051 -o json > parity.json
+  olmcat parity ./old-catalog ./new-catalog --strict`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return usageError(fmt.Errorf("-o %q: want text or json", output))
+			}
+			if maxDiffs < 0 {
+				return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", maxDiffs))
+			}
+			stderr := cmd.ErrOrStderr()
+			prog := &parityProgress{w: stderr}
+			opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(concurrency)}
+			if !noWarning {
+				opts = append(opts, parity.WithDeprecationWarnings(stderr))
+			}
+			res, err := parity.Check(cmd.Context(), args[0], args[1], opts...)
+			if err != nil {
+				return err
+			}
+			stdout := cmd.OutOrStdout()
+			if output == "json" {
+				err = res.WriteJSON(stdout)
+			} else {
+				err = res.WriteText(stdout, maxDiffs, strict)
+			}
+			if err != nil {
+				return fmt.Errorf("write result: %w", err)
+			}
+			if !res.OK(strict) {
+				what := fmt.Sprintf("%d of %d calls lost data", res.LossCalls, res.Calls)
+				if res.LossCalls == 0 {
+					what = fmt.Sprintf("%d of %d calls differ (benign, failing with --strict)", res.BenignCalls, res.Calls)
+				}
+				return &exitError{code: exitInvalid, err: errors.New("parity check failed: " + what)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&output, "output", "o", "text", "output format: text (summary table and first differences) or json (the full result)")
+	f.BoolVar(&strict, "strict", false, "fail on benign differences too")
+	f.IntVar(&maxDiffs, "max-diffs", 10, "differences shown in text output")
+	f.IntVar(&concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
+	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+legacy.NoDeprecationWarningEnv+"=1)")
+	return cmd
+}
+
+// parityProgress adapts the terminal progress bar to parity.Progress: the
+// bar is created once the number of calls is known.
+type parityProgress struct {
+	w   io.Writer
+	bar *progress
+}
+
+func (p *parityProgress) Start(total int) { p.bar = newProgress(p.w, total, "parity", false) }
+func (p *parityProgress) Add(n int) {
+	if p.bar != nil {
+		p.bar.Add(n)
+	}
+}
+func (p *parityProgress) Done() {
+	if p.bar != nil {
+		p.bar.Done()
+	}
 }

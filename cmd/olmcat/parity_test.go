@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/legacy"
+)
+
+func TestParityCommand(t *testing.T) {
+	fixture := func(name, what string) string { return filepath.Join("..", "..", "fixtures", "legacy", name, what) }
+	smallDB, smallDir := fixture("small-fbb", "index.db"), fixture("small-fbb", "opm-migrate")
+	edgeDB, edgeDir := fixture("edge-substitutes", "index.db"), fixture("edge-substitutes", "opm-migrate")
+
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     []string
+		stderr     []string
+		noStderr   []string
+		jsonResult bool
+	}{
+		{
+			name:   "parity with benign differences",
+			args:   []string{"parity", smallDB, smallDir},
+			code:   exitOK,
+			stdout: []string{"GetBundleForChannel", "plural-sqlite-only", "PARITY: no loss"},
+			stderr: []string{"legacy sqlite index", legacy.MigrateCommand(smallDB)},
+		},
+		{
+			name:     "strict fails on benign differences",
+			args:     []string{"parity", "--strict", "--no-deprecation-warning", smallDB, smallDir},
+			code:     exitInvalid,
+			stdout:   []string{"DIFFERENT (strict)"},
+			stderr:   []string{"failing with --strict"},
+			noStderr: []string{"legacy sqlite index"},
+		},
+		{
+			name:   "identical catalogs pass strict",
+			args:   []string{"parity", "--strict", smallDir, smallDir},
+			code:   exitOK,
+			stdout: []string{"all identical"},
+		},
+		{
+			name:   "opm lost the olm.constraint dependency",
+			args:   []string{"parity", "--max-diffs", "1", edgeDB, edgeDir},
+			code:   exitInvalid,
+			stdout: []string{"LOSS ", "dependency-missing", "Differences (first 1 of"},
+			stderr: []string{"calls lost data"},
+		},
+		{
+			name:       "json output",
+			args:       []string{"parity", "-o", "json", "--no-deprecation-warning", edgeDB, edgeDir},
+			code:       exitInvalid,
+			jsonResult: true,
+		},
+		{name: "one argument", args: []string{"parity", smallDB}, code: exitUsage},
+		{name: "bad output", args: []string{"parity", "-o", "yaml", smallDB, smallDir}, code: exitUsage},
+		{name: "bad max-diffs", args: []string{"parity", "--max-diffs", "-1", smallDB, smallDir}, code: exitUsage},
+		{name: "unknown flag", args: []string{"parity", "--nope", smallDB, smallDir}, code: exitUsage},
+		{
+			name:   "missing side",
+			args:   []string{"parity", smallDB, filepath.Join(t.TempDir(), "nothing")},
+			code:   1,
+			stderr: []string{"nothing"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runDeclcfgCLI(t, tt.args...)
+			assert.Equal(t, tt.code, code, "stderr: %s", stderr)
+			for _, s := range tt.stdout {
+				assert.Contains(t, stdout, s)
+			}
+			for _, s := range tt.stderr {
+				assert.Contains(t, stderr, s)
+			}
+			for _, s := range tt.noStderr {
+				assert.NotContains(t, stderr, s)
+			}
+			if tt.jsonResult {
+				var res struct {
+					LossCalls int `json:"lossCalls"`
+					Diffs     []struct {
+						Rule  string `json:"rule"`
+						Class string `json:"class"`
+					} `json:"diffs"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(stdout), &res))
+				assert.Positive(t, res.LossCalls)
+				require.NotEmpty(t, res.Diffs)
+				assert.Equal(t, "loss", res.Diffs[0].Class)
+				assert.Equal(t, "dependency-missing", res.Diffs[0].Rule)
+			}
+		})
+	}
+}
