@@ -128,13 +128,22 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			rep.derive("skipRange")
 		}
 	}
+	// Migration 6 copied api rows only for bundles with a version, and
+	// migrations 8 and 9 backfilled dependencies and properties from those
+	// rows: a real row left with a NULL version by migration 5 lost all of
+	// them. They are derived from the CSV where missing.
+	lostKeyed := s.col("operatorbundle", "version") && !(key.version.Valid && key.version.String != "") &&
+		s.has("api_provider") && !db.apiKeyedByEntry()
+	if lostKeyed && len(nullCols) > 0 {
+		taken = append(taken, "missing api_provider/api_requirer, olm.gvk properties and dependencies rows (migrations 6-9 skipped NULL-version rows) derived from the manifests")
+	}
 	if len(nullCols) > 0 {
 		verb := "is"
 		if len(nullCols) > 1 {
 			verb = "are"
 		}
 		rep.add(RepairNullVersion, "operatorbundle", name, fmt.Sprintf(
-			"%s %s NULL on a real row (migration 5's backfill inserted junk rows instead of updating them); %s",
+			"%s %s NULL or empty on a real row (as migration 5's backfill left them: it inserted junk rows instead of updating); %s",
 			strings.Join(nullCols, " and "), verb, strings.Join(taken, ", ")))
 	}
 	if raw.replaces.Valid && raw.skips.Valid {
@@ -173,7 +182,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 	// no rows gets its APIs from the CRDs in its objects and its CSV.
 	// Slices read at Open are copied: callers may sort or edit what they get.
 	b.ProvidedAPIs = append([]API(nil), db.provided[name]...)
-	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties")) {
+	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties") || lostKeyed) {
 		c, err := getCSV()
 		if err != nil {
 			return b, err
@@ -185,7 +194,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 	}
 	b.RequiredAPIs = append([]API(nil), db.required[name]...)
-	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies")) {
+	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies") || lostKeyed) {
 		c, err := getCSV()
 		if err != nil {
 			return b, err
@@ -224,6 +233,22 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 				rep.dups = map[string]int{}
 			}
 			rep.dups[t] += n
+		}
+		if lostKeyed && !hasType(b.Properties, "olm.gvk") {
+			for _, a := range b.ProvidedAPIs {
+				b.Properties = append(b.Properties, Property{Type: "olm.gvk", Value: gvkValue(a)})
+			}
+			c, err := getCSV()
+			if err != nil {
+				return b, err
+			}
+			if c != nil {
+				extra, err := c.annotationProperties()
+				if err != nil {
+					return b, err
+				}
+				b.Properties = dedupProperties(append(b.Properties, extra...))
+			}
 		}
 		if !hasType(b.Properties, "olm.package") {
 			b.Properties = append([]Property{{Type: "olm.package", Value: packageValue(pkg, b.Version)}}, b.Properties...)
@@ -279,6 +304,11 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			}
 			seen[r] = true
 			b.Dependencies = append(b.Dependencies, r)
+		}
+		if lostKeyed && len(b.Dependencies) == 0 {
+			for _, a := range b.RequiredAPIs {
+				b.Dependencies = append(b.Dependencies, Dependency{Type: "olm.gvk", Value: gvkValue(a)})
+			}
 		}
 		if typeKey {
 			rep.derive(`olm.gvk dependency values without migration 8's "type" key`)

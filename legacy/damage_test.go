@@ -88,6 +88,10 @@ func TestMigration5JunkRows(t *testing.T) {
 					assert.Equal(t, wb.Version, b.Version, b.Name)
 					assert.Equal(t, wb.SkipRange, b.SkipRange, b.Name)
 					assert.Equal(t, sortedProps(wb.Properties), sortedProps(b.Properties), b.Name)
+					assert.ElementsMatch(t, wb.ProvidedAPIs, b.ProvidedAPIs, b.Name)
+					assert.ElementsMatch(t, wb.RequiredAPIs, b.RequiredAPIs, b.Name)
+					assert.Equal(t, wb.Replaces, b.Replaces, b.Name)
+					assert.Equal(t, wb.Skips, b.Skips, b.Name)
 				}
 				for _, r := range repairsOf(pd.Repairs, RepairNullVersion) {
 					assert.Contains(t, r.Detail, "version and skiprange are NULL")
