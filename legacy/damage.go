@@ -191,18 +191,20 @@ func (d *DB) fetchCSV(ctx context.Context, name string) (*csvDoc, error) {
 // on large indexes whose bundles legitimately share one dependency.
 func (d *DB) checkDependencies(ctx context.Context) error {
 	rows := 0
-	distinct := map[string]bool{}
 	for _, ds := range d.deps {
 		for _, x := range ds {
+			if rows == 0 {
+				d.depsValue = x.Value
+			} else if x.Value != d.depsValue {
+				d.depsValue = ""
+				return nil // two values: not migration 9's signature
+			}
 			rows++
-			distinct[x.Value] = true
 		}
 	}
-	if rows < 2 || len(distinct) != 1 {
+	if rows < 2 {
+		d.depsValue = ""
 		return nil
-	}
-	for v := range distinct {
-		d.depsValue = v
 	}
 	names := make([]string, 0, len(d.deps))
 	for n := range d.deps {

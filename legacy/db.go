@@ -62,6 +62,9 @@ type DB struct {
 	depsFirstBundle string
 
 	repairs []Repair
+	// sizeHint is about the number of operatorbundle rows, to size the
+	// maps Open fills (growing them was a tenth of Open's time).
+	sizeHint int
 	// Repairs found by loaders running concurrently, merged into repairs.
 	pkgRepairs, junkRepairs []Repair
 	// api rows keyed as stored (bundle name, or channel_entry_id below
@@ -208,6 +211,12 @@ func (d *DB) load(ctx context.Context) error {
 	if d.level, err = readLevel(ctx, d.db, sch); err != nil {
 		return err
 	}
+	// max(rowid) is a B-tree edge lookup, not a scan.
+	var maxRowid sql.NullInt64
+	if err := d.db.GetContext(ctx, &maxRowid, `SELECT max(rowid) FROM operatorbundle`); err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	d.sizeHint = int(min(max(maxRowid.Int64, 0), 1<<20))
 	// The loaders fill disjoint fields; on two cores running them on
 	// separate connections halves Open on large indexes.
 	g, gctx := errgroup.WithContext(ctx)
@@ -237,7 +246,7 @@ func (d *DB) loadPackages(ctx context.Context) error {
 		return fmt.Errorf("read table package: %w", err)
 	}
 	defer rows.Close()
-	d.pkgs = map[string]Package{}
+	d.pkgs = make(map[string]Package, d.sizeHint/8)
 	nullNames := 0
 	for rows.Next() {
 		var name, def sql.NullString
@@ -288,7 +297,7 @@ func (d *DB) loadEntries(ctx context.Context) error {
 	}
 	defer rows.Close()
 	d.entries = map[string][]ChannelEntry{}
-	d.entryPkg = map[string]string{}
+	d.entryPkg = make(map[string]string, d.sizeHint)
 	for rows.Next() {
 		var id int64
 		var ch, pkg, b sql.NullString
@@ -328,7 +337,7 @@ func (d *DB) loadBundleKeys(ctx context.Context) error {
 		return fmt.Errorf("read table operatorbundle: %w", err)
 	}
 	defer rows.Close()
-	d.rows = map[string]bundleKey{}
+	d.rows = make(map[string]bundleKey, d.sizeHint)
 	for rows.Next() {
 		var name string
 		var k bundleKey
@@ -344,7 +353,7 @@ func (d *DB) loadBundleKeys(ctx context.Context) error {
 }
 
 func (d *DB) loadProperties(ctx context.Context) error {
-	d.props = map[string][]propRow{}
+	d.props = make(map[string][]propRow, d.sizeHint)
 	if !d.sch.has("properties") {
 		return nil
 	}
@@ -355,6 +364,8 @@ func (d *DB) loadProperties(ctx context.Context) error {
 		return fmt.Errorf("read table properties: %w", err)
 	}
 	defer rows.Close()
+	g := grouper[propRow]{m: d.props}
+	defer g.flush()
 	for rows.Next() {
 		var typ, val, name sql.NullString
 		var nullPath bool
@@ -364,12 +375,38 @@ func (d *DB) loadProperties(ctx context.Context) error {
 		if !name.Valid {
 			continue
 		}
-		d.props[name.String] = append(d.props[name.String], propRow{Property{Type: typ.String, Value: val.String}, nullPath})
+		g.add(name.String, propRow{Property{Type: typ.String, Value: val.String}, nullPath})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table properties: %w", err)
 	}
 	return nil
+}
+
+// grouper appends rows to m[key] with one map access per run of equal
+// keys: the bundle-keyed tables hold each bundle's rows together, and map
+// hashing per row was a fifth of Open's time on large indexes.
+type grouper[T any] struct {
+	m    map[string][]T
+	key  string
+	cur  []T
+	open bool
+}
+
+func (g *grouper[T]) add(key string, v T) {
+	if !g.open || key != g.key {
+		g.flush()
+		g.key, g.cur, g.open = key, g.m[key], true
+	}
+	g.cur = append(g.cur, v)
+}
+
+// flush stores the current run; add and flush may be called after it.
+func (g *grouper[T]) flush() {
+	if g.open {
+		g.m[g.key] = g.cur
+		g.open = false
+	}
 }
 
 // colOrNull is column c of table t or the literal NULL.
@@ -381,7 +418,7 @@ func colOrNull(s schemaInfo, t, c string) string {
 }
 
 func (d *DB) loadDependencies(ctx context.Context) error {
-	d.deps = map[string][]Dependency{}
+	d.deps = make(map[string][]Dependency, d.sizeHint)
 	if !d.sch.has("dependencies") {
 		return nil
 	}
@@ -390,6 +427,8 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
 	defer rows.Close()
+	g := grouper[Dependency]{m: d.deps}
+	defer g.flush()
 	for rows.Next() {
 		var typ, val, name sql.NullString
 		if err := rows.Scan(&typ, &val, &name); err != nil {
@@ -404,7 +443,7 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 			// row alone is known to be genuine.
 			d.depsFirst, d.depsFirstBundle = dep, name.String
 		}
-		d.deps[name.String] = append(d.deps[name.String], dep)
+		g.add(name.String, dep)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
@@ -413,7 +452,7 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 }
 
 func (d *DB) loadRelatedImages(ctx context.Context) error {
-	d.related = map[string][]string{}
+	d.related = make(map[string][]string, d.sizeHint)
 	if !d.sch.has("related_image") {
 		return nil
 	}
@@ -421,6 +460,7 @@ func (d *DB) loadRelatedImages(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read table related_image: %w", err)
 	}
+	g := grouper[string]{m: d.related}
 	defer rows.Close()
 	for rows.Next() {
 		var img, name sql.NullString
@@ -430,8 +470,9 @@ func (d *DB) loadRelatedImages(ctx context.Context) error {
 		if !name.Valid || img.String == "" {
 			continue
 		}
-		d.related[name.String] = append(d.related[name.String], img.String)
+		g.add(name.String, img.String)
 	}
+	g.flush()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table related_image: %w", err)
 	}
@@ -465,7 +506,7 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 		}
 	}
 	read := func(table string) (map[string][]API, error) {
-		out := map[string][]API{}
+		out := make(map[string][]API, d.sizeHint)
 		key := d.apiKey(table)
 		if key == "" {
 			return out, nil
@@ -477,6 +518,7 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 		defer rows.Close()
 		// Group/version/kind repeat across bundles: share their strings.
 		intern := map[[3]string]API{}
+		grp := grouper[API]{m: out}
 		for rows.Next() {
 			var g, v, k, ref sql.NullString
 			if err := rows.Scan(&g, &v, &k, &ref); err != nil {
@@ -491,8 +533,9 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 				a = API{Group: g.String, Version: v.String, Kind: k.String, Plural: plural[gvk]}
 				intern[gvk] = a
 			}
-			out[ref.String] = append(out[ref.String], a)
+			grp.add(ref.String, a)
 		}
+		grp.flush()
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("read table %s: %w", table, err)
 		}
