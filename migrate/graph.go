@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -154,7 +155,7 @@ func checkGraph(entries []graphEntry) []graphProblem {
 		return []graphProblem{{kind: ProblemNoHead, detail: "no channel head: every bundle is replaced or skipped by another"}}
 	case 1:
 	default:
-		return []graphProblem{{kind: ProblemMultipleHeads, bundles: heads, detail: "multiple channel heads: " + strings.Join(heads, ", ")}}
+		return []graphProblem{{kind: ProblemMultipleHeads, bundles: heads, detail: "multiple channel heads: " + nameList(heads)}}
 	}
 	onChain := map[string]bool{}
 	chain := []string{}
@@ -180,7 +181,17 @@ func checkGraph(entries []graphEntry) []graphProblem {
 	}
 	if len(unreachable) > 0 {
 		sort.Strings(unreachable)
-		return []graphProblem{{kind: ProblemUnreachable, bundles: unreachable, detail: "neither on the replaces chain from head " + heads[0] + " nor skipped by any bundle"}}
+		return []graphProblem{{kind: ProblemUnreachable, bundles: unreachable,
+			detail: "neither on the replaces chain from head " + heads[0] + " (which stops at the first skipped bundle) nor skipped by any bundle: " + nameList(unreachable)}}
 	}
 	return nil
+}
+
+// nameList joins names, eliding all but the first ten.
+func nameList(names []string) string {
+	const max = 10
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + fmt.Sprintf(" and %d more", len(names)-max)
 }
