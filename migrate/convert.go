@@ -334,6 +334,14 @@ func (c *converter) checkBundle(st *bundleState) {
 			st.csvJSON = obj
 		}
 	}
+	if st.csvJSON == nil && len(b.Objects) > 0 {
+		if b.BundlePath == "" {
+			bad(ProblemInvalidManifest, "objects", "", fmt.Sprintf("operatorbundle row %q: the manifests hold no ClusterServiceVersion and the bundle has no image to install from", b.Name))
+		} else {
+			c.note(Finding{Kind: NoteNoCSV, Bundle: b.Name, Field: "objects",
+				Detail: "the manifests hold no ClusterServiceVersion (opm refused the whole index); written as stored, clients install from the bundle image"})
+		}
+	}
 	if st.csvJSON != nil {
 		imgs, err := scanCSVImages(st.csvJSON)
 		if err != nil {

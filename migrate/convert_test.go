@@ -236,3 +236,23 @@ func TestBundleObjectEncoding(t *testing.T) {
 	p := bundleObject(obj)
 	assert.Equal(t, `{"data":"`+base64.StdEncoding.EncodeToString(obj)+`"}`, string(p.Value))
 }
+
+func TestConvertPackageManifestsWithoutCSV(t *testing.T) {
+	pd := fooPackage()
+	pd.Bundles[2].Objects = [][]byte{[]byte(fooCRD)}
+	res := convertPackage(pd, mustOpts(t))
+	require.Empty(t, res.problems)
+	var notes []string
+	for _, f := range res.notes {
+		notes = append(notes, string(f.Kind)+" "+f.Bundle)
+	}
+	assert.Contains(t, notes, "no-csv-in-manifests foo.v0.3.1")
+
+	pd = fooPackage()
+	pd.Bundles[2].Objects = [][]byte{[]byte(fooCRD)}
+	pd.Bundles[2].BundlePath = ""
+	res = convertPackage(pd, mustOpts(t))
+	require.Len(t, res.problems, 1)
+	assert.Equal(t, ProblemInvalidManifest, res.problems[0].Kind)
+	assert.Equal(t, "foo.v0.3.1", res.problems[0].Bundle)
+}

@@ -41,6 +41,8 @@ const (
 const (
 	// NoteDanglingEdge: an edge names a bundle the migration dropped.
 	NoteDanglingEdge Kind = "dangling-edge"
+	// NoteNoCSV: a bundle's manifests hold no ClusterServiceVersion.
+	NoteNoCSV Kind = "no-csv-in-manifests"
 	// NoteStaleChannelHead: the channel table names a head bundle the
 	// database does not have; the graph comes from channel_entry anyway.
 	NoteStaleChannelHead Kind = "stale-channel-head"
@@ -80,6 +82,7 @@ var hints = map[Kind]string{
 	DropUnknownDependency:   "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it",
 	DropDanglingEntryLink:   "the channel_entry table is damaged; check the channel's upgrade graph in the migrated catalog",
 	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
+	NoteNoCSV:               "nothing while the bundle image is pullable: clients install from the image; fix the index entry if manifests matter to you",
 	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
 	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
 
