@@ -514,3 +514,15 @@ func TestConnectionIsReadOnly(t *testing.T) {
 	require.NoError(t, db.db.Get(&qo, `PRAGMA query_only`))
 	assert.Equal(t, 1, qo)
 }
+
+func TestCancelledContext(t *testing.T) {
+	db := openFixture(t, "small-fbb")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := db.ReadPackage(ctx, "foo")
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = db.PackageNames(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = Open(ctx, fixture("small-fbb"))
+	require.ErrorIs(t, err, context.Canceled)
+}
