@@ -26,6 +26,7 @@ type migrateFlags struct {
 	noDeprecationWarning     bool
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
+	verify                   bool
 }
 
 func newMigrateCmd() *cobra.Command {
@@ -66,6 +67,7 @@ kind of problem; see MIGRATION.md.`,
 	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	fl.BoolVar(&f.dropInvalidRelatedImages, "drop-invalid-related-images", false, "leave out related images with an invalid reference instead of failing")
 	fl.BoolVar(&f.dropInvalidBundles, "drop-invalid-bundles", false, "leave out bundles that cannot be served (invalid image, version, skipRange, properties) instead of failing")
+	fl.BoolVar(&f.verify, "verify", false, "before committing the output, check that it serves every RPC answer the database served (olmcat parity); any loss fails the migration")
 	return cmd
 }
 
@@ -110,6 +112,9 @@ func runMigrate(cmd *cobra.Command, dbPath, outDir string, f *migrateFlags, opts
 		}
 		bar.Add(1)
 	}))
+	if f.verify {
+		opts = append(opts, migrate.WithBeforeCommit(verifyParity(stderr, dbPath)))
+	}
 	rep, err := migrate.Migrate(cmd.Context(), dbPath, outDir, opts...)
 	if bar != nil {
 		bar.Done()

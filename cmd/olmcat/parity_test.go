@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -99,4 +101,41 @@ func TestParityCommand(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestMigrateVerify(t *testing.T) {
+	smallDB := filepath.Join("..", "..", "fixtures", "legacy", "small-fbb", "index.db")
+
+	t.Run("parity", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "catalog")
+		_, stderr, code := runDeclcfgCLI(t, "migrate", "--verify", "--no-deprecation-warning", smallDB, out)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Contains(t, stderr, "verified: ")
+		assert.DirExists(t, filepath.Join(out, "foo"))
+	})
+
+	t.Run("a dropped bundle fails the migration", func(t *testing.T) {
+		// baz.v1.1.0 gets an invalid image: --drop-invalid-bundles leaves it
+		// out, which the database served, so --verify must refuse.
+		bundles, err := dbbuild.ReadBundleDirs(filepath.Join("..", "..", "fixtures", "bundles", "small-fbb"), dbbuild.RegistryImage("registry.test/small-fbb/"))
+		require.NoError(t, err)
+		for i := range bundles {
+			if bundles[i].Image == "registry.test/small-fbb/baz-bundle:v1.1.0" {
+				bundles[i].Image = "registry.test/small-fbb/baz-bundle@@sha256:1"
+			}
+		}
+		db := filepath.Join(t.TempDir(), "index.db")
+		require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, bundles))
+
+		out := filepath.Join(t.TempDir(), "catalog")
+		_, stderr, code := runDeclcfgCLI(t, "migrate", "--drop-invalid-bundles", "--verify", "--no-deprecation-warning", db, out)
+		assert.Equal(t, exitInvalid, code, stderr)
+		assert.Contains(t, stderr, "bundle-missing")
+		assert.Contains(t, stderr, "baz.v1.1.0")
+		assert.NoDirExists(t, out, "nothing written")
+
+		// Without --verify the same migration succeeds.
+		_, stderr, code = runDeclcfgCLI(t, "migrate", "--drop-invalid-bundles", "--no-deprecation-warning", db, out)
+		assert.Equal(t, exitOK, code, stderr)
+	})
 }

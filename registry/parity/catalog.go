@@ -52,6 +52,7 @@ type sideIndex struct {
 
 // catalog is the union of both sides, and each side's index.
 type catalog struct {
+	canon canonCache
 	kinds [2]Kind
 	sides [2]*sideIndex
 }

@@ -323,6 +323,9 @@ func edgeText(b *api.Bundle) string {
 // manifests compares csvJson and object as parsed JSON.
 func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
 	d.csvJSONAt(path, l.GetCsvJson(), r.GetCsvJson(), mode)
+	if d.cat.canon.sameList(l.GetObject(), r.GetObject()) {
+		return
+	}
 	lo, ro := canonList(l.GetObject()), canonList(r.GetObject())
 	if reflect.DeepEqual(lo, ro) {
 		return
@@ -349,6 +352,9 @@ func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
 func (d *differ) csvJSON(l, r string, mode bundleMode) { d.csvJSONAt("", l, r, mode) }
 
 func (d *differ) csvJSONAt(path, l, r string, mode bundleMode) {
+	if d.cat.canon.digest(l) == d.cat.canon.digest(r) {
+		return
+	}
 	lc, rc := canon(l), canon(r)
 	if lc == rc {
 		return

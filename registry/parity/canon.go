@@ -1,0 +1,50 @@
+package parity
+
+import (
+	"hash/maphash"
+	"slices"
+	"sync"
+)
+
+// canonCache remembers the digest of the canonical JSON of manifests.
+// The same bundle's csvJson and objects come back from GetBundle in each
+// channel, GetBundleThatReplaces, GetDefaultBundleThatProvides...: parsing
+// each once keeps a 10,000-bundle check fast. Keys and values are 64-bit
+// hashes with one per-check seed (a false match needs a collision of both).
+type canonCache struct {
+	once sync.Once
+	seed maphash.Seed
+	m    sync.Map // rawKey -> uint64 digest of canon(raw)
+}
+
+type rawKey struct {
+	h uint64
+	n int
+}
+
+// digest returns a hash of canon(s): equal digests mean equal JSON.
+func (c *canonCache) digest(s string) uint64 {
+	c.once.Do(func() { c.seed = maphash.MakeSeed() })
+	k := rawKey{maphash.String(c.seed, s), len(s)}
+	if v, ok := c.m.Load(k); ok {
+		return v.(uint64)
+	}
+	d := maphash.String(c.seed, canon(s))
+	c.m.Store(k, d)
+	return d
+}
+
+// sameList reports whether two lists hold the same JSON documents (as a
+// multiset).
+func (c *canonCache) sameList(l, r []string) bool {
+	if len(l) != len(r) {
+		return false
+	}
+	ld, rd := make([]uint64, len(l)), make([]uint64, len(r))
+	for i := range l {
+		ld[i], rd[i] = c.digest(l[i]), c.digest(r[i])
+	}
+	slices.Sort(ld)
+	slices.Sort(rd)
+	return slices.Equal(ld, rd)
+}
