@@ -273,3 +273,43 @@ func TestRenderYAMLEqualsMigrateYAML(t *testing.T) {
 	}
 	assert.Equal(t, want.String(), buf.String())
 }
+
+// TestFixturesObjectsLayoutYAML migrates every real database in the
+// objects layout as YAML (declcfg's writer) and checks that the result
+// loads, validates and holds the same blobs as the default output.
+func TestFixturesObjectsLayoutYAML(t *testing.T) {
+	for _, name := range fixtureNames(t) {
+		t.Run(name, func(t *testing.T) {
+			db := filepath.Join(fixturesDir, name, "index.db")
+			out := filepath.Join(t.TempDir(), "catalog")
+			rep, err := Migrate(context.Background(), db, out, WithLayout(declcfg.LayoutObjects), WithFormat(declcfg.FormatYAML), WithKeepDeprecated(true))
+			require.NoError(t, err)
+			got, err := declcfg.LoadFS(context.Background(), out)
+			require.NoError(t, err)
+			_, err = declcfg.ConvertToModel(got)
+			require.NoError(t, err)
+			want, _, err := Load(context.Background(), db, WithKeepDeprecated(true))
+			require.NoError(t, err)
+			assert.Equal(t, len(want.Packages), len(got.Packages))
+			assert.Equal(t, len(want.Channels), len(got.Channels))
+			require.Equal(t, len(want.Bundles), len(got.Bundles))
+			assert.Equal(t, len(want.Deprecations), len(got.Deprecations))
+			assert.Equal(t, rep.Counts.Bundles, len(got.Bundles))
+			declcfg.SortConfig(got)
+			declcfg.SortConfig(want)
+			for i := range want.Bundles {
+				// Manifests come back from the object files as the same JSON.
+				var objs []string
+				for _, p := range want.Bundles[i].Properties {
+					if p.Type == declcfg.PropertyBundleObject {
+						var v declcfg.BundleObjectValue
+						require.NoError(t, p.ParseValue(&v))
+						objs = append(objs, string(v.Data))
+					}
+				}
+				assert.Equal(t, len(objs), len(got.Bundles[i].Objects), want.Bundles[i].Name)
+				assert.Equal(t, want.Bundles[i].RelatedImages, got.Bundles[i].RelatedImages)
+			}
+		})
+	}
+}
