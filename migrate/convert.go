@@ -200,7 +200,7 @@ func convertPackage(pd *legacy.PackageData, o *options) *packageResult {
 				f.Bundle = gp.bundles[0]
 			}
 			if len(dropped) > 0 {
-				f.Detail += fmt.Sprintf(" (after leaving out %d bundle(s): %s)", len(dropped), strings.Join(sortedKeys(dropped), ", "))
+				f.Detail += fmt.Sprintf(" (after leaving out %d bundle(s): %s)", len(dropped), nameList(sortedKeys(dropped)))
 			}
 			c.problem(f)
 		}
