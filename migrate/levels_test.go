@@ -106,6 +106,14 @@ func TestEveryLevel(t *testing.T) {
 			assert.Equal(t, level, rep.SchemaLevel)
 			assert.Equal(t, []string{"stranded-bundle baz baz.v1.0.1"}, findingLines(rep.Drops))
 			assert.Empty(t, rep.Problems)
+			// The csv-metadata level converts and validates at every level too.
+			_, crep, err := buildAndMigrate(t, level, bundles, nil, WithMigrateLevel(MigrateLevelAll))
+			require.NoError(t, err)
+			if level >= 2 {
+				assert.Zero(t, crep.Counts.Objects, "bundles with an image carry olm.csv.metadata instead")
+			} else {
+				assert.Equal(t, rep.Counts.Objects, crep.Counts.Objects, "without bundlepath there is no image: manifests stay")
+			}
 			kinds := repairKinds(rep.Repairs)
 			if level < 9 {
 				assert.Contains(t, kinds, legacy.RepairDerived, "levels without properties derive them and say so")
