@@ -116,23 +116,31 @@ func toCBlob(t *testing.T, raw map[string]json.RawMessage) cblob {
 }
 
 // normalize applies the documented differences (MIGRATION.md, "What
-// changes") to a catalog so that it can be compared with opm's:
+// changes") to our catalog so that it can be compared with opm's:
 //   - the package description opm never filled is removed;
 //   - olm.label.required and olm.constraint properties (dependencies opm
-//     lost) are removed;
+//     lost; opm's outputs have none of these types) are removed;
 //   - related image names are blanked: opm named only spec.relatedImages
 //     entries, which checkRelatedImageNames compares separately.
-func normalize(cat map[string][]cblob) {
+//
+// It returns how many of each difference it removed, so that tests can
+// check the differences really occur.
+func normalize(cat map[string][]cblob) map[string]int {
+	removed := map[string]int{}
 	for _, blobs := range cat {
 		for i := range blobs {
 			b := &blobs[i]
 			switch b.Fields["schema"] {
 			case declcfg.SchemaPackage:
-				delete(b.Fields, "description")
+				if _, ok := b.Fields["description"]; ok {
+					removed["description"]++
+					delete(b.Fields, "description")
+				}
 			case declcfg.SchemaBundle:
 				kept := b.Props[:0]
 				for _, p := range b.Props {
 					if p.Type == declcfg.PropertyLabelRequired || p.Type == declcfg.PropertyConstraint {
+						removed[p.Type]++
 						continue
 					}
 					kept = append(kept, p)
@@ -140,12 +148,16 @@ func normalize(cat map[string][]cblob) {
 				b.Props = kept
 				if ris, ok := b.Fields["relatedImages"].([]any); ok {
 					for _, ri := range ris {
+						if ri.(map[string]any)["name"] != "" {
+							removed["relatedImages.name"]++
+						}
 						ri.(map[string]any)["name"] = ""
 					}
 				}
 			}
 		}
 	}
+	return removed
 }
 
 // relatedImageNames maps bundle name -> image -> name for non-empty names.
@@ -168,6 +180,30 @@ func relatedImageNames(cat map[string][]cblob) map[string]map[string]string {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// documentedDifferences are, per fixture, how often each documented
+// difference shows in the default migration: proof that the normalisation
+// in TestFixturesMatchOPM removes something real, not just that it is
+// harmless.
+var documentedDifferences = map[string]map[string]int{
+	"edge-before-substitutes": {declcfg.PropertyConstraint: 1},
+	"edge-substitutes":        {declcfg.PropertyConstraint: 1},
+	"community-bundles":       {"description": 14},
+}
+
+func nonZeroKeys(m map[string]int, allowed ...string) []string {
+	out := []string{}
+	for k, n := range m {
+		if n > 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return allowed
 	}
 	return out
 }
@@ -212,8 +248,16 @@ func TestFixturesMatchOPM(t *testing.T) {
 						assert.Equal(t, n, gotNames[bundle][img], "related image name of %s in %s", img, bundle)
 					}
 				}
-				normalize(got)
-				normalize(exp)
+				removed := normalize(got)
+				// opm's side only loses the names it gave, which are
+				// compared above; nothing else of the normalisation applies.
+				expRemoved := normalize(exp)
+				assert.Equal(t, []string{"relatedImages.name"}, nonZeroKeys(expRemoved, "relatedImages.name"))
+				if want, ok := documentedDifferences[name]; ok && variant.level == MigrateLevelNone {
+					for k, n := range want {
+						assert.Equal(t, n, removed[k], "documented difference %s", k)
+					}
+				}
 				require.Equal(t, sortedKeys(exp), sortedKeys(got), "catalog files")
 				for file := range exp {
 					if !assert.Equal(t, len(exp[file]), len(got[file]), "blobs in %s", file) {
