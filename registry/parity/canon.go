@@ -15,6 +15,25 @@ type canonCache struct {
 	once sync.Once
 	seed maphash.Seed
 	m    sync.Map // rawKey -> uint64 digest of canon(raw)
+	vals sync.Map // raw property value -> canon(raw)
+}
+
+// maxCachedValue bounds the property values value remembers: small JSON
+// documents repeat across calls; large ones are rare and parsed each time.
+const maxCachedValue = 4096
+
+// value returns canon(s), remembered for small property and dependency
+// values (each bundle's come back from several RPCs).
+func (c *canonCache) value(s string) string {
+	if len(s) > maxCachedValue {
+		return canon(s)
+	}
+	if v, ok := c.vals.Load(s); ok {
+		return v.(string)
+	}
+	v := canon(s)
+	c.vals.Store(s, v)
+	return v
 }
 
 type rawKey struct {

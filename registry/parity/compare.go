@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/testing/protocmp"
 
@@ -208,8 +209,10 @@ func (d *differ) getBundleForChannel(a [2]answer) {
 				d.add(RuleHeadDiffers, ".csvName", l.GetCsvName(), r.GetCsvName())
 				return
 			}
-			d.csvJSON(l.GetCsvJson(), r.GetCsvJson(), modeGetBundle)
 			full := []*api.Bundle{l, r}[1-s]
+			if !d.csvMetadata("", l, r) {
+				d.csvJSON(l.GetCsvJson(), r.GetCsvJson(), modeGetBundle)
+			}
 			lt, rt := pick(s, "csvName, csvJson", "also "+strings.Join(setFields(full), ", "))
 			d.add(RuleGetBundleForChannelShape, ".", lt, rt)
 			return
@@ -270,11 +273,15 @@ func (d *differ) bundle(path string, l, r *api.Bundle, mode bundleMode) {
 	d.propsAndDeps(path, l, r)
 	d.deprecation(path+".deprecation", l.GetDeprecation(), r.GetDeprecation())
 
-	if diff := cmp.Diff(l, r, protocmp.Transform(), protocmp.IgnoreFields(&api.Bundle{},
-		"csvName", "packageName", "channelName", "csvJson", "object", "bundlePath", "providedApis",
-		"requiredApis", "version", "skipRange", "dependencies", "properties", "replaces", "skips",
-		"deprecation")); diff != "" {
-		d.add(RuleFieldDiffers, path+".", "see right", compact(diff))
+	// Every field of the proto is compared above; what remains are fields
+	// of a newer server this client does not know (unknown fields).
+	if hasUnknown(l) || hasUnknown(r) {
+		if diff := cmp.Diff(l, r, protocmp.Transform(), protocmp.IgnoreFields(&api.Bundle{},
+			"csvName", "packageName", "channelName", "csvJson", "object", "bundlePath", "providedApis",
+			"requiredApis", "version", "skipRange", "dependencies", "properties", "replaces", "skips",
+			"deprecation")); diff != "" {
+			d.add(RuleFieldDiffers, path+".", "see right", compact(diff))
+		}
 	}
 }
 
@@ -322,6 +329,9 @@ func edgeText(b *api.Bundle) string {
 
 // manifests compares csvJson and object as parsed JSON.
 func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
+	if d.csvMetadata(path, l, r) {
+		return
+	}
 	d.csvJSONAt(path, l.GetCsvJson(), r.GetCsvJson(), mode)
 	if d.cat.canon.sameList(l.GetObject(), r.GetObject()) {
 		return
@@ -371,6 +381,73 @@ func presence(s string) string {
 		return "empty"
 	}
 	return objectName(s)
+}
+
+// csvMetadata recognises an image bundle whose manifests the declarative
+// config side replaced by olm.csv.metadata (a synthesized CSV and nothing
+// else), and records it as benign. The synthetic CSV must name the same
+// bundle as the other side's CSV.
+func (d *differ) csvMetadata(path string, l, r *api.Bundle) bool {
+	b := [2]*api.Bundle{l, r}
+	for s := range 2 {
+		o := 1 - s
+		if !d.cat.asym(o) || b[s].GetBundlePath() == "" || b[o].GetCsvJson() == "" {
+			continue
+		}
+		name, ok := syntheticCSV(b[s])
+		if !ok {
+			continue
+		}
+		if other, isSynth := syntheticCSV(b[o]); isSynth || csvName(b[o].GetCsvJson()) != name || other != "" {
+			continue
+		}
+		lt, rt := pick(s, "synthetic CSV from olm.csv.metadata", fmt.Sprintf("CSV and %d objects", len(b[o].GetObject())))
+		d.add(RuleCSVMetadataManifests, path+".csvJson", lt, rt)
+		return true
+	}
+	return false
+}
+
+// syntheticCSV reports whether b's csvJson is the CSV a declarative config
+// server synthesizes from olm.csv.metadata (install strategy reduced to
+// {"strategy":"deployment"} without deployments) and b serves no other
+// object; it returns the CSV's name.
+func syntheticCSV(b *api.Bundle) (string, bool) {
+	var csv struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Install struct {
+				Strategy string `json:"strategy"`
+				Spec     struct {
+					Deployments []any `json:"deployments"`
+				} `json:"spec"`
+			} `json:"install"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal([]byte(b.GetCsvJson()), &csv) != nil || csv.Kind != "ClusterServiceVersion" {
+		return "", false
+	}
+	if csv.Spec.Install.Strategy != "deployment" || len(csv.Spec.Install.Spec.Deployments) != 0 {
+		return "", false
+	}
+	objs := b.GetObject()
+	if len(objs) > 1 || len(objs) == 1 && canon(objs[0]) != canon(b.GetCsvJson()) {
+		return "", false
+	}
+	return csv.Metadata.Name, true
+}
+
+func csvName(csvJSON string) string {
+	var csv struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal([]byte(csvJSON), &csv)
+	return csv.Metadata.Name
 }
 
 // objectName names a canonical JSON object by kind and name.
@@ -431,6 +508,33 @@ func (d *differ) apis(path string, l, r []*api.GroupVersionKind) {
 	}
 }
 
+// hasUnknown reports whether m, or a message inside it, carries fields
+// this client's proto does not define.
+func hasUnknown(m proto.Message) bool {
+	found := false
+	var walk func(protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if found || len(m.GetUnknown()) > 0 {
+			found = true
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil:
+			case fd.IsList():
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			default:
+				walk(v.Message())
+			}
+			return !found
+		})
+	}
+	walk(m.ProtoReflect())
+	return found
+}
+
 // typed is a property or dependency with its value in canonical JSON.
 type typed struct{ typ, value string }
 
@@ -439,10 +543,10 @@ func (t typed) String() string { return t.typ + " " + t.value }
 func typedSet[T interface {
 	GetType() string
 	GetValue() string
-}](list []T) map[typed]bool {
+}](c *canonCache, list []T) map[typed]bool {
 	m := map[typed]bool{}
 	for _, p := range list {
-		m[typed{p.GetType(), canon(p.GetValue())}] = true
+		m[typed{p.GetType(), c.value(p.GetValue())}] = true
 	}
 	return m
 }
@@ -451,8 +555,9 @@ func typedSet[T interface {
 // values, recognising the migration's and the servers' known reshapings.
 func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 	bundles := [2]*api.Bundle{l, r}
-	props := [2]map[typed]bool{typedSet(l.GetProperties()), typedSet(r.GetProperties())}
-	deps := [2]map[typed]bool{typedSet(l.GetDependencies()), typedSet(r.GetDependencies())}
+	c := &d.cat.canon
+	props := [2]map[typed]bool{typedSet(c, l.GetProperties()), typedSet(c, r.GetProperties())}
+	deps := [2]map[typed]bool{typedSet(c, l.GetDependencies()), typedSet(c, r.GetDependencies())}
 	hasType := func(m map[typed]bool, typ string) bool {
 		for t := range m {
 			if t.typ == typ {

@@ -104,3 +104,15 @@ func rulesOf(diffs []Diff) map[string]bool {
 	}
 	return out
 }
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func orEmpty(k []diffKey) []diffKey {
+	if k == nil {
+		return []diffKey{}
+	}
+	return k
+}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/legacy"
 )
 
 // DefaultConcurrency is how many calls run at once by default.
@@ -63,12 +65,24 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 			}
 		}
 	}()
-	for i, ref := range []string{left, right} {
-		s, err := openSide(ctx, ref, o.warn)
-		if err != nil {
-			return nil, err
+	// Open both sides at once: loading a large catalog takes seconds.
+	if o.warn != nil {
+		for _, ref := range []string{left, right} {
+			if k, err := SideKind(ref); err == nil && k == KindSQLite {
+				legacy.WarnDeprecated(o.warn, ref)
+			}
 		}
-		sides[i] = s
+	}
+	var g errgroup.Group
+	for i, ref := range []string{left, right} {
+		g.Go(func() error {
+			s, err := openSide(ctx, ref)
+			sides[i] = s
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	res, err := run(ctx, sides, o)
 	if err != nil {

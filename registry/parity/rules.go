@@ -53,6 +53,8 @@ var (
 		"§4.10: ListBundles strips csvJson/object at stream time by different rules per backend; GetBundle carries the manifests and is compared separately"}
 	RuleListBundlesEdgeKind = Rule{"list-bundles-edge-kind", Benign,
 		"§4.10: sqlite ListBundles derives replaces/skips from channel_entry depths (a channel without an entry at the global minimum depth reports every edge as a skip); the same edges are served"}
+	RuleCSVMetadataManifests = Rule{"csv-metadata-manifests", Benign,
+		"§4.11/§5: the bundle-object-to-csv-metadata migration level replaced the manifests of an image bundle by olm.csv.metadata; the server synthesizes a CSV from it and serves no other object (OLM installs image bundles from the image)"}
 	RuleDeprecatedBundleDropped = Rule{"olm-deprecated-bundle-dropped", Benign,
 		"§5 step 3: the migration dropped a bundle carrying olm.deprecated that the sqlite server still served (OLM never installs it; olm-docs#274)"}
 )
@@ -82,7 +84,7 @@ var Rules = []Rule{
 	RuleLabelConstraintAsProperty, RulePackagePropertySynthesized, RuleDeprecatedPropertyAsDeprecation,
 	RuleLatestProviderHeadVsNearest, RuleDefaultProviderChoice, RuleReplaceEntrySkipReplaces,
 	RuleProvideEntrySkipEdges, RuleBundleThatReplacesChoice, RuleErrorText, RuleListBundlesManifests,
-	RuleListBundlesEdgeKind, RuleDeprecatedBundleDropped,
+	RuleListBundlesEdgeKind, RuleCSVMetadataManifests, RuleDeprecatedBundleDropped,
 	RulePackageMissing, RuleChannelMissing, RuleDefaultChannel, RuleHeadDiffers, RuleBundleMissing,
 	RulePropertyMissing, RulePropertyDiffers, RuleDependencyMissing, RuleAPIMissing, RuleEdgeMissing,
 	RuleEntryMissing, RuleProviderDiffers, RuleManifestsDiffer, RuleFieldDiffers, RuleErrorVsAnswer,

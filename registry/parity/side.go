@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strings"
 
@@ -66,7 +65,7 @@ func SideKind(ref string) (Kind, error) {
 // openSide connects to ref: a live server is dialled as is; a local
 // catalog is opened and served on a fresh 127.0.0.1 port with the same
 // gRPC server olmcat serve uses, then dialled like a live one.
-func openSide(ctx context.Context, ref string, warn io.Writer) (*side, error) {
+func openSide(ctx context.Context, ref string) (*side, error) {
 	kind, err := SideKind(ref)
 	if err != nil {
 		return nil, fmt.Errorf("open side %s: %w", ref, err)
@@ -87,9 +86,6 @@ func openSide(ctx context.Context, ref string, warn io.Writer) (*side, error) {
 		return &side{ref: ref, kind: kind, client: api.NewRegistryClient(conn), close: conn.Close}, nil
 	}
 
-	if kind == KindSQLite && warn != nil {
-		legacy.WarnDeprecated(warn, ref)
-	}
 	q, _, err := source.Open(ctx, ref)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ref, err)
