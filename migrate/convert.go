@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/blang/semver/v4"
 
@@ -23,13 +24,16 @@ type packageResult struct {
 	notes    []Finding
 	problems []Finding
 	counts   Counts
+	// arena holds the bundle object values of cfg (see bundleObject).
+	arena *[]byte
 }
 
 // converter converts one package; it is not shared between goroutines.
 type converter struct {
-	o   *options
-	pkg string
-	res *packageResult
+	o     *options
+	pkg   string
+	res   *packageResult
+	arena *[]byte
 }
 
 func (c *converter) drop(f Finding) {
@@ -225,7 +229,19 @@ func convertPackage(pd *legacy.PackageData, o *options) *packageResult {
 	}
 	cfg.Packages = []declcfg.Package{p}
 
-	// Bundles, sorted by name.
+	// Bundles, sorted by name, their manifests encoded into one arena.
+	if o.arenas {
+		size := 0
+		for _, st := range kept {
+			for _, obj := range st.row.Objects {
+				size += bundleObjectLen(obj)
+			}
+		}
+		if size > 0 {
+			c.arena = getArena(size)
+			c.res.arena = c.arena
+		}
+	}
 	versions := map[string][]string{}
 	for _, name := range names {
 		st, ok := kept[name]
@@ -480,7 +496,7 @@ func (c *converter) convertBundle(st *bundleState) declcfg.Bundle {
 		}
 	} else {
 		for _, obj := range b.Objects {
-			props = append(props, bundleObject(obj))
+			props = append(props, c.bundleObject(obj))
 		}
 	}
 	props = dedupSort(props)
@@ -504,12 +520,55 @@ func (c *converter) convertBundle(st *bundleState) declcfg.Bundle {
 // bundleObject is the olm.bundle.object property of one manifest:
 // {"data": base64 of the manifest bytes as stored}.
 func bundleObject(obj []byte) declcfg.Property {
-	n := base64.StdEncoding.EncodedLen(len(obj))
-	v := make([]byte, 0, n+len(`{"data":""}`))
+	return declcfg.Property{Type: declcfg.PropertyBundleObject, Value: appendBundleObject(nil, obj)}
+}
+
+func appendBundleObject(v, obj []byte) []byte {
 	v = append(v, `{"data":"`...)
 	v = base64.StdEncoding.AppendEncode(v, obj)
-	v = append(v, `"}`...)
-	return declcfg.Property{Type: declcfg.PropertyBundleObject, Value: v}
+	return append(v, `"}`...)
+}
+
+// bundleObjectLen is the length of appendBundleObject's output for obj.
+func bundleObjectLen(obj []byte) int {
+	return base64.StdEncoding.EncodedLen(len(obj)) + len(`{"data":""}`)
+}
+
+// bundleObject builds the property in the package's arena when there is
+// one: the base64 manifests are most of a migration's allocations, and
+// the arena is recycled once the package is written.
+func (c *converter) bundleObject(obj []byte) declcfg.Property {
+	n := bundleObjectLen(obj)
+	if c.arena == nil || cap(*c.arena)-len(*c.arena) < n {
+		return bundleObject(obj)
+	}
+	start := len(*c.arena)
+	*c.arena = appendBundleObject(*c.arena, obj)
+	end := len(*c.arena)
+	return declcfg.Property{Type: declcfg.PropertyBundleObject, Value: (*c.arena)[start:end:end]}
+}
+
+// arenaPool holds byte arenas of written packages for reuse.
+var arenaPool sync.Pool
+
+// getArena returns an empty arena of at least n bytes.
+func getArena(n int) *[]byte {
+	if a, ok := arenaPool.Get().(*[]byte); ok && cap(*a) >= n {
+		*a = (*a)[:0]
+		return a
+	}
+	a := make([]byte, 0, n+n/4)
+	return &a
+}
+
+// release hands the package's arena back for reuse. Only callers that
+// are done with every property value of res.cfg (written, not returned)
+// may call it.
+func (r *packageResult) release() {
+	if r.arena != nil {
+		arenaPool.Put(r.arena)
+		r.arena = nil
+	}
 }
 
 // bundleProperties assembles the properties opm built from the properties

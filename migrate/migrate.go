@@ -38,6 +38,7 @@ func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Repor
 	}
 	defer db.Close()
 	rep.Output = outDir
+	o.arenas = true
 
 	w, err := declcfg.NewDirWriter(outDir,
 		declcfg.WithLayout(o.layout), declcfg.WithFormat(o.format), declcfg.WithForce(o.force))
@@ -104,8 +105,10 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 	}
 	defer db.Close()
 
+	o.arenas = true
 	bw := bufio.NewWriterSize(w, 256*1024)
 	emit := func(res *packageResult) error {
+		defer res.release()
 		if len(rep.Problems) > 0 {
 			return nil
 		}
@@ -232,6 +235,7 @@ func run(ctx context.Context, db *legacy.DB, names []string, o *options, rep *Re
 					if emit == nil {
 						// Written: only the findings are needed from here on.
 						res.cfg = nil
+						res.release()
 					}
 				}
 				j.out <- res

@@ -34,8 +34,11 @@ type options struct {
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
 	workers                  int
-	progress                 func(done, total int)
-	beforeCommit             func(ctx context.Context, dir string) error
+	// arenas lets conversion build bundle object values in recycled
+	// arenas; set by the entry points that release them after writing.
+	arenas       bool
+	progress     func(done, total int)
+	beforeCommit func(ctx context.Context, dir string) error
 }
 
 func newOptions(opts []Option) (*options, error) {
