@@ -198,7 +198,7 @@ func (c *catalog) calls() []call {
 		}
 	}
 
-	for _, k := range sortedKeys(bundles, func(a, b bkey) bool { return a.String() < b.String() }) {
+	for _, k := range sortedKeys(bundles, bkeyLess) {
 		out = append(out, call{rpc: RPCGetBundle, pkg: k.pkg, channel: k.channel, name: k.name})
 	}
 	chs := sortedKeys(channels, func(a, b ckey) bool {

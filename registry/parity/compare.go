@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -329,11 +330,14 @@ func edgeText(b *api.Bundle) string {
 
 // manifests compares csvJson and object as parsed JSON.
 func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
-	if d.csvMetadata(path, l, r) {
+	c := &d.cat.canon
+	sameCSV := c.digest(l.GetCsvJson()) == c.digest(r.GetCsvJson())
+	sameObjects := c.sameList(l.GetObject(), r.GetObject())
+	if sameCSV && sameObjects || d.csvMetadata(path, l, r) {
 		return
 	}
 	d.csvJSONAt(path, l.GetCsvJson(), r.GetCsvJson(), mode)
-	if d.cat.canon.sameList(l.GetObject(), r.GetObject()) {
+	if sameObjects {
 		return
 	}
 	lo, ro := canonList(l.GetObject()), canonList(r.GetObject())
@@ -745,7 +749,7 @@ func (d *differ) entriesThatReplace(a [2]answer) {
 			keys[k] = true
 		}
 	}
-	for _, k := range sortedKeys(keys, func(a, b bkey) bool { return a.String() < b.String() }) {
+	for _, k := range sortedKeys(keys, bkeyLess) {
 		le, lok := byBundle[0][k]
 		re, rok := byBundle[1][k]
 		path := "[" + k.String() + "]"
@@ -788,6 +792,12 @@ func (d *differ) entriesThatProvide(a [2]answer) {
 			out[bkey{e.pkg, e.channel, e.bundle}] = true
 		}
 		return out
+	}
+	if maps.Equal(sets[0], sets[1]) {
+		if (a[0].err == nil) != (a[1].err == nil) {
+			d.errorVsAnswer(a, RuleErrorVsAnswer, "empty stream")
+		}
+		return
 	}
 	bsets := [2]map[bkey]bool{bundlesOf(sets[0]), bundlesOf(sets[1])}
 	for s := range 2 {
@@ -991,7 +1001,7 @@ func (d *differ) listBundles(a [2]answer) {
 			keys[k] = true
 		}
 	}
-	for _, k := range sortedKeys(keys, func(a, b bkey) bool { return a.String() < b.String() }) {
+	for _, k := range sortedKeys(keys, bkeyLess) {
 		l, r := m[0][k], m[1][k]
 		path := "[" + k.String() + "]"
 		switch {
@@ -1073,4 +1083,25 @@ func gvkLess(a, b gvk) bool    { return a.String() < b.String() }
 func typedLess(a, b typed) bool {
 	return a.typ < b.typ || a.typ == b.typ && a.value < b.value
 }
-func entryLess(a, b entryKey) bool { return a.String() < b.String() }
+func entryLess(a, b entryKey) bool {
+	if a.pkg != b.pkg {
+		return a.pkg < b.pkg
+	}
+	if a.channel != b.channel {
+		return a.channel < b.channel
+	}
+	if a.bundle != b.bundle {
+		return a.bundle < b.bundle
+	}
+	return a.replaces < b.replaces
+}
+
+func bkeyLess(a, b bkey) bool {
+	if a.pkg != b.pkg {
+		return a.pkg < b.pkg
+	}
+	if a.channel != b.channel {
+		return a.channel < b.channel
+	}
+	return a.name < b.name
+}

@@ -1,0 +1,51 @@
+package parity
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/operator-catalog/olmcat/migrate"
+)
+
+// benchDBEnv names the legacy index BenchmarkParity checks against its
+// migration; scripts/gen-bench-db.sh writes the default one.
+const benchDBEnv = "OLMCAT_PARITY_BENCH_DB"
+
+// BenchmarkParity checks a large legacy index (10,000 bundles from
+// scripts/gen-bench-db.sh) against its fresh migration, and reports the
+// calls made per RPC. It skips when the database is absent.
+//
+//	scripts/gen-bench-db.sh && go test ./registry/parity -run '^$' -bench Parity -benchtime 1x
+func BenchmarkParity(b *testing.B) {
+	db := os.Getenv(benchDBEnv)
+	if db == "" {
+		db = "/tmp/bench/index.db"
+	}
+	if _, err := os.Stat(db); err != nil {
+		b.Skipf("%s absent (generate it with scripts/gen-bench-db.sh or set %s)", db, benchDBEnv)
+	}
+	ctx := context.Background()
+	out := filepath.Join(b.TempDir(), "catalog")
+	if _, err := migrate.Migrate(ctx, db, out); err != nil {
+		b.Fatalf("migrate %s: %v", db, err)
+	}
+	b.ResetTimer()
+	var res *Result
+	for range b.N {
+		var err error
+		if res, err = Check(ctx, db, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	for _, s := range res.Stats {
+		b.Logf("%-36s %6d calls, %6d identical, %6d benign, %d losses", s.RPC, s.Calls, s.Identical, s.Benign, s.Losses)
+	}
+	b.ReportMetric(float64(res.Calls), "calls/op")
+	b.ReportMetric(float64(res.LossCalls), "losses/op")
+	if res.LossCalls > 0 {
+		b.Errorf("%d calls lost data: %v", res.LossCalls, res.Err(false))
+	}
+}
