@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -320,4 +321,22 @@ func TestMigrateDeterministic(t *testing.T) {
 		assert.Equal(t, trees[0], trees[i])
 		assert.Equal(t, reports[0], reports[i])
 	}
+}
+
+// TestRenderStopsAtFirstProblem checks that render writes the packages
+// before the first unservable one, then fails with every problem.
+func TestRenderStopsAtFirstProblem(t *testing.T) {
+	db := copyFile(t, filepath.Join(fixturesDir, "small-fbb", "index.db"), t.TempDir())
+	execSQL(t, db, `UPDATE operatorbundle SET bundlepath = 'docker.io/strimzi/operator@@sha256:abc' WHERE name = 'baz.v1.0.0'`,
+		`INSERT INTO related_image VALUES ('quay.io/x/y@@sha256:1', 'foo.v0.3.1')`)
+	var buf bytes.Buffer
+	rep, err := Render(context.Background(), db, &buf)
+	var pe *ProblemsError
+	require.True(t, errors.As(err, &pe), "got %v", err)
+	assert.Len(t, pe.Problems, 2, "problems of later packages are still listed")
+	assert.Len(t, rep.Problems, 2)
+	out := buf.String()
+	assert.Contains(t, out, `"name": "bar"`)
+	assert.NotContains(t, out, `"name": "baz"`)
+	assert.NotContains(t, out, `"name": "foo"`)
 }
