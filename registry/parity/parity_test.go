@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -328,4 +329,69 @@ func TestOutput(t *testing.T) {
 	assert.Contains(t, js.String(), `"rule": "dependency-missing"`)
 	assert.Contains(t, js.String(), fmt.Sprintf(`"lossCalls": %d`, res.LossCalls))
 	assert.ErrorContains(t, res.Err(false), "dependency-missing")
+}
+
+// The real servers' answers were compared call by call in each fixture's
+// grpc/COMPARE.txt. Served by olmcat, the same calls must agree: a call
+// that was identical (or equal after ordering) has no difference, and a
+// call that differed has at least one, classified.
+func TestAgreesWithRecordedComparison(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(fixtures, "*", "grpc", "COMPARE.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		name := filepath.Base(filepath.Dir(filepath.Dir(f)))
+		t.Run(name, func(t *testing.T) {
+			res, err := Check(context.Background(), fixtureDB(name), fixtureOPM(name))
+			require.NoError(t, err)
+			diffsOf := map[string][]Diff{}
+			for _, d := range res.Diffs {
+				k := recordedName(d.RPC, d.Request)
+				diffsOf[k] = append(diffsOf[k], d)
+			}
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")[1:]
+			same, differs := 0, 0
+			for _, line := range lines {
+				file, verdict, _ := strings.Cut(line, " ")
+				verdict = strings.TrimSpace(verdict)
+				file = strings.TrimSuffix(file, ".json")
+				switch {
+				case verdict == "identical", strings.HasPrefix(verdict, "equal after"):
+					assert.Empty(t, diffsOf[file], "%s was %s between the real servers", file, verdict)
+					same++
+				case strings.HasPrefix(verdict, "differs"):
+					assert.NotEmpty(t, diffsOf[file], "%s %s between the real servers", file, verdict)
+					differs++
+				}
+			}
+			assert.Positive(t, same)
+			assert.Positive(t, differs)
+		})
+	}
+}
+
+// recordedName names a call as the fixtures' grpc/ files do.
+func recordedName(rpc, request string) string {
+	f := map[string]string{}
+	for _, kv := range strings.Fields(request) {
+		k, v, _ := strings.Cut(kv, "=")
+		f[k] = v
+	}
+	switch rpc {
+	case RPCGetPackage:
+		return rpc + "-" + f["name"]
+	case RPCGetBundle:
+		return rpc + "-" + f["pkgName"] + "-" + f["channelName"] + "-" + f["csvName"]
+	case RPCGetBundleForChannel:
+		return rpc + "-" + f["pkgName"] + "-" + f["channelName"]
+	case RPCGetBundleThatReplaces:
+		return rpc + "-" + f["pkgName"] + "-" + f["channelName"] + "-" + f["csvName"]
+	case RPCGetChannelEntriesThatReplace:
+		return rpc + "-" + f["csvName"]
+	case RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide, RPCGetDefaultBundleThatProvides:
+		return rpc + "-" + f["group"] + "_" + f["version"] + "_" + f["kind"]
+	}
+	return rpc
 }
