@@ -38,8 +38,24 @@ func TestFixturesOurMigration(t *testing.T) {
 			assert.True(t, rulesOf(res.Diffs)[RulePluralSQLiteOnly.Name])
 			assert.True(t, rulesOf(res.Diffs)[RuleGetBundleForChannelShape.Name])
 			assert.False(t, res.OK(true), "strict fails on benign differences")
+			if name == "small-fbb-deprecated" {
+				assert.True(t, rulesOf(res.Diffs)[RuleDeprecatedBundleDropped.Name])
+			}
 		})
 	}
+
+	// With --keep-deprecated the bundle stays, its deprecation served
+	// from an olm.deprecations blob.
+	ctx := context.Background()
+	db := fixtureDB("small-fbb-deprecated")
+	out := filepath.Join(t.TempDir(), "catalog")
+	_, err := migrate.Migrate(ctx, db, out, migrate.WithKeepDeprecated(true))
+	require.NoError(t, err)
+	res, err := Check(ctx, db, out)
+	require.NoError(t, err)
+	assert.Empty(t, keys(res.Losses()))
+	assert.False(t, rulesOf(res.Diffs)[RuleDeprecatedBundleDropped.Name])
+	assert.True(t, rulesOf(res.Diffs)[RuleDeprecationFBCOnly.Name])
 }
 
 // opm's own output loses exactly the olm.constraint dependency of the
