@@ -111,7 +111,7 @@ func (c *catalog) isHead(pkg, channel, name string) bool {
 	return false
 }
 
-// provider reports whether side s serves the bundle in a default channel
+// defaultProvider reports whether side s serves the bundle in a default channel
 // of its package and providing g.
 func (c *catalog) defaultProvider(s int, b *api.Bundle, g gvk) bool {
 	p := c.sides[s].packages[b.GetPackageName()]

@@ -31,7 +31,7 @@ func (d *differ) add(rule Rule, path, left, right string) {
 	})
 }
 
-// side renders a value for a diff from side s's point of view.
+// pick places v on side s and other on the other side, as (left, right).
 func pick(s int, v string, other string) (string, string) {
 	if s == 0 {
 		return v, other
@@ -936,7 +936,7 @@ func (d *differ) defaultBundleThatProvides(a [2]answer) {
 		switch {
 		case d.cat.droppedDeprecated(s, b.GetPackageName(), b.GetCsvName()):
 			d.errorVsAnswer(a, RuleDeprecatedBundleDropped, "bundle "+b.GetCsvName())
-		case d.cat.asym(s) && !d.cat.isHead(b.GetPackageName(), b.GetChannelName(), b.GetCsvName()) && !d.headedDefault(s, b):
+		case d.cat.asym(s) && !d.cat.isHead(b.GetPackageName(), b.GetChannelName(), b.GetCsvName()) && !d.headedDefault(s):
 			d.errorVsAnswer(a, RuleLatestProviderHeadVsNearest, "bundle "+b.GetCsvName())
 		default:
 			rule := RuleProviderDiffers
@@ -961,7 +961,7 @@ func (d *differ) defaultBundleThatProvides(a [2]answer) {
 
 // headedDefault reports whether some default channel head on the other
 // side provides the GVK (then the other side should have answered).
-func (d *differ) headedDefault(s int, _ *api.Bundle) bool {
+func (d *differ) headedDefault(s int) bool {
 	o := d.cat.sides[1-s]
 	for name, p := range o.packages {
 		if head := o.bundles[bkey{name, p.GetDefaultChannelName(), headOf(p, p.GetDefaultChannelName())}]; head != nil {

@@ -1,0 +1,227 @@
+package parity
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// testCatalog is a catalog of kinds with one package p (channel c, head
+// b2 replacing b1, b3 skipping b1 too) on both sides.
+func testCatalog(left, right Kind) *catalog {
+	cat := &catalog{kinds: [2]Kind{left, right}, sides: [2]*sideIndex{newSideIndex(), newSideIndex()}}
+	for _, s := range cat.sides {
+		s.packages["p"] = &api.Package{Name: "p", DefaultChannelName: "c", Channels: []*api.Channel{{Name: "c", CsvName: "b2"}}}
+		for _, b := range []*api.Bundle{
+			{CsvName: "b1", PackageName: "p", ChannelName: "c", ProvidedApis: []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}}},
+			{CsvName: "b2", PackageName: "p", ChannelName: "c", Replaces: "b1", ProvidedApis: []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}}},
+			{CsvName: "b3", PackageName: "p", ChannelName: "c", Skips: []string{"b1"}},
+		} {
+			s.addBundle(b)
+		}
+	}
+	cat.build()
+	return cat
+}
+
+func TestCompareRules(t *testing.T) {
+	bundle := func(name string, mod func(*api.Bundle)) *api.Bundle {
+		b := &api.Bundle{CsvName: name, PackageName: "p", ChannelName: "c", Version: "1.0.0",
+			CsvJson:    `{"kind":"ClusterServiceVersion","metadata":{"name":"` + name + `"}}`,
+			Object:     []string{`{"kind":"ClusterServiceVersion","metadata":{"name":"` + name + `"}}`},
+			Properties: []*api.Property{{Type: "olm.package", Value: `{"packageName":"p","version":"1.0.0"}`}}}
+		if mod != nil {
+			mod(b)
+		}
+		return b
+	}
+	ans := func(b *api.Bundle) answer { return answer{bundle: b} }
+	notFound := answer{err: errors.New("not found")}
+	g := gvk{"g", "v1", "K"}
+
+	tests := []struct {
+		name        string
+		left, right Kind
+		c           call
+		a           [2]answer
+		want        []string // rules, in order
+	}{
+		{
+			name: "encodings are not differences",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a: [2]answer{
+				ans(bundle("b2", func(b *api.Bundle) {
+					b.CsvJson = "{\"metadata\":{\"name\":\"b2\"},\"kind\":\"ClusterServiceVersion\"}\n"
+					b.Properties[0].Value = `{"version":"1.0.0","packageName":"p"}`
+				})),
+				ans(bundle("b2", nil)),
+			},
+			want: nil,
+		},
+		{
+			name: "replacement choice among candidates",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b1"},
+			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
+			want: []string{RuleBundleThatReplacesChoice.Name},
+		},
+		{
+			name: "replacement that is no candidate",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b2"},
+			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
+			want: []string{RuleEdgeMissing.Name},
+		},
+		{
+			name: "nearest provider below a head",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: gvk{"other", "v1", "K"}},
+			a:    [2]answer{ans(bundle("b1", nil)), notFound},
+			want: []string{RuleLatestProviderHeadVsNearest.Name},
+		},
+		{
+			name: "the head provider missing",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: g},
+			a:    [2]answer{ans(bundle("b2", nil)), notFound},
+			want: []string{RuleProviderDiffers.Name},
+		},
+		{
+			name: "list bundles strip manifests differently",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCListBundles},
+			a: [2]answer{
+				{bundles: []*api.Bundle{bundle("b2", nil)}},
+				{bundles: []*api.Bundle{bundle("b2", func(b *api.Bundle) { b.CsvJson, b.Object = "", nil })}},
+			},
+			want: []string{RuleListBundlesManifests.Name, RuleListBundlesManifests.Name},
+		},
+		{
+			name: "get bundle manifests missing",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b2", func(b *api.Bundle) { b.CsvJson, b.Object = "", nil }))},
+			want: []string{RuleManifestsDiffer.Name, RuleManifestsDiffer.Name},
+		},
+		{
+			name: "edges split differently in list bundles",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCListBundles},
+			a: [2]answer{
+				{bundles: []*api.Bundle{bundle("b2", func(b *api.Bundle) { b.Skips = []string{"b1"} })}},
+				{bundles: []*api.Bundle{bundle("b2", func(b *api.Bundle) { b.Replaces = "b1" })}},
+			},
+			want: []string{RuleListBundlesEdgeKind.Name},
+		},
+		{
+			name: "olm.package synthesized on the declarative config side",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a:    [2]answer{ans(bundle("b2", func(b *api.Bundle) { b.Properties = nil })), ans(bundle("b2", nil))},
+			want: []string{RulePackagePropertySynthesized.Name},
+		},
+		{
+			name: "olm.package lost by the declarative config side",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b2", func(b *api.Bundle) { b.Properties = nil }))},
+			want: []string{RulePropertyMissing.Name},
+		},
+		{
+			name: "olm.deprecated served as deprecation",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a: [2]answer{
+				ans(bundle("b2", func(b *api.Bundle) {
+					b.Properties = append(b.Properties, &api.Property{Type: "olm.deprecated", Value: "{}"})
+				})),
+				ans(bundle("b2", func(b *api.Bundle) { b.Deprecation = &api.Deprecation{Message: "old"} })),
+			},
+			want: []string{RuleDeprecatedPropertyAsDeprecation.Name, RuleDeprecationFBCOnly.Name},
+		},
+		{
+			name: "deprecation lost by the declarative config side",
+			left: KindDeclcfg, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a:    [2]answer{ans(bundle("b2", func(b *api.Bundle) { b.Deprecation = &api.Deprecation{Message: "old"} })), ans(bundle("b2", nil))},
+			want: []string{RuleFieldDiffers.Name},
+		},
+		{
+			name: "provider rows from skip edges",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCGetChannelEntriesThatProvide, gvk: g},
+			a: [2]answer{
+				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}, {PackageName: "p", ChannelName: "c", BundleName: "b2"}}},
+				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}}},
+			},
+			want: []string{RuleProvideEntrySkipEdges.Name},
+		},
+		{
+			name: "the same provider rows differ between two sqlite servers",
+			left: KindSQLite, right: KindSQLite,
+			c: call{rpc: RPCGetChannelEntriesThatProvide, gvk: g},
+			a: [2]answer{
+				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}, {PackageName: "p", ChannelName: "c", BundleName: "b2"}}},
+				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}}},
+			},
+			want: []string{RuleEntryMissing.Name},
+		},
+		{
+			name: "plural only on the sqlite side",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a: [2]answer{
+				ans(bundle("b2", func(b *api.Bundle) {
+					b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K", Plural: "ks"}}
+				})),
+				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
+			},
+			want: []string{RulePluralSQLiteOnly.Name},
+		},
+		{
+			name: "plural only on the declarative config side",
+			left: KindSQLite, right: KindDeclcfg,
+			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a: [2]answer{
+				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
+				ans(bundle("b2", func(b *api.Bundle) {
+					b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K", Plural: "ks"}}
+				})),
+			},
+			want: []string{RuleFieldDiffers.Name},
+		},
+		{
+			name: "a live server may be either backend",
+			left: KindDeclcfg, right: KindGRPC,
+			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
+			a: [2]answer{
+				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
+				ans(bundle("b2", func(b *api.Bundle) {
+					b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K", Plural: "ks"}}
+				})),
+			},
+			want: []string{RulePluralSQLiteOnly.Name},
+		},
+		{
+			name: "error versus answer on a probe",
+			left: KindSQLite, right: KindDeclcfg,
+			c:    call{rpc: RPCGetBundle, pkg: probePackage, channel: probeChannel, name: probeBundle, probe: true},
+			a:    [2]answer{notFound, ans(bundle(probeBundle, nil))},
+			want: []string{RuleErrorVsAnswer.Name},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, d := range compare(testCatalog(tt.left, tt.right), tt.c, tt.a) {
+				got = append(got, d.Rule)
+				assert.Equal(t, tt.c.rpc, d.RPC)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
