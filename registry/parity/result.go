@@ -6,7 +6,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 )
 
 // RPC names, in the order results are reported.
@@ -140,20 +139,17 @@ func (r *Result) WriteJSON(w io.Writer) error {
 // rules seen with their explanations, then the verdict.
 func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
 	fmt.Fprintf(w, "parity: %s (%s) vs %s (%s)\n\n", r.Left.Ref, r.Left.Kind, r.Right.Ref, r.Right.Kind)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "RPC\tCALLS\tIDENTICAL\tBENIGN\tLOSSES\t")
+	const row = "%-36s %7v %10v %8v %7v\n"
+	fmt.Fprintf(w, row, "RPC", "CALLS", "IDENTICAL", "BENIGN", "LOSSES")
 	var tot RPCStats
 	for _, s := range r.Stats {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", s.RPC, s.Calls, s.Identical, s.Benign, s.Losses)
+		fmt.Fprintf(w, row, s.RPC, s.Calls, s.Identical, s.Benign, s.Losses)
 		tot.Calls += s.Calls
 		tot.Identical += s.Identical
 		tot.Benign += s.Benign
 		tot.Losses += s.Losses
 	}
-	fmt.Fprintf(tw, "TOTAL\t%d\t%d\t%d\t%d\t\n", tot.Calls, tot.Identical, tot.Benign, tot.Losses)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	fmt.Fprintf(w, row, "TOTAL", tot.Calls, tot.Identical, tot.Benign, tot.Losses)
 
 	if len(r.Diffs) > 0 && maxDiffs > 0 {
 		n := min(maxDiffs, len(r.Diffs))
