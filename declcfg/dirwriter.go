@@ -296,11 +296,14 @@ func writeStreamFile(path string, cfg *DeclarativeConfig, f Format) error {
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(fh, 64*1024)
+	bw := writerPool.Get().(*bufio.Writer)
+	bw.Reset(fh)
 	err = WriteStream(bw, cfg, f)
 	if err == nil {
 		err = bw.Flush()
 	}
+	bw.Reset(nil)
+	writerPool.Put(bw)
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}

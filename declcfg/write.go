@@ -157,7 +157,22 @@ func forEachBlob(cfg *DeclarativeConfig, fn func(v any) error) error {
 // HTML characters not escaped. cfg is not modified.
 func WriteJSON(w io.Writer, cfg *DeclarativeConfig) error {
 	enc := newJSONEncoder(w)
+	bp := blobPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	defer func() {
+		*bp = buf[:0]
+		blobPool.Put(bp)
+	}()
 	return forEachBlob(cfg, func(v any) error {
+		if bd, ok := v.(*Bundle); ok {
+			// Bundles carry the big manifests: see jsonwrite.go.
+			var err error
+			if buf, err = appendBundleJSON(buf[:0], bd); err != nil {
+				return fmt.Errorf("write %s: %w", describeBlob(v), err)
+			}
+			_, err = w.Write(buf)
+			return err
+		}
 		if err := enc.Encode(v); err != nil {
 			return fmt.Errorf("write %s: %w", describeBlob(v), err)
 		}

@@ -57,16 +57,7 @@ func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Repor
 		if failed.Load() {
 			return nil
 		}
-		var err error
-		if fastJSON(o, res.name) {
-			err = writePackageJSON(w.Dir(), res.cfg)
-		} else {
-			err = w.WritePackage(res.cfg)
-		}
-		if err != nil {
-			return fmt.Errorf("write package %s: %w", res.name, err)
-		}
-		return nil
+		return w.WritePackage(res.cfg) // its errors name the package
 	}
 	if err := run(ctx, db, names, o, rep, &failed, write, nil); err != nil {
 		return rep, err
@@ -112,13 +103,7 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 		if len(rep.Problems) > 0 {
 			return nil
 		}
-		var err error
-		if o.format == declcfg.FormatJSON {
-			err = encodePackageJSON(bw, res.cfg)
-		} else {
-			err = declcfg.WriteStream(bw, res.cfg, o.format)
-		}
-		if err != nil {
+		if err := declcfg.WriteStream(bw, res.cfg, o.format); err != nil {
 			return fmt.Errorf("write package %s: %w", res.name, err)
 		}
 		return nil

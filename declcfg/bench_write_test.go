@@ -1,0 +1,138 @@
+package declcfg
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// genRealisticCatalog is genCatalog with the bundle objects of a real
+// migration: four inline olm.bundle.object values per bundle (a
+// ClusterServiceVersion with a long description, a CustomResourceDefinition
+// with an OpenAPI schema, a Service and a ConfigMap), a few KB each.
+func genRealisticCatalog(pkgs, perPkg int) *DeclarativeConfig {
+	cfg := genCatalog(pkgs, perPkg)
+	description := strings.Repeat("Manages the lifecycle of a database: install, upgrade, backup & restore <b>safely</b>. ", 30)
+	var fields strings.Builder
+	for f := range 40 {
+		fmt.Fprintf(&fields, `"field%d":{"type":"string","description":"a configurable field of the spec"},`, f)
+	}
+	for i := range cfg.Bundles {
+		b := &cfg.Bundles[i]
+		csv := fmt.Sprintf(`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"annotations":{"alm-examples":"[{\"apiVersion\":\"example.com/v1\",\"kind\":\"DB\",\"metadata\":{\"name\":\"example\"},\"spec\":{\"size\":3}}]","capabilities":"Full Lifecycle","containerImage":"quay.io/example/%s:v1"},"name":%q},"spec":{"customresourcedefinitions":{"owned":[{"kind":"Widget","name":"widgets.%s.example.com","version":"v1"}]},"description":%q,"displayName":"Operator %s","install":{"spec":{"deployments":[{"name":"op","spec":{"replicas":1,"template":{"spec":{"containers":[{"image":"quay.io/example/%s:v1","name":"manager"}]}}}}]},"strategy":"deployment"},"version":"1.%d.0"}}`,
+			b.Package, b.Name, b.Package, description, b.Package, b.Package, i)
+		crd := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.%s.example.com"},"spec":{"group":"%s.example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced","versions":[{"name":"v1","schema":{"openAPIV3Schema":{"properties":{%s"x":{"type":"integer"}},"type":"object"}},"served":true,"storage":true}]}}`,
+			b.Package, b.Package, fields.String())
+		svc := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"labels":{"app":%q},"name":"%s-metrics"},"spec":{"ports":[{"name":"https","port":8443,"targetPort":8443}],"selector":{"app":%q}}}`, b.Package, b.Package, b.Package)
+		cm := fmt.Sprintf(`{"apiVersion":"v1","data":{"config.yaml":"replicas: 1\nlogLevel: info\nfeatures:\n  - a\n  - b\n","note":"%s"},"kind":"ConfigMap","metadata":{"name":"%s-config"}}`, strings.Repeat("x", 1500), b.Name)
+		props := b.Properties[:0:0]
+		for _, p := range b.Properties {
+			if p.Type != PropertyBundleObject {
+				props = append(props, p)
+			}
+		}
+		for _, o := range []string{csv, crd, svc, cm} {
+			props = append(props, MustProperty(PropertyBundleObject, BundleObjectValue{Data: []byte(o)}))
+		}
+		b.Properties = props
+	}
+	return cfg
+}
+
+var (
+	realistic10kOnce sync.Once
+	realistic10k     *DeclarativeConfig
+)
+
+// realisticCatalog10k returns the 10,000-bundle realistic catalog (400
+// packages x 25 bundles), built once per test binary.
+func realisticCatalog10k() *DeclarativeConfig {
+	realistic10kOnce.Do(func() { realistic10k = genRealisticCatalog(400, 25) })
+	return realistic10k
+}
+
+// BenchmarkWriteDir10k writes the 10,000-bundle realistic catalog in each
+// layout and format per iteration.
+func BenchmarkWriteDir10k(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts []WriteOption
+	}{
+		{"OPMJSON", []WriteOption{WithLayout(LayoutOPM), WithFormat(FormatJSON)}},
+		{"OPMYAML", []WriteOption{WithLayout(LayoutOPM), WithFormat(FormatYAML)}},
+		{"Objects", []WriteOption{WithLayout(LayoutObjects), WithFormat(FormatJSON)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cfg := realisticCatalog10k()
+			tmp := b.TempDir()
+			b.ReportAllocs()
+			i := 0
+			var dir string
+			for b.Loop() {
+				dir = filepath.Join(tmp, fmt.Sprintf("catalog-%d", i))
+				i++
+				if err := WriteDir(cfg, dir, bc.opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(dirSize(b, dir))/1e6, "catalog-MB")
+		})
+	}
+}
+
+// BenchmarkLoadValidateRealistic10k loads and links the realistic
+// 10,000-bundle catalog (four inline objects per bundle), written once in
+// the opm layout, per iteration.
+func BenchmarkLoadValidateRealistic10k(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "catalog")
+	if err := WriteDir(realisticCatalog10k(), dir); err != nil {
+		b.Fatal(err)
+	}
+	size := dirSize(b, dir)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		cfg, err := LoadFS(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := ConvertToModel(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(cfg.Bundles) != 10000 || len(m.Packages) != 400 {
+			b.Fatalf("loaded %d bundles, %d packages", len(cfg.Bundles), len(m.Packages))
+		}
+	}
+	b.ReportMetric(float64(size)/1e6, "catalog-MB")
+}
+
+// TestRealisticCatalogRoundTrip keeps the realistic generator honest: it
+// must be valid and load back with its objects in both layouts.
+func TestRealisticCatalogRoundTrip(t *testing.T) {
+	cfg := genRealisticCatalog(2, 3)
+	for _, l := range []Layout{LayoutOPM, LayoutObjects} {
+		dir := filepath.Join(t.TempDir(), "catalog")
+		if err := WriteDir(cfg, dir, WithLayout(l)); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := LoadFS(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ConvertToModel(loaded); err != nil {
+			t.Fatal(err)
+		}
+		if len(loaded.Bundles) != 6 {
+			t.Fatalf("%s: loaded %d bundles, want 6", l, len(loaded.Bundles))
+		}
+		for _, bd := range loaded.Bundles {
+			if len(bd.Objects) != 4 || bd.CsvJSON == "" {
+				t.Fatalf("%s: bundle %s has %d objects (csv %t), want 4 with a CSV", l, bd.Name, len(bd.Objects), bd.CsvJSON != "")
+			}
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package declcfg
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func jsonEncoderNoHTML(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// writeJSONWithEncodingJSON is WriteJSON as encoding/json alone writes it:
+// the reference the hand-written bundle encoder must match.
+func writeJSONWithEncodingJSON(w io.Writer, cfg *DeclarativeConfig) error {
+	enc := newJSONEncoder(w)
+	return forEachBlob(cfg, func(v any) error { return enc.Encode(v) })
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", `q"uote`, `back\slash`, "<b>&amp;</b>", "tab\tnl\n", "ünï", "\u2028", "\x01", "bad\xffutf8"} {
+		var want bytes.Buffer
+		enc := jsonEncoderNoHTML(&want)
+		require.NoError(t, enc.Encode(s))
+		assert.Equal(t, want.String(), string(appendString(nil, s))+"\n", "%q", s)
+	}
+}
+
+// indentCases are JSON values (valid or not) the indentation and value
+// tests feed to the hand-written encoder.
+var indentCases = []string{
+	`{}`, `[]`, `{"a":[]}`, `{"a":{},"b":[1,{"c":"x,y:{}"}]}`, `"s"`, `1`, `[ 1 , { "a" : "b" } ]`, `{"q":"a\"b\\"}`,
+	`{"data":"eyJhIjoxfQ=="}`, ` { "data" : "eyJhIjoxfQ==" } `, `{"data":""}`, `{"data":"a\/b"}`, `{"data":"eyJ","x":1}`,
+	`{"ref":"objects/a.yaml"}`, `{"a":"<&>","b":"\u2028"}`, `null`, `true`, `-1.5e3`, `{"a":[[],[{}],{"b":[1,2]}]}`,
+	`{"a":1`, `{"data":"eyJ"`, `{"a":}`, `[1,]`, ``, ` `,
+}
+
+func TestAppendIndentedMatchesIndent(t *testing.T) {
+	for _, c := range indentCases {
+		if !json.Valid([]byte(c)) {
+			continue
+		}
+		var want bytes.Buffer
+		require.NoError(t, json.Indent(&want, compactJSON(t, c), "            ", "    "))
+		assert.Equal(t, want.String(), string(appendIndented(nil, []byte(c), 3)), "%.60q", c)
+	}
+}
+
+// TestBundleJSONMatchesEncodingJSON checks every property value form,
+// valid or not, against encoding/json: same bytes, or an error from both.
+func TestBundleJSONMatchesEncodingJSON(t *testing.T) {
+	for _, typ := range []string{PropertyBundleObject, PropertyPackage, "x.custom"} {
+		for _, c := range append(indentCases, "") {
+			var value json.RawMessage
+			if c != "" {
+				value = json.RawMessage(c)
+			}
+			cfg := &DeclarativeConfig{Bundles: []Bundle{{
+				Schema: SchemaBundle, Name: "a.v1<&>", Package: "a", Image: "img",
+				Properties:    []Property{{Type: typ, Value: value}, MustProperty(PropertyPackage, PackageValue{PackageName: "a", Version: "1.0.0"})},
+				RelatedImages: []RelatedImage{{Name: "op", Image: "img"}},
+			}}}
+			var want, got bytes.Buffer
+			werr := writeJSONWithEncodingJSON(&want, cfg)
+			gerr := WriteJSON(&got, cfg)
+			if werr != nil {
+				assert.Error(t, gerr, "%s %q", typ, c)
+				continue
+			}
+			require.NoError(t, gerr, "%s %q", typ, c)
+			assert.Equal(t, want.String(), got.String(), "%s %q", typ, c)
+		}
+	}
+}
+
+// TestWriteJSONMatchesEncodingJSON compares whole generated catalogs.
+func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
+	for _, cfg := range []*DeclarativeConfig{genCatalog(3, 5), genRealisticCatalog(2, 3), {Bundles: []Bundle{{Schema: SchemaBundle, Name: "b", Package: "p"}}}} {
+		var want, got bytes.Buffer
+		require.NoError(t, writeJSONWithEncodingJSON(&want, cfg))
+		require.NoError(t, WriteJSON(&got, cfg))
+		assert.Equal(t, want.String(), got.String())
+	}
+}
+
+func compactJSON(t *testing.T, s string) []byte {
+	var buf bytes.Buffer
+	require.NoError(t, json.Compact(&buf, []byte(s)))
+	return buf.Bytes()
+}
+
+func FuzzAppendIndented(f *testing.F) {
+	for _, c := range indentCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) || len(b) > 1000 {
+			return
+		}
+		var compact, want bytes.Buffer
+		if err := json.Compact(&compact, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Indent(&want, compact.Bytes(), "            ", "    "); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendIndented(nil, b, 3)); got != want.String() {
+			t.Fatalf("appendIndented(%q) = %q, want %q", b, got, want.String())
+		}
+	})
+}
