@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 )
 
 func jsonEncoderNoHTML(w io.Writer) *json.Encoder {
@@ -114,4 +116,53 @@ func FuzzAppendIndented(f *testing.F) {
 			t.Fatalf("appendIndented(%q) = %q, want %q", b, got, want.String())
 		}
 	})
+}
+
+// writeYAMLPlain is WriteYAML without the manifest placeholders: every
+// blob's compact JSON through yaml.JSONToYAML.
+func writeYAMLPlain(t *testing.T, cfg *DeclarativeConfig) string {
+	var out, buf bytes.Buffer
+	require.NoError(t, forEachBlob(cfg, func(v any) error {
+		require.NoError(t, encodeCompact(&buf, v))
+		y, err := yaml.JSONToYAML(buf.Bytes())
+		require.NoError(t, err)
+		out.WriteString("---\n")
+		out.Write(y)
+		return nil
+	}))
+	return out.String()
+}
+
+// TestWriteYAMLMatchesPlainConversion checks the manifest placeholders
+// of WriteYAML against converting whole blobs, on manifests of every
+// leading character and a blob that holds the placeholder prefix itself.
+func TestWriteYAMLMatchesPlainConversion(t *testing.T) {
+	odd := genRealisticCatalog(1, 2)
+	long := strings.Repeat("QUJD", 40)
+	for _, d := range []string{long, "1" + long, "+" + long, "/" + long, "9e9" + long[3:], "eyJ", "e", "y" + strings.Repeat("A", 200) + "=="} {
+		odd.Bundles[0].Properties = append(odd.Bundles[0].Properties, Property{Type: PropertyBundleObject, Value: json.RawMessage(`{"data":"` + d + `"}`)})
+	}
+	odd.Bundles[1].Properties = append(odd.Bundles[1].Properties, MustProperty(PropertyLabel, LabelValue{Label: placeholder(0)}))
+	odd.Bundles[1].Image = placeholderPrefix
+	for _, cfg := range []*DeclarativeConfig{genCatalog(2, 3), genRealisticCatalog(2, 3), odd} {
+		var got bytes.Buffer
+		require.NoError(t, WriteYAML(&got, cfg))
+		assert.Equal(t, writeYAMLPlain(t, cfg), got.String())
+	}
+}
+
+func TestRestoreManifests(t *testing.T) {
+	m := [][]byte{[]byte("AAA"), []byte("BBB")}
+	out, ok := restoreManifests([]byte("a: "+placeholder(1)+"\nb: "+placeholder(0)+"\n"), m)
+	require.True(t, ok)
+	assert.Equal(t, "a: BBB\nb: AAA\n", string(out))
+	for _, y := range []string{
+		"a: " + placeholder(0) + "\n",                            // one missing
+		"a: " + placeholder(0) + placeholder(0) + placeholder(1), // one twice
+		"a: " + placeholder(2) + placeholder(0) + placeholder(1), // out of range
+		"a: " + placeholderPrefix + "12",                         // cut short
+	} {
+		_, ok := restoreManifests([]byte(y), m)
+		assert.False(t, ok, y)
+	}
 }

@@ -8,8 +8,6 @@ import (
 	"io"
 	"slices"
 	"sort"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Format is the encoding of written blob streams.
@@ -192,14 +190,14 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 // blob's JSON converted to YAML). cfg is not modified.
 func WriteYAML(w io.Writer, cfg *DeclarativeConfig) error {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	return forEachBlob(cfg, func(v any) error {
-		buf.Reset()
-		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("write %s: %w", describeBlob(v), err)
+		var y []byte
+		var err error
+		if bd, ok := v.(*Bundle); ok {
+			y, err = bundleYAML(bd, &buf) // see yamlwrite.go
+		} else {
+			y, err = blobYAML(v, &buf)
 		}
-		y, err := yaml.JSONToYAML(buf.Bytes())
 		if err != nil {
 			return fmt.Errorf("write %s: %w", describeBlob(v), err)
 		}
