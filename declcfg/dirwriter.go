@@ -518,7 +518,10 @@ func objectFileBase(obj []byte) string {
 // YAML round trip reproduces obj, else obj's own JSON text (valid YAML
 // too). ok is false when neither does; the object then stays inline.
 func objectFileContent(obj []byte) (content []byte, ok bool) {
-	if y, err := safeJSONToYAML(obj); err == nil {
+	if !canonicalJSON(obj) {
+		// The YAML round trip cannot give obj back: skip its two
+		// conversions, which cost most of writing the objects layout.
+	} else if y, err := safeJSONToYAML(obj); err == nil {
 		if back, err := objectFromFile(y); err == nil && bytes.Equal(back, obj) {
 			return y, true
 		}
@@ -528,6 +531,54 @@ func objectFileContent(obj []byte) (content []byte, ok bool) {
 		return content, true
 	}
 	return nil, false
+}
+
+// canonicalJSON reports false when obj is certainly not what a YAML file
+// decodes to (objectFromFile: sigs.k8s.io/yaml's YAMLToJSON, which writes
+// compact JSON through encoding/json: object keys in byte order, no
+// duplicates, "<", ">" and "&" escaped). It checks only those three
+// properties, so true does not promise a round trip; a key holding a
+// backslash escape is not compared with its neighbours.
+func canonicalJSON(obj []byte) bool {
+	if bytes.ContainsAny(obj, "<>&") {
+		return false
+	}
+	type level struct {
+		last    []byte
+		unknown bool // a key with an escape: order not checked
+	}
+	var stack []level
+	for i := 0; i < len(obj); i++ {
+		switch c := obj[i]; c {
+		case ' ', '\t', '\n', '\r':
+			return false // encoding/json writes compact JSON
+		case '{':
+			stack = append(stack, level{})
+		case '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case '"':
+			end := endOfString(obj, i)
+			if end < 0 {
+				return false
+			}
+			if end < len(obj) && obj[end] == ':' && len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				key := obj[i+1 : end-1]
+				switch {
+				case bytes.IndexByte(key, '\\') >= 0:
+					top.unknown, top.last = true, nil
+				case top.last != nil && !top.unknown && bytes.Compare(key, top.last) <= 0:
+					return false
+				default:
+					top.last, top.unknown = key, false
+				}
+			}
+			i = end - 1
+		}
+	}
+	return true
 }
 
 // safeJSONToYAML is yaml.JSONToYAML guarded against parser panics (the
