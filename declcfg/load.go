@@ -3,6 +3,7 @@ package declcfg
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -473,8 +474,8 @@ func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
 		if p.Type != PropertyBundleObject {
 			continue
 		}
-		var v BundleObjectValue
-		if err := p.ParseValue(&v); err != nil {
+		v, err := parseBundleObject(*p)
+		if err != nil {
 			return fmt.Errorf("property #%d: %w", i, err)
 		}
 		var obj []byte
@@ -497,9 +498,10 @@ func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
 		if err != nil {
 			return fmt.Errorf("property #%d: olm.bundle.object: %w", i, err)
 		}
-		b.Objects = append(b.Objects, string(js))
+		o := string(js)
+		b.Objects = append(b.Objects, o)
 		if kind == "ClusterServiceVersion" && b.CsvJSON == "" {
-			b.CsvJSON = string(js)
+			b.CsvJSON = o // the same string: no second copy
 		}
 	}
 	return nil
@@ -516,6 +518,9 @@ func objectJSON(obj []byte) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("object is neither JSON nor YAML: %w", err)
 		}
 	}
+	if kind, ok := plainKind(js); ok {
+		return js, kind, nil
+	}
 	var head struct {
 		Kind string `json:"kind"`
 	}
@@ -523,6 +528,63 @@ func objectJSON(obj []byte) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("object is not a JSON object: %w", err)
 	}
 	return js, head.Kind, nil
+}
+
+// plainKind returns the kind of the valid JSON object js by scanning its
+// top level only (an object's manifest is large; decoding it whole just
+// for its kind cost a full pass). ok is false whenever decoding could
+// tell something else: js is no object, or a kind key (matched
+// case-insensitively, the last one winning, as encoding/json does) holds
+// anything but a string without escapes. The caller decodes then.
+func plainKind(js []byte) (kind string, ok bool) {
+	ok = true
+	err := topLevelFields(js, func(key, val []byte) error {
+		if len(key) != 4 || !bytes.EqualFold(key, []byte("kind")) {
+			return nil
+		}
+		if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' || bytes.IndexByte(val, '\\') >= 0 {
+			ok = false
+			return nil
+		}
+		kind = string(val[1 : len(val)-1])
+		return nil
+	})
+	if err != nil || !ok {
+		return "", false
+	}
+	return kind, true
+}
+
+// parseBundleObject decodes an olm.bundle.object value. The common form,
+// {"data":"<base64>"}, is decoded in one pass over the base64 text; any
+// other goes through encoding/json (ParseValue), which also words the
+// errors.
+func parseBundleObject(p Property) (BundleObjectValue, error) {
+	if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
+		data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+		n, err := base64.StdEncoding.Decode(data, text)
+		if err == nil {
+			return BundleObjectValue{Data: data[:n]}, nil // as encoding/json does
+		}
+	}
+	var v BundleObjectValue
+	err := p.ParseValue(&v)
+	return v, err
+}
+
+// validStdBase64 reports whether text, made of base64 characters only
+// (inlineBase64 checked that), decodes with base64.StdEncoding: whole
+// four-character groups, "=" only as padding at the very end.
+func validStdBase64(text []byte) bool {
+	n := len(text)
+	if n%4 != 0 {
+		return false
+	}
+	pad := 0
+	for pad < n && pad < 2 && text[n-1-pad] == '=' {
+		pad++
+	}
+	return bytes.IndexByte(text[:n-pad], '=') < 0
 }
 
 // readRef reads the object file ref names, relative to the directory of

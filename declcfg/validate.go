@@ -481,6 +481,9 @@ func checkPropertyValue(p Property) error {
 	case PropertyLabel, PropertyLabelRequired:
 		dst = &LabelValue{}
 	case PropertyBundleObject:
+		if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
+			return nil // the common inline form: no need to decode the manifest again
+		}
 		dst = &BundleObjectValue{}
 	case PropertyCSVMetadata:
 		dst = &CSVMetadataValue{}
