@@ -365,17 +365,26 @@ func skipSpace(b []byte, i int) int {
 }
 
 // endOfString returns the index after the string starting at b[i] ('"'),
-// or -1.
+// or -1. It jumps from quote to quote (bytes.IndexByte is vectorised:
+// the base64 manifests of bundle objects are long strings) and takes a
+// quote as the end when an even number of backslashes precedes it.
 func endOfString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for m := j - 1; m > i && b[m] == '\\'; m-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1
 		}
+		j++
 	}
-	return -1
 }
 
 // endOfValue returns the index after the JSON value starting at b[i], or
@@ -440,9 +449,12 @@ func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Or
 		c.Origin = origin
 		cfg.Channels = append(cfg.Channels, c)
 	case SchemaBundle:
-		var b Bundle
-		if err := json.Unmarshal(blob, &b); err != nil {
-			return fmt.Errorf("decode %s %q: %w", meta.Schema, meta.Name, err)
+		b, ok := decodePlainBundle(blob)
+		if !ok {
+			b = Bundle{}
+			if err := json.Unmarshal(blob, &b); err != nil {
+				return fmt.Errorf("decode %s %q: %w", meta.Schema, meta.Name, err)
+			}
 		}
 		b.Origin = origin
 		if err := resolveBundleObjects(&b, r, origin.File); err != nil {
@@ -631,4 +643,138 @@ func objectFromFile(data []byte) ([]byte, error) {
 		return nil, errors.New("object file does not hold an object")
 	}
 	return js, nil
+}
+
+// decodePlainBundle decodes an olm.bundle blob of the usual shape without
+// encoding/json, which validated and skipped every byte of the big
+// property values twice more after DecodeStream had already validated
+// the blob (addBlob only sees blobs DecodeStream returned: valid JSON
+// objects). The shape: only the exact field names of Bundle, each once;
+// strings without escapes; properties as objects of exactly "type" and
+// "value" with a non-null value. ok is false for anything else, and the
+// caller decodes with encoding/json, which gives the same Bundle (tests
+// compare) or words the error.
+func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
+	var seen [6]bool
+	once := func(i int) bool {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}
+	ok = true
+	err := topLevelFields(blob, func(key, val []byte) error {
+		var dst *string
+		switch string(key) {
+		case "schema":
+			ok = once(0)
+			dst = &b.Schema
+		case "name":
+			ok = once(1)
+			dst = &b.Name
+		case "package":
+			ok = once(2)
+			dst = &b.Package
+		case "image":
+			ok = once(3)
+			dst = &b.Image
+		case "properties":
+			if ok = once(4); ok {
+				b.Properties, ok = plainProperties(val)
+			}
+		case "relatedImages":
+			if ok = once(5) && len(val) > 0 && val[0] == '['; ok {
+				ok = json.Unmarshal(val, &b.RelatedImages) == nil
+			}
+		default:
+			ok = false
+		}
+		if ok && dst != nil {
+			*dst, ok = plainString(val)
+		}
+		if !ok {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil || !ok {
+		return Bundle{}, false
+	}
+	return b, true
+}
+
+// errStop ends a topLevelFields walk early.
+var errStop = errors.New("stop")
+
+// plainString returns the JSON string val when it holds no escape.
+func plainString(val []byte) (string, bool) {
+	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' || bytes.IndexByte(val, '\\') >= 0 {
+		return "", false
+	}
+	return string(val[1 : len(val)-1]), true
+}
+
+// plainProperties decodes a properties array of the shape
+// decodePlainBundle accepts; values are copied as they are, as
+// json.RawMessage does.
+func plainProperties(val []byte) ([]Property, bool) {
+	if len(val) == 0 || val[0] != '[' {
+		return nil, false
+	}
+	props := []Property{}
+	i := skipSpace(val, 1)
+	if i < len(val) && val[i] == ']' {
+		return props, true
+	}
+	for i < len(val) {
+		end := endOfValue(val, i)
+		if end < 0 || val[i] != '{' {
+			return nil, false
+		}
+		var p Property
+		var hasType, hasValue bool
+		ok := true
+		err := topLevelFields(val[i:end], func(key, v []byte) error {
+			switch string(key) {
+			case "type":
+				if hasType {
+					ok = false
+					break
+				}
+				hasType = true
+				p.Type, ok = plainString(v)
+			case "value":
+				if hasValue || len(v) == 0 || v[0] == 'n' {
+					ok = false
+					break
+				}
+				hasValue = true
+				p.Value = append(json.RawMessage(nil), v...)
+			default:
+				ok = false
+			}
+			if !ok {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil || !ok {
+			return nil, false
+		}
+		props = append(props, p)
+		i = skipSpace(val, end)
+		if i >= len(val) {
+			return nil, false
+		}
+		switch val[i] {
+		case ',':
+			i = skipSpace(val, i+1)
+		case ']':
+			return props, skipSpace(val, i+1) == len(val)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }

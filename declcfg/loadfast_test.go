@@ -1,11 +1,16 @@
 package declcfg
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidStdBase64(t *testing.T) {
@@ -49,5 +54,75 @@ func TestPlainKindMatchesDecoding(t *testing.T) {
 		}
 		assert.NoError(t, err, js)
 		assert.Equal(t, head.Kind, kind, js)
+	}
+}
+
+// TestDecodePlainBundleMatchesUnmarshal checks the hand-written bundle
+// decoder against encoding/json on edge cases and every bundle blob of
+// the opm golden catalogs: whenever it accepts a blob, the Bundle is the
+// one encoding/json decodes.
+func TestDecodePlainBundleMatchesUnmarshal(t *testing.T) {
+	blobs := []string{
+		`{"schema":"olm.bundle","name":"a","package":"p","image":"i","properties":[{"type":"t","value":{"a":1}}],"relatedImages":[{"name":"x","image":"y"}]}`,
+		`{"schema":"olm.bundle","properties":[],"relatedImages":[]}`,
+		`{ "schema" : "olm.bundle" , "properties" : [ { "type" : "t" , "value" : [ 1 , 2 ] } , {"value":"s","type":"u"} ] }`,
+		`{"schema":"olm.bundle","properties":[{"type":"t","value":null}]}`,
+		`{"schema":"olm.bundle","properties":[{"type":"t"}]}`,
+		`{"schema":"olm.bundle","properties":[{"type":"t","value":1,"x":2}]}`,
+		`{"schema":"olm.bundle","properties":null}`,
+		`{"schema":"olm.bundle","Name":"a"}`,
+		`{"schema":"olm.bundle","name":"a","name":"b"}`,
+		`{"schema":"olm.bundle","name":"a\"b"}`,
+		`{"schema":"olm.bundle","na\u006de":"x"}`,
+		`{"schema":"olm.bundle","name":null}`,
+		`{"schema":"olm.bundle","extra":{"a":1}}`,
+		`{"schema":"olm.bundle","relatedImages":null}`,
+		`{"schema":"olm.bundle","properties":[{"type":"t","value":true},{"type":"olm.bundle.object","value":{"data":"eyJ9"}}]}`,
+	}
+	blobs = append(blobs, goldenBundleBlobs(t)...)
+	accepted := 0
+	for _, blob := range blobs {
+		got, ok := decodePlainBundle([]byte(blob))
+		if !ok {
+			continue
+		}
+		accepted++
+		var want Bundle
+		require.NoError(t, json.Unmarshal([]byte(blob), &want), "%.80s", blob)
+		assert.Equal(t, want, got, "%.80s", blob)
+	}
+	assert.Greater(t, accepted, 20)
+}
+
+// goldenBundleBlobs returns every olm.bundle blob of the opm golden
+// catalogs, as read.
+func goldenBundleBlobs(t *testing.T) []string {
+	var out []string
+	for _, dir := range opmOutputDirs(t) {
+		require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			return DecodeStream(bytes.NewReader(data), func(blob json.RawMessage, _ int) error {
+				if bytes.Contains(blob, []byte(`"olm.bundle"`)) {
+					out = append(out, string(blob))
+				}
+				return nil
+			})
+		}))
+	}
+	return out
+}
+
+func TestEndOfString(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{`"abc"`, 5}, {`"a\"b"x`, 6}, {`"a\\"b`, 5}, {`"a\\\"b"`, 8}, {`"\\\\"`, 6}, {`"abc`, -1}, {`"a\"`, -1}, {`""`, 2},
+	} {
+		assert.Equal(t, c.want, endOfString([]byte(c.in), 0), c.in)
 	}
 }
