@@ -118,6 +118,9 @@ type Querier struct {
 	plurals   map[gvk]string
 	rows      []listRow
 	repairs   []legacy.Repair
+	// csvAt memoizes, by bundle name, which object of the bundle column
+	// is the CSV (-1: none); see splitManifests.
+	csvAt sync.Map
 
 	closeOnce sync.Once
 	closeErr  error

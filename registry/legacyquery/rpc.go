@@ -1,11 +1,13 @@
 package legacyquery
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"unsafe"
 
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -273,7 +275,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 				return fmt.Errorf("read manifests of bundle %s: %w", r.b.name, err)
 			}
 			if len(objects) > 0 {
-				csv, objs, err := splitManifests(objects)
+				csv, objs, err := q.splitManifests(r.b.name, objects)
 				if err != nil {
 					return fmt.Errorf("bundle %s: %w", r.b.name, err)
 				}
@@ -313,7 +315,7 @@ func (q *Querier) fullBundle(ctx context.Context, b *bundleInfo, pkg, channel st
 func (q *Querier) bundleWithManifests(b *bundleInfo, pkg, channel string, objects [][]byte) (*api.Bundle, error) {
 	out := &api.Bundle{}
 	if len(objects) > 0 {
-		csv, objs, err := splitManifests(objects)
+		csv, objs, err := q.splitManifests(b.name, objects)
 		if err != nil {
 			return nil, err
 		}
@@ -332,27 +334,55 @@ func (q *Querier) bundleWithManifests(b *bundleInfo, pkg, channel string, object
 	return out, nil
 }
 
-// splitManifests turns the bundle column's objects into api strings and
-// picks the ClusterServiceVersion as csvJson (no trailing newline).
-func splitManifests(objects [][]byte) (string, []string, error) {
+// splitManifests turns the bundle column's objects of bundle name into
+// api strings and picks the ClusterServiceVersion as csvJson (no trailing
+// newline): the first object that decodes as JSON with kind
+// ClusterServiceVersion.
+//
+// objects must be freshly read for this call (BundleManifests scans into
+// new buffers): the strings alias their bytes instead of copying them.
+// Finding the CSV means decoding whole objects, the largest cost of a
+// GetBundle-family call, so its position is remembered per bundle (the
+// index is read-only; the same name always yields the same column).
+func (q *Querier) splitManifests(name string, objects [][]byte) (string, []string, error) {
 	out := make([]string, len(objects))
-	csv := ""
 	for i, o := range objects {
-		out[i] = string(o)
-		if csv != "" {
+		out[i] = unsafe.String(unsafe.SliceData(o), len(o))
+	}
+	if v, ok := q.csvAt.Load(name); ok {
+		if i := v.(int); i >= 0 && i < len(out) {
+			return out[i], out, nil
+		}
+		return "", nil, errNoCSV
+	}
+	at := csvIndex(objects)
+	q.csvAt.Store(name, at)
+	if at < 0 {
+		return "", nil, errNoCSV
+	}
+	return out[at], out, nil
+}
+
+// csvMarker is what a CSV's kind value must contain, byte for byte, unless
+// the object uses escapes.
+var csvMarker = []byte("ClusterServiceVersion")
+
+// csvIndex is the position of the first object that decodes with kind
+// ClusterServiceVersion, or -1. An object that contains neither that name
+// nor a backslash (an escape could spell it) cannot, so it is not decoded.
+func csvIndex(objects [][]byte) int {
+	for i, o := range objects {
+		if !bytes.Contains(o, csvMarker) && bytes.IndexByte(o, '\\') < 0 {
 			continue
 		}
 		var k struct {
 			Kind string `json:"kind"`
 		}
 		if json.Unmarshal(o, &k) == nil && k.Kind == "ClusterServiceVersion" {
-			csv = out[i]
+			return i
 		}
 	}
-	if csv == "" {
-		return "", nil, errNoCSV
-	}
-	return csv, out, nil
+	return -1
 }
 
 // apis converts GVKs to api messages, with the api table's plural when
