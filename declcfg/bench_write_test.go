@@ -3,6 +3,7 @@ package declcfg
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -135,4 +136,26 @@ func TestRealisticCatalogRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkLoadValidateDir loads and links the catalog directory named by
+// OLMCAT_BENCH_CATALOG (e.g. a migrated real catalog) per iteration; it
+// is skipped when the variable is unset.
+func BenchmarkLoadValidateDir(b *testing.B) {
+	dir := os.Getenv("OLMCAT_BENCH_CATALOG")
+	if dir == "" {
+		b.Skip("OLMCAT_BENCH_CATALOG not set")
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		cfg, err := LoadFS(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ConvertToModel(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(dirSize(b, dir))/1e6, "catalog-MB")
 }

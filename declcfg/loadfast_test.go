@@ -1,9 +1,11 @@
 package declcfg
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +126,51 @@ func TestEndOfString(t *testing.T) {
 		{`"abc"`, 5}, {`"a\"b"x`, 6}, {`"a\\"b`, 5}, {`"a\\\"b"`, 8}, {`"\\\\"`, 6}, {`"abc`, -1}, {`"a\"`, -1}, {`""`, 2},
 	} {
 		assert.Equal(t, c.want, endOfString([]byte(c.in), 0), c.in)
+	}
+}
+
+// decodeJSONAll returns every blob a JSON-stream decoder hands out and its
+// error text.
+func decodeJSONAll(dec func(*bufio.Reader, func(json.RawMessage, int) error) error, data []byte) ([]string, string) {
+	var blobs []string
+	err := dec(bufio.NewReaderSize(bytes.NewReader(data), 16), func(blob json.RawMessage, i int) error {
+		blobs = append(blobs, fmt.Sprintf("%d:%s", i, blob))
+		return nil
+	})
+	if err != nil {
+		return blobs, err.Error()
+	}
+	return blobs, ""
+}
+
+// TestDecodeJSONObjectsMatchesDecoder checks the object framer against
+// json.Decoder: same blobs, same error, on good and broken streams and on
+// every cut of the test streams.
+func TestDecodeJSONObjectsMatchesDecoder(t *testing.T) {
+	old := func(br *bufio.Reader, fn func(json.RawMessage, int) error) error { return decodeJSONStream(br, fn) }
+	streams := []string{
+		`{}`, `{"a":1}{"b":[1,{"c":"}"}]}`, "{\"a\":\"x\\\"}\"}\n\n{\"b\":2}\n", `{"a":1} [1]`, `{"a":1} 5`, `{"a":1}}`, `{"a":]`, `{"a":"unterminated`,
+		`{"a":{"b":1}`, `{"a":1}{`, `{"a":1} x`, "{\"a\":1}\n   \n", `{"a":"\\"}{"b":"\\\""}`, `{"a":[}]}`, `{"a":1,}`, strings.Repeat(`{"k":"`+strings.Repeat("QUJD", 30000)+`"}`, 3),
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "streams", "*"))
+	require.NoError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if s := bytes.TrimSpace(data); len(s) > 0 && s[0] == '{' {
+			streams = append(streams, string(s))
+			for n := 0; n < len(s); n += 1 + len(s)/50 {
+				streams = append(streams, string(s[:n]))
+			}
+		}
+	}
+	for _, s := range streams {
+		if t := bytes.TrimLeft([]byte(s), " \n"); len(t) == 0 || t[0] != '{' {
+			continue // DecodeStream sends only streams starting with '{' here
+		}
+		wantBlobs, wantErr := decodeJSONAll(old, []byte(s))
+		gotBlobs, gotErr := decodeJSONAll(decodeJSONObjects, []byte(s))
+		assert.Equal(t, wantBlobs, gotBlobs, "%.80q", s)
+		assert.Equal(t, wantErr, gotErr, "%.80q", s)
 	}
 }
