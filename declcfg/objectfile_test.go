@@ -82,3 +82,31 @@ func TestObjectFileContentShortcut(t *testing.T) {
 		assert.Equal(t, string(want), string(got), "%.80q", o)
 	}
 }
+
+func TestPlainObjectHeadMatchesDecoding(t *testing.T) {
+	objs := []string{
+		`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"op","labels":{"name":"x"}}}`,
+		`{"kind":"A","kind":"B"}`, `{"metadata":{"name":"a"},"metadata":{}}`, `{"metadata":{"name":"a"},"metadata":{"name":"b"}}`,
+		`{"Kind":"A"}`, `{"metadata":{"Name":"a"}}`, `{"kind":5}`, `{"kind":null}`, `{"kind":"a\"b"}`, `{"metadata":null}`, `{"metadata":[1]}`,
+		`not json`, `{"kind":"A"`, `[]`, `{}`, ` {"apiVersion" : "v1" , "kind" : "Service" } `,
+	}
+	for _, o := range objs {
+		var want objectHead
+		_ = json.Unmarshal([]byte(o), &want)
+		if got, ok := plainObjectHead([]byte(o)); ok {
+			assert.Equal(t, want, got, o)
+		}
+		assert.Equal(t, objectFileBaseFull([]byte(o)), objectFileBase([]byte(o)), o)
+	}
+}
+
+// objectFileBaseFull is objectFileBase decoding the object whole.
+func objectFileBaseFull(obj []byte) string {
+	var head objectHead
+	_ = json.Unmarshal(obj, &head)
+	group, version := "", head.APIVersion
+	if i := strings.LastIndex(head.APIVersion, "/"); i >= 0 {
+		group, version = head.APIVersion[:i], head.APIVersion[i+1:]
+	}
+	return safePathElement(strings.Join([]string{head.Metadata.Name, group, version, strings.ToLower(head.Kind)}, "_"))
+}
