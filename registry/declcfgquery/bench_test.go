@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 )
@@ -74,3 +75,122 @@ func BenchmarkWarmStart764(b *testing.B) { benchLoad(b, 764, true) }
 
 // BenchmarkWarmStart10k restores the 10,000-bundle catalog from its cache.
 func BenchmarkWarmStart10k(b *testing.B) { benchLoad(b, 10000, true) }
+
+// benchCatalogDir is a large migrated catalog for BenchmarkLoadMigrated:
+// $OLMCAT_DECLCFG_BENCH_DIR, else /tmp/bench-cat, e.g. from
+//
+//	olmcat migrate /tmp/bench/index.db /tmp/bench-cat
+func benchCatalogDir(b *testing.B) string {
+	dir := os.Getenv("OLMCAT_DECLCFG_BENCH_DIR")
+	if dir == "" {
+		dir = "/tmp/bench-cat"
+	}
+	if _, err := os.Stat(dir); err != nil {
+		b.Skipf("no migrated catalog at %s (set OLMCAT_DECLCFG_BENCH_DIR)", dir)
+	}
+	return dir
+}
+
+// BenchmarkLoadMigrated loads a real migration of the 10,000-bundle
+// benchmark index (olm.bundle.object manifests, four per bundle) and
+// reports the heap the Querier retains next to the catalog's size.
+func BenchmarkLoadMigrated(b *testing.B) {
+	dir := benchCatalogDir(b)
+	var size int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, _ error) error {
+		if info, err := d.Info(); err == nil && !d.IsDir() {
+			size += info.Size()
+		}
+		return nil
+	})
+	base := retainedHeap()
+	var q *declcfgquery.Querier
+	for b.Loop() {
+		q = nil
+		var err error
+		if q, err = declcfgquery.Load(context.Background(), dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(retainedHeap()-base, "retained-MiB")
+	b.ReportMetric(float64(size)/(1<<20), "catalog-MiB")
+	runtime.KeepAlive(q)
+}
+
+// loadRPCBench loads a generated 10,000-bundle catalog once and returns
+// its ListBundles messages, which the per-RPC benchmarks cycle over.
+func loadRPCBench(b *testing.B) (*declcfgquery.Querier, []*api.Bundle) {
+	dir := b.TempDir()
+	if err := catalogtest.Generate(dir, 10000); err != nil {
+		b.Fatal(err)
+	}
+	q, err := declcfgquery.Load(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var all []*api.Bundle
+	if err := q.ListBundles(context.Background(), func(x *api.Bundle) error { all = append(all, x); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	return q, all
+}
+
+// BenchmarkRPC10k is the per-call cost of the RPCs a parity run and OLM's
+// resolver call per bundle, on a 10,000-bundle catalog.
+func BenchmarkRPC10k(b *testing.B) {
+	q, all := loadRPCBench(b)
+	ctx := context.Background()
+	b.Run("GetChannelEntriesThatReplace", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			q.GetChannelEntriesThatReplace(ctx, all[i%len(all)].CsvName)
+			i++
+		}
+	})
+	b.Run("GetBundleThatReplaces", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			x := all[i%len(all)]
+			q.GetBundleThatReplaces(ctx, x.CsvName, x.PackageName, x.ChannelName)
+			i++
+		}
+	})
+	b.Run("GetBundle", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			x := all[i%len(all)]
+			if _, err := q.GetBundle(ctx, x.PackageName, x.ChannelName, x.CsvName); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	for _, rpc := range []struct {
+		name string
+		call func(g *api.GroupVersionKind) error
+	}{
+		{"GetChannelEntriesThatProvide", func(g *api.GroupVersionKind) error {
+			_, err := q.GetChannelEntriesThatProvide(ctx, g.Group, g.Version, g.Kind)
+			return err
+		}},
+		{"GetLatestChannelEntriesThatProvide", func(g *api.GroupVersionKind) error {
+			_, err := q.GetLatestChannelEntriesThatProvide(ctx, g.Group, g.Version, g.Kind)
+			return err
+		}},
+		{"GetBundleThatProvides", func(g *api.GroupVersionKind) error {
+			_, err := q.GetBundleThatProvides(ctx, g.Group, g.Version, g.Kind)
+			return err
+		}},
+	} {
+		b.Run(rpc.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				x := all[i%len(all)]
+				i++
+				if len(x.ProvidedApis) > 0 {
+					rpc.call(x.ProvidedApis[0])
+				}
+			}
+		})
+	}
+}

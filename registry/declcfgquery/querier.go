@@ -21,8 +21,19 @@ type Querier struct {
 	// bundles holds one message per channel membership, sorted by
 	// (channel, package, bundle) as opm serve streams ListBundles.
 	bundles []*api.Bundle
-	stats   Stats
+	// replacers are the GetChannelEntriesThatReplace answers, by the name
+	// replaced or skipped, in bundles order.
+	replacers map[string][]*api.ChannelEntry
+	// providers and latest are the GetChannelEntriesThatProvide and
+	// GetLatestChannelEntriesThatProvide answers by GVK, so no call scans
+	// the catalog.
+	providers map[gvk][]*api.ChannelEntry
+	latest    map[gvk][]*api.ChannelEntry
+	stats     Stats
 }
+
+// gvk keys the provider indexes.
+type gvk struct{ group, version, kind string }
 
 var _ registry.Querier = (*Querier)(nil)
 
@@ -36,6 +47,9 @@ type chanIndex struct {
 	head    *api.Bundle
 	bundles map[string]*api.Bundle
 	sorted  []*api.Bundle // by bundle name, for deterministic scans
+	// replacer is, by name, the first bundle of sorted whose replaces is
+	// that name or whose skips include it (GetBundleThatReplaces).
+	replacer map[string]*api.Bundle
 }
 
 // Stats describes how a Querier was built.
@@ -164,9 +178,73 @@ func build(pkgs []*api.Package, bundles []*api.Bundle) (*Querier, error) {
 		}
 	}
 	q.bundles = bundles
+	q.index()
 	q.stats.Packages = len(pkgs)
 	q.stats.Bundles = len(bundles)
 	return q, nil
+}
+
+// index precomputes the answers of the RPCs that would otherwise scan
+// every bundle per call, in exactly the order those scans produced them.
+func (q *Querier) index() {
+	q.replacers = map[string][]*api.ChannelEntry{}
+	q.providers = map[gvk][]*api.ChannelEntry{}
+	q.latest = map[gvk][]*api.ChannelEntry{}
+	for _, b := range q.bundles {
+		e := entry(b, b.Replaces)
+		q.replacers[b.Replaces] = append(q.replacers[b.Replaces], e)
+		for _, s := range b.Skips {
+			if s != b.Replaces {
+				q.replacers[s] = append(q.replacers[s], e)
+			}
+		}
+		for _, k := range providedGVKs(b) {
+			q.providers[k] = append(q.providers[k], e)
+			for _, s := range b.Skips {
+				if s != b.Replaces {
+					q.providers[k] = append(q.providers[k], entry(b, s))
+				}
+			}
+		}
+	}
+	for _, n := range q.names {
+		pi := q.packages[n]
+		for _, c := range pi.pkg.Channels {
+			ci := pi.channels[c.Name]
+			ci.replacer = map[string]*api.Bundle{}
+			for _, b := range ci.sorted {
+				if _, ok := ci.replacer[b.Replaces]; !ok {
+					ci.replacer[b.Replaces] = b
+				}
+				for _, s := range b.Skips {
+					if _, ok := ci.replacer[s]; !ok {
+						ci.replacer[s] = b
+					}
+				}
+			}
+			h := ci.head
+			for _, k := range providedGVKs(h) {
+				q.latest[k] = append(q.latest[k], entry(h, h.Replaces))
+				for _, s := range h.Skips {
+					if _, in := ci.bundles[s]; in && s != h.Replaces {
+						q.latest[k] = append(q.latest[k], entry(h, s))
+					}
+				}
+			}
+		}
+	}
+}
+
+// providedGVKs are b's provided APIs, each once, in first-seen order.
+func providedGVKs(b *api.Bundle) []gvk {
+	var out []gvk
+	for _, g := range b.ProvidedApis {
+		k := gvk{g.Group, g.Version, g.Kind}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 func compareBundles(a, b *api.Bundle) int {
@@ -255,17 +333,7 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []*api.ChannelEntry
-	for _, b := range q.bundles {
-		if b.Replaces == name {
-			out = append(out, entry(b, b.Replaces))
-		}
-		for _, s := range b.Skips {
-			if s == name && s != b.Replaces {
-				out = append(out, entry(b, b.Replaces))
-			}
-		}
-	}
+	out := slices.Clone(q.replacers[name])
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no channel entries found that replace %s", name)
 	}
@@ -286,10 +354,8 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 	if !ok {
 		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
 	}
-	for _, b := range ci.sorted {
-		if b.Replaces == name || slices.Contains(b.Skips, name) {
-			return trimmed(b), nil
-		}
+	if b, ok := ci.replacer[name]; ok {
+		return trimmed(b), nil
 	}
 	return nil, fmt.Errorf("no entry found for package %q, channel %q", pkgName, channelName)
 }
@@ -301,18 +367,7 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []*api.ChannelEntry
-	for _, b := range q.bundles {
-		if !provides(b, group, version, kind) {
-			continue
-		}
-		out = append(out, entry(b, b.Replaces))
-		for _, s := range b.Skips {
-			if s != b.Replaces {
-				out = append(out, entry(b, s))
-			}
-		}
-	}
+	out := slices.Clone(q.providers[gvk{group, version, kind}])
 	if len(out) == 0 {
 		return nil, errNoProviders(group, version, kind)
 	}
@@ -326,23 +381,7 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []*api.ChannelEntry
-	for _, n := range q.names {
-		pi := q.packages[n]
-		for _, c := range pi.pkg.Channels {
-			ci := pi.channels[c.Name]
-			h := ci.head
-			if !provides(h, group, version, kind) {
-				continue
-			}
-			out = append(out, entry(h, h.Replaces))
-			for _, s := range h.Skips {
-				if _, in := ci.bundles[s]; in && s != h.Replaces {
-					out = append(out, entry(h, s))
-				}
-			}
-		}
-	}
+	out := slices.Clone(q.latest[gvk{group, version, kind}])
 	if len(out) == 0 {
 		return nil, errNoProviders(group, version, kind)
 	}
@@ -391,15 +430,6 @@ func (q *Querier) Close() error { return nil }
 
 func errNoProviders(group, version, kind string) error {
 	return fmt.Errorf("no channel entries found that provide group:%q version:%q kind:%q", group, version, kind)
-}
-
-func provides(b *api.Bundle, group, version, kind string) bool {
-	for _, g := range b.ProvidedApis {
-		if g.Group == group && g.Version == version && g.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 func entry(b *api.Bundle, replaces string) *api.ChannelEntry {
