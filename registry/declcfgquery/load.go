@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 )
 
@@ -103,6 +104,10 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 			q.stats.CacheError = cacheErr.Error()
 		}
 	}
+	// Loading peaks at several times what the Querier keeps (blobs,
+	// base64 manifests, the model) and the runtime would hold on to that
+	// peak for minutes: a server's resident size should be what it serves.
+	debug.FreeOSMemory()
 	o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
 		"bundles", q.stats.Bundles, "duration", time.Since(start))
 	return q, nil
