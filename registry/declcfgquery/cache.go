@@ -196,15 +196,18 @@ func writeUvarint(w *bufio.Writer, v uint64) {
 	w.Write(buf[:binary.PutUvarint(buf[:], v)])
 }
 
-// hashingReader feeds everything read through it into a hash.
+// hashingReader feeds everything read through it into a hash and counts
+// it, so a record's offset in the file is known.
 type hashingReader struct {
-	r *bufio.Reader
-	h hash.Hash
+	r   *bufio.Reader
+	h   hash.Hash
+	off int64
 }
 
 func (hr *hashingReader) Read(p []byte) (int, error) {
 	n, err := hr.r.Read(p)
 	hr.h.Write(p[:n])
+	hr.off += int64(n)
 	return n, err
 }
 
@@ -212,6 +215,7 @@ func (hr *hashingReader) ReadByte() (byte, error) {
 	b, err := hr.r.ReadByte()
 	if err == nil {
 		hr.h.Write([]byte{b})
+		hr.off++
 	}
 	return b, err
 }
@@ -219,7 +223,14 @@ func (hr *hashingReader) ReadByte() (byte, error) {
 // readCache restores a Querier from dir's snapshot for key. It returns
 // errCacheMiss when there is no snapshot for this content, and another
 // error when the snapshot is damaged; either way the caller rebuilds.
-func readCache(dir string, key [32]byte) (*Querier, error) {
+//
+// The restored Querier does not hold the bundles' manifests (csvJson and
+// object, nearly all of a catalog's bytes): it keeps the verified
+// snapshot open and reads a bundle's record again when an answer needs
+// them, so memory stays proportional to the catalog's metadata. The
+// snapshot is only ever replaced by rename, so the open file keeps the
+// verified content.
+func readCache(dir string, key [32]byte) (_ *Querier, err error) {
 	f, err := os.Open(filepath.Join(dir, cacheFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errCacheMiss
@@ -227,7 +238,11 @@ func readCache(dir string, key [32]byte) (*Querier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
 	hr := &hashingReader{r: bufio.NewReaderSize(f, 1<<20), h: crc32.New(castagnoli)}
 	head := make([]byte, len(cacheMagic)+1+len(key))
 	if _, err := io.ReadFull(hr, head); err != nil {
@@ -256,11 +271,17 @@ func readCache(dir string, key [32]byte) (*Querier, error) {
 		return nil, fmt.Errorf("read cache: %w", err)
 	}
 	bundles := make([]*api.Bundle, 0, min(n, 1<<20))
+	records := map[*api.Bundle]record{}
 	share := newSharer()
 	for i := uint64(0); i < n; i++ {
 		b := &api.Bundle{}
+		start := hr.off
 		if err := opts.UnmarshalFrom(hr, b); err != nil {
 			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		if b.CsvJson != "" || len(b.Object) > 0 {
+			records[b] = record{off: start, n: hr.off - start}
+			b.CsvJson, b.Object = "", nil
 		}
 		share.dedupe(b)
 		bundles = append(bundles, b)
@@ -280,7 +301,53 @@ func readCache(dir string, key [32]byte) (*Querier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache contents: %w", err)
 	}
+	q.snapshot = &snapshot{f: f, records: records}
 	return q, nil
+}
+
+// snapshot is a verified cache file a Querier reads manifests from.
+type snapshot struct {
+	f *os.File
+	// records locates, for every bundle message whose manifests were
+	// dropped, its size-delimited record in f.
+	records map[*api.Bundle]record
+}
+
+// record is a size-delimited message's place in the snapshot.
+type record struct{ off, n int64 }
+
+// manifests returns b's csvJson and object: b's own when it holds them,
+// else read back from the snapshot record b was restored from.
+func (q *Querier) manifests(b *api.Bundle) (string, []string, error) {
+	if q.snapshot == nil {
+		return b.CsvJson, b.Object, nil
+	}
+	r, ok := q.snapshot.records[b]
+	if !ok {
+		return b.CsvJson, b.Object, nil
+	}
+	buf := make([]byte, r.n)
+	if _, err := q.snapshot.f.ReadAt(buf, r.off); err != nil {
+		return "", nil, fmt.Errorf("read manifests of bundle %q from cache %s: %w", b.CsvName, q.snapshot.f.Name(), err)
+	}
+	size, k := binary.Uvarint(buf)
+	if k <= 0 || uint64(len(buf)-k) != size {
+		return "", nil, fmt.Errorf("read manifests of bundle %q from cache %s: bad record length", b.CsvName, q.snapshot.f.Name())
+	}
+	m := &api.Bundle{}
+	if err := proto.Unmarshal(buf[k:], m); err != nil {
+		return "", nil, fmt.Errorf("read manifests of bundle %q from cache %s: %w", b.CsvName, q.snapshot.f.Name(), err)
+	}
+	if m.CsvName != b.CsvName || m.PackageName != b.PackageName || m.ChannelName != b.ChannelName {
+		return "", nil, fmt.Errorf("read manifests of bundle %q from cache %s: record holds bundle %q", b.CsvName, q.snapshot.f.Name(), m.CsvName)
+	}
+	for _, o := range m.Object {
+		if o == m.CsvJson {
+			m.CsvJson = o // hold the CSV's text once
+			break
+		}
+	}
+	return m.CsvJson, m.Object, nil
 }
 
 // sharer restores the sharing New sets up between a bundle's channel

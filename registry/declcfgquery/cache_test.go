@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
@@ -146,4 +147,64 @@ func TestCacheDirUnusable(t *testing.T) {
 	require.False(t, st.CacheWritten)
 	require.Contains(t, st.CacheError, "create cache dir")
 	require.Equal(t, 3, st.Packages)
+}
+
+// TestCacheServesManifestsFromSnapshot: a Querier built with a cache
+// directory (freshly written or restored) reads manifests back from the
+// snapshot; every answer that carries them must equal the in-memory
+// Querier's, for image and inline bundles alike.
+func TestCacheServesManifestsFromSnapshot(t *testing.T) {
+	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
+	require.NoError(t, err)
+	dirs = append(dirs, "testdata/deprecations")
+	ctx := context.Background()
+	for _, dir := range dirs {
+		t.Run(filepath.Base(filepath.Dir(dir)), func(t *testing.T) {
+			mem := load(t, dir)
+			cache := t.TempDir()
+			written := load(t, dir, declcfgquery.WithCacheDir(cache))
+			require.True(t, written.Stats().CacheWritten)
+			restored := load(t, dir, declcfgquery.WithCacheDir(cache))
+			require.True(t, restored.Stats().FromCache)
+			for _, q := range []*declcfgquery.Querier{written, restored} {
+				requireSameAnswers(t, mem, q)
+				for _, b := range listBundles(t, mem) {
+					want, err := mem.GetBundleForChannel(ctx, b.PackageName, b.ChannelName)
+					require.NoError(t, err)
+					got, err := q.GetBundleForChannel(ctx, b.PackageName, b.ChannelName)
+					require.NoError(t, err)
+					require.True(t, proto.Equal(want, got), "GetBundleForChannel %s/%s", b.PackageName, b.ChannelName)
+					want, wantErr := mem.GetBundleThatReplaces(ctx, b.CsvName, b.PackageName, b.ChannelName)
+					got, err = q.GetBundleThatReplaces(ctx, b.CsvName, b.PackageName, b.ChannelName)
+					require.Equal(t, wantErr, err)
+					require.True(t, proto.Equal(want, got), "GetBundleThatReplaces %s", b.CsvName)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheSnapshotDamagedWhileServing: a snapshot overwritten in place
+// after it was verified yields errors, never another bundle's manifests.
+func TestCacheSnapshotDamagedWhileServing(t *testing.T) {
+	dir := "../../fixtures/legacy/small-fbb/opm-migrate"
+	cache := t.TempDir()
+	q := load(t, dir, declcfgquery.WithCacheDir(cache))
+	ctx := context.Background()
+	var withCSV *api.Bundle
+	for _, b := range listBundles(t, q) {
+		got, err := q.GetBundle(ctx, b.PackageName, b.ChannelName, b.CsvName)
+		require.NoError(t, err)
+		if got.CsvJson != "" {
+			withCSV = b
+			break
+		}
+	}
+	require.NotNil(t, withCSV, "the fixture has bundles with manifests")
+	files, err := filepath.Glob(filepath.Join(cache, "*"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	require.NoError(t, os.Truncate(files[0], 0))
+	_, err = q.GetBundle(ctx, withCSV.PackageName, withCSV.ChannelName, withCSV.CsvName)
+	require.ErrorContains(t, err, "from cache")
 }

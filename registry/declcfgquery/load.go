@@ -24,6 +24,12 @@ type loadOptions struct {
 // times and contents); a missing, stale or damaged snapshot is rebuilt and
 // rewritten, never trusted. Cache problems are reported in Stats and the
 // log, and never fail Load.
+//
+// With a cache directory the Querier also serves from the snapshot: it
+// keeps only the catalog's metadata in memory and reads a bundle's
+// manifests (csvJson, object) from the open snapshot when an answer
+// includes them, so its memory does not grow with the manifests. Close
+// closes the snapshot.
 func WithCacheDir(dir string) Option { return func(o *loadOptions) { o.cacheDir = dir } }
 
 // WithLogger logs how the Querier was built (cache hit or miss, sizes,
@@ -59,6 +65,7 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 		q, err := readCache(o.cacheDir, key)
 		if err == nil {
 			q.stats.FromCache = true
+			debug.FreeOSMemory()
 			o.logger.Info("catalog restored from cache", "dir", dir, "cache", o.cacheDir, "key", keyString(key),
 				"packages", q.stats.Packages, "bundles", q.stats.Bundles, "duration", time.Since(start))
 			return q, nil
@@ -96,6 +103,14 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 		}
 		if writeErr == nil {
 			q.stats.CacheWritten = true
+			// Serve from the snapshot just written, as a restart would:
+			// the manifests stay on disk instead of in memory.
+			if r, err := readCache(o.cacheDir, key); err == nil {
+				r.stats = q.stats
+				q = r
+			} else {
+				o.logger.Warn("cache written but not readable, serving from memory", "cache", o.cacheDir, "error", err)
+			}
 		} else {
 			o.logger.Warn("cache not written", "cache", o.cacheDir, "error", writeErr)
 			cacheErr = errors.Join(cacheErr, writeErr)

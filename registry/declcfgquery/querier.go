@@ -29,7 +29,10 @@ type Querier struct {
 	// the catalog.
 	providers map[gvk][]*api.ChannelEntry
 	latest    map[gvk][]*api.ChannelEntry
-	stats     Stats
+	// snapshot, when the Querier was restored from a cache, is where the
+	// manifests its bundle messages leave out are read from.
+	snapshot *snapshot
+	stats    Stats
 }
 
 // gvk keys the provider indexes.
@@ -311,7 +314,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 	if !ok {
 		return nil, fmt.Errorf("package %q, channel %q, bundle %q not found", pkgName, channelName, csvName)
 	}
-	return trimmed(b), nil
+	return q.trimmed(b)
 }
 
 // GetBundleForChannel returns the channel head, filled like GetBundle.
@@ -323,7 +326,7 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 	if err != nil {
 		return nil, err
 	}
-	return trimmed(ci.head), nil
+	return q.trimmed(ci.head)
 }
 
 // GetChannelEntriesThatReplace returns an entry for every channel member
@@ -355,7 +358,7 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
 	}
 	if b, ok := ci.replacer[name]; ok {
-		return trimmed(b), nil
+		return q.trimmed(b)
 	}
 	return nil, fmt.Errorf("no entry found for package %q, channel %q", pkgName, channelName)
 }
@@ -417,6 +420,15 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		out := b
 		if b.BundlePath != "" && (b.CsvJson != "" || len(b.Object) > 0) {
 			out = stripped(b)
+		} else if b.BundlePath == "" && q.snapshot != nil {
+			csv, objs, err := q.manifests(b)
+			if err != nil {
+				return err
+			}
+			if csv != b.CsvJson || len(objs) != len(b.Object) {
+				out = stripped(b)
+				out.CsvJson, out.Object = csv, objs
+			}
 		}
 		if err := fn(out); err != nil {
 			return err
@@ -425,8 +437,14 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 	return nil
 }
 
-// Close releases nothing: the Querier holds only memory.
-func (q *Querier) Close() error { return nil }
+// Close closes the cache snapshot a restored Querier reads manifests
+// from; a Querier built from files holds only memory.
+func (q *Querier) Close() error {
+	if q.snapshot == nil {
+		return nil
+	}
+	return q.snapshot.f.Close()
+}
 
 func errNoProviders(group, version, kind string) error {
 	return fmt.Errorf("no channel entries found that provide group:%q version:%q kind:%q", group, version, kind)
@@ -437,14 +455,18 @@ func entry(b *api.Bundle, replaces string) *api.ChannelEntry {
 }
 
 // trimmed is b without replaces and skips (what the single-bundle RPCs
-// return). Nested messages are shared, not copied.
-func trimmed(b *api.Bundle) *api.Bundle {
+// return), with its manifests. Nested messages are shared, not copied.
+func (q *Querier) trimmed(b *api.Bundle) (*api.Bundle, error) {
+	csv, objs, err := q.manifests(b)
+	if err != nil {
+		return nil, err
+	}
 	return &api.Bundle{
 		CsvName:      b.CsvName,
 		PackageName:  b.PackageName,
 		ChannelName:  b.ChannelName,
-		CsvJson:      b.CsvJson,
-		Object:       b.Object,
+		CsvJson:      csv,
+		Object:       objs,
 		BundlePath:   b.BundlePath,
 		ProvidedApis: b.ProvidedApis,
 		RequiredApis: b.RequiredApis,
@@ -453,7 +475,7 @@ func trimmed(b *api.Bundle) *api.Bundle {
 		Dependencies: b.Dependencies,
 		Properties:   b.Properties,
 		Deprecation:  b.Deprecation,
-	}
+	}, nil
 }
 
 // stripped is b without csvJson and object.
