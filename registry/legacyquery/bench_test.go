@@ -1,7 +1,9 @@
 package legacyquery
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +52,34 @@ func BenchmarkGetBundleThatReplacesEveryMember(b *testing.B) {
 		i++
 		q.GetBundleThatReplaces(ctx, r.b.name, r.pkg, r.channel)
 	}
+}
+
+// BenchmarkBundleWalk walks the large database the way a client that
+// checks a whole catalog does (parity, a catalog browser): GetBundle of
+// every member of a channel in name order, then GetBundleThatReplaces of
+// each, channel after channel. One op is one whole walk; it reports the
+// manifest cache's hit rate.
+func BenchmarkBundleWalk(b *testing.B) {
+	q := openBench(b)
+	ctx := context.Background()
+	type member struct{ pkg, channel, name string }
+	var members []member
+	for i := range q.rows {
+		r := &q.rows[i]
+		members = append(members, member{r.pkg, r.channel, r.b.name})
+	}
+	slices.SortFunc(members, func(a, b member) int {
+		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.channel, b.channel), cmp.Compare(a.name, b.name))
+	})
+	for b.Loop() {
+		for _, m := range members {
+			_, err := q.GetBundle(ctx, m.pkg, m.channel, m.name)
+			require.NoError(b, err)
+		}
+		for _, m := range members {
+			q.GetBundleThatReplaces(ctx, m.name, m.pkg, m.channel)
+		}
+	}
+	b.ReportMetric(float64(len(members)), "members")
+	b.ReportMetric(100*float64(q.cache.hits)/float64(max(q.cache.requests, 1)), "cache-hit-%")
 }

@@ -121,6 +121,8 @@ type Querier struct {
 	// csvAt memoizes, by bundle name, which object of the bundle column
 	// is the CSV (-1: none); see splitManifests.
 	csvAt sync.Map
+	// cache holds the most recently served bundle columns, split.
+	cache *manifestCache
 
 	closeOnce sync.Once
 	closeErr  error
@@ -149,6 +151,7 @@ func New(ctx context.Context, db *legacy.DB, opts ...Option) (*Querier, error) {
 		replacedBy: map[string][]*entry{},
 		providers:  map[string][]string{},
 		plurals:    map[gvk]string{},
+		cache:      newManifestCache(manifestCacheBytes),
 	}
 	names, err := db.PackageNames(ctx)
 	if err != nil {

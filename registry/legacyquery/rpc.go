@@ -240,14 +240,14 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 		if !ok {
 			continue
 		}
-		_, objects, err := q.db.BundleManifests(ctx, b.name)
+		m, err := q.manifests(ctx, b.name)
 		if err != nil {
-			return nil, fmt.Errorf("read manifests of bundle %s: %w", b.name, err)
+			return nil, err
 		}
-		if objects == nil {
+		if m.null {
 			return nil, notFound
 		}
-		return q.bundleWithManifests(b, e.pkg, e.channel, objects)
+		return q.bundleWithManifests(b, e.pkg, e.channel, m)
 	}
 	return nil, notFound
 }
@@ -270,17 +270,14 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		r := &q.rows[i]
 		out := &api.Bundle{}
 		if r.b.bundlePath == "" || !q.opts.omitManifests {
-			_, objects, err := q.db.BundleManifests(ctx, r.b.name)
+			m, err := q.manifests(ctx, r.b.name)
 			if err != nil {
-				return fmt.Errorf("read manifests of bundle %s: %w", r.b.name, err)
+				return err
 			}
-			if len(objects) > 0 {
-				csv, objs, err := q.splitManifests(r.b.name, objects)
-				if err != nil {
-					return fmt.Errorf("bundle %s: %w", r.b.name, err)
-				}
-				out.CsvJson, out.Object = csv, objs
+			if m.err != nil {
+				return fmt.Errorf("bundle %s: %w", r.b.name, m.err)
 			}
+			out.CsvJson, out.Object = m.csv, m.objs
 		}
 		out.CsvName = r.b.name
 		out.PackageName = r.pkg
@@ -303,24 +300,20 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 
 // fullBundle is the GetBundle-family answer for b in pkg/channel.
 func (q *Querier) fullBundle(ctx context.Context, b *bundleInfo, pkg, channel string) (*api.Bundle, error) {
-	_, objects, err := q.db.BundleManifests(ctx, b.name)
+	m, err := q.manifests(ctx, b.name)
 	if err != nil {
-		return nil, fmt.Errorf("read manifests of bundle %s: %w", b.name, err)
+		return nil, err
 	}
-	return q.bundleWithManifests(b, pkg, channel, objects)
+	return q.bundleWithManifests(b, pkg, channel, m)
 }
 
 // bundleWithManifests fills a GetBundle-family answer: objects from the
 // bundle column, plural filled from the api table.
-func (q *Querier) bundleWithManifests(b *bundleInfo, pkg, channel string, objects [][]byte) (*api.Bundle, error) {
-	out := &api.Bundle{}
-	if len(objects) > 0 {
-		csv, objs, err := q.splitManifests(b.name, objects)
-		if err != nil {
-			return nil, err
-		}
-		out.CsvJson, out.Object = csv, objs
+func (q *Querier) bundleWithManifests(b *bundleInfo, pkg, channel string, m *manifests) (*api.Bundle, error) {
+	if m.err != nil {
+		return nil, m.err
 	}
+	out := &api.Bundle{CsvJson: m.csv, Object: m.objs}
 	out.CsvName = b.name
 	out.PackageName = pkg
 	out.ChannelName = channel
