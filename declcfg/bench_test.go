@@ -90,6 +90,7 @@ func BenchmarkLoadValidate10k(b *testing.B) {
 	size := dirSize(b, dir)
 	ctx := context.Background()
 	b.ReportAllocs()
+	start := cpuTime(b)
 	for b.Loop() {
 		cfg, err := LoadFS(ctx, dir)
 		if err != nil {
@@ -103,6 +104,7 @@ func BenchmarkLoadValidate10k(b *testing.B) {
 			b.Fatalf("loaded %d bundles, %d packages", len(cfg.Bundles), len(m.Packages))
 		}
 	}
+	reportCPU(b, start)
 	b.ReportMetric(float64(size)/1e6, "catalog-MB")
 	b.ReportMetric(float64(retainedHeap(b, dir))/1e6, "live-MB")
 }
