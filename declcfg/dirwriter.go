@@ -586,7 +586,7 @@ func objectFileContent(obj []byte) (content []byte, ok bool) {
 	if !canonicalJSON(obj) {
 		// The YAML round trip cannot give obj back: skip its two
 		// conversions, which cost most of writing the objects layout.
-	} else if y, err := safeJSONToYAML(obj); err == nil {
+	} else if y, err := objectJSONToYAML(obj); err == nil {
 		if back, err := objectFromFile(y); err == nil && bytes.Equal(back, obj) {
 			return y, true
 		}
