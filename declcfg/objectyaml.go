@@ -142,4 +142,3 @@ func safeYAMLMarshal(v any) (_ []byte, err error) {
 	}()
 	return yamlv2.Marshal(v)
 }
-
