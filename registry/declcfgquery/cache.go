@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -270,18 +271,39 @@ func readCache(dir string, key [32]byte) (_ *Querier, err error) {
 	if n, err = binary.ReadUvarint(hr); err != nil {
 		return nil, fmt.Errorf("read cache: %w", err)
 	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read cache: %w", err)
+	}
 	bundles := make([]*api.Bundle, 0, min(n, 1<<20))
 	records := map[*api.Bundle]record{}
 	share := newSharer()
+	var buf, kept []byte
 	for i := uint64(0); i < n; i++ {
-		b := &api.Bundle{}
 		start := hr.off
-		if err := opts.UnmarshalFrom(hr, b); err != nil {
+		size, err := binary.ReadUvarint(hr)
+		if err != nil {
 			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
 		}
-		if b.CsvJson != "" || len(b.Object) > 0 {
+		if size > uint64(st.Size()-hr.off) {
+			return nil, fmt.Errorf("read cache: bundle %d: record of %d bytes overruns the file", i, size)
+		}
+		buf = slices.Grow(buf[:0], int(size))[:size]
+		if _, err := io.ReadFull(hr, buf); err != nil {
+			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		// Decode all but the manifests: they stay in the file until an
+		// answer needs them (Querier.manifests).
+		var hasManifests bool
+		if kept, hasManifests, err = withoutManifests(kept[:0], buf); err != nil {
+			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		b := &api.Bundle{}
+		if err := proto.Unmarshal(kept, b); err != nil {
+			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		if hasManifests {
 			records[b] = record{off: start, n: hr.off - start}
-			b.CsvJson, b.Object = "", nil
 		}
 		share.dedupe(b)
 		bundles = append(bundles, b)
@@ -304,6 +326,35 @@ func readCache(dir string, key [32]byte) (_ *Querier, err error) {
 	q.snapshot = &snapshot{f: f, records: records}
 	return q, nil
 }
+
+// withoutManifests appends to dst the fields of the encoded api.Bundle
+// msg other than csvJson and object, and reports whether it had either.
+func withoutManifests(dst, msg []byte) ([]byte, bool, error) {
+	had := false
+	for len(msg) > 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			return dst, false, protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, msg[n:])
+		if m < 0 {
+			return dst, false, protowire.ParseError(m)
+		}
+		if num == csvJSONField || num == objectField {
+			had = true
+		} else {
+			dst = append(dst, msg[:n+m]...)
+		}
+		msg = msg[n+m:]
+	}
+	return dst, had, nil
+}
+
+// The api.Bundle field numbers of the manifests (registry.proto).
+const (
+	csvJSONField protowire.Number = 4
+	objectField  protowire.Number = 5
+)
 
 // snapshot is a verified cache file a Querier reads manifests from.
 type snapshot struct {
