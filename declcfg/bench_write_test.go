@@ -182,3 +182,28 @@ func BenchmarkLoadValidateDir(b *testing.B) {
 	reportCPU(b, start)
 	b.ReportMetric(float64(dirSize(b, dir))/1e6, "catalog-MB")
 }
+
+// BenchmarkWriteDirObjectsDir loads the catalog directory named by
+// OLMCAT_BENCH_CATALOG once and writes it in the objects layout per
+// iteration; it is skipped when the variable is unset.
+func BenchmarkWriteDirObjectsDir(b *testing.B) {
+	dir := os.Getenv("OLMCAT_BENCH_CATALOG")
+	if dir == "" {
+		b.Skip("OLMCAT_BENCH_CATALOG not set")
+	}
+	cfg, err := LoadFS(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tmp := b.TempDir()
+	b.ReportAllocs()
+	i := 0
+	start := cpuTime(b)
+	for b.Loop() {
+		if err := WriteDir(cfg, filepath.Join(tmp, fmt.Sprintf("catalog-%d", i)), WithLayout(LayoutObjects)); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	reportCPU(b, start)
+}
