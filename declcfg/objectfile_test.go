@@ -74,6 +74,21 @@ func TestObjectFileContentShortcut(t *testing.T) {
 			return nil
 		})
 	}
+	if extra := os.Getenv("OLMCAT_OBJECT_CORPUS"); extra != "" {
+		// A catalog's objects, one base64 object per line: a one-off check
+		// against a real catalog.
+		data, err := os.ReadFile(extra)
+		require.NoError(t, err)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if raw, err := base64.StdEncoding.DecodeString(string(line)); err == nil && len(raw) > 0 {
+				objs = append(objs, string(raw))
+			}
+		}
+	}
+	long := strings.Repeat("iVBORw0KGgo", 20)
+	objs = append(objs, `{"icon":[{"base64data":"`+long+`","mediatype":"image/png"}],"x":"`+long+`"}`,
+		`{"a":"`+long+`","b":{"c":["`+long+`=","1`+long+`"]}}`, `{"a":"`+long+` "}`, `{"a":"`+placeholderPrefix+long+`"}`,
+		`{"a":"`+long+`","b":"`+placeholder(0)+`"}`)
 	require.Greater(t, len(objs), 40)
 	for _, o := range objs {
 		want, wantOK := objectFileContentFull([]byte(o))

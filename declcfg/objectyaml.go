@@ -142,3 +142,67 @@ func safeYAMLMarshal(v any) (_ []byte, err error) {
 	}()
 	return yamlv2.Marshal(v)
 }
+
+// swappedObjectYAML is objectFileContent's YAML case for objects holding
+// long base64 strings (icons, embedded manifests): those cost most of the
+// YAML encoding and of the YAML read-back check, and a plain one-line
+// scalar is emitted and read back alike whatever its length (see
+// yamlwrite.go). It swaps them for placeholders, encodes and reads back
+// the small document, and puts them back. ok is true only when that
+// YAML reads back to obj; otherwise the caller takes the whole way.
+func swappedObjectYAML(obj []byte) (y []byte, ok bool) {
+	if bytes.Contains(obj, []byte(placeholderPrefix)) {
+		return nil, false
+	}
+	v, ok := yamlValueOf(obj)
+	if !ok {
+		return nil, false
+	}
+	var long [][]byte
+	var swap func(v any) any
+	swap = func(v any) any {
+		switch t := v.(type) {
+		case map[any]any:
+			for k, e := range t {
+				t[k] = swap(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = swap(e)
+			}
+		case string:
+			if b := []byte(t); swappable(b) && isBase64Text(b) && len(long) < 1e6 {
+				long = append(long, b)
+				return placeholder(len(long) - 1)
+			}
+		}
+		return v
+	}
+	v = swap(v)
+	if len(long) == 0 {
+		return nil, false
+	}
+	small, err := safeYAMLMarshal(v)
+	if err != nil {
+		return nil, false
+	}
+	backSmall, err := objectFromFile(small)
+	if err != nil {
+		return nil, false
+	}
+	back, ok := restoreManifests(backSmall, long)
+	if !ok || !bytes.Equal(back, obj) {
+		return nil, false
+	}
+	return restoreManifests(small, long)
+}
+
+// isBase64Text reports whether b holds base64 characters only.
+func isBase64Text(b []byte) bool {
+	for _, c := range b {
+		if !base64Char[c] {
+			return false
+		}
+	}
+	return true
+}
