@@ -4,7 +4,7 @@
 GO        ?= go
 BIN       ?= bin/olmcat
 PKGS      ?= ./...
-FUZZTIME  ?= 5s
+FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
@@ -23,8 +23,15 @@ test-unit:
 test-race:
 	@if ls $(subst ...,,$(RACE_PKGS)) >/dev/null 2>&1; then $(GO) test -race -count=1 $(RACE_PKGS); fi
 
+# Each fuzzer runs for FUZZTIME (go test allows one -fuzz target per run).
+FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg \
+	FuzzAppendIndented:./declcfg FuzzValidJSON:./migrate FuzzSplitObjects:./legacy
+
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeStream$$' -fuzztime $(FUZZTIME) ./declcfg
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} ($${t#*:}, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
+	done
 
 lint:
 	$(GO) vet $(PKGS)

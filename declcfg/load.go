@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	gitignore "github.com/sabhiram/go-gitignore"
 	"golang.org/x/sync/errgroup"
@@ -655,6 +656,11 @@ func objectFromFile(data []byte) ([]byte, error) {
 // caller decodes with encoding/json, which gives the same Bundle (tests
 // compare) or words the error.
 func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
+	// encoding/json replaces invalid UTF-8 in strings with U+FFFD; leave
+	// such blobs to it rather than copy the bytes as they are.
+	if !utf8.Valid(blob) {
+		return Bundle{}, false
+	}
 	var seen [6]bool
 	once := func(i int) bool {
 		if seen[i] {

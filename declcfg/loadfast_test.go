@@ -174,3 +174,31 @@ func TestDecodeJSONObjectsMatchesDecoder(t *testing.T) {
 		assert.Equal(t, wantErr, gotErr, "%.80q", s)
 	}
 }
+
+// FuzzDecodePlainBundle checks the hand-written bundle decoder against
+// encoding/json on arbitrary valid JSON objects: whenever it accepts one,
+// the Bundle must be the one encoding/json decodes.
+func FuzzDecodePlainBundle(f *testing.F) {
+	for _, seed := range []string{
+		`{"schema":"olm.bundle","name":"a","package":"p","image":"i","properties":[{"type":"t","value":{"a":1}}],"relatedImages":[{"name":"x","image":"y"}]}`,
+		`{"schema":"olm.bundle","properties":[{"type":"t","value":"s"}]}`,
+		`{"schema":"olm.bundle","name":"a\u0062"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, blob []byte) {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(blob, &top) != nil {
+			return // the loader only hands decodePlainBundle valid objects
+		}
+		got, ok := decodePlainBundle(blob)
+		if !ok {
+			return
+		}
+		var want Bundle
+		if err := json.Unmarshal(blob, &want); err != nil {
+			t.Fatalf("decodePlainBundle accepted %q, encoding/json refuses it: %v", blob, err)
+		}
+		assert.Equal(t, want, got, "%q", blob)
+	})
+}
