@@ -2,7 +2,6 @@ package migrate
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -14,54 +13,16 @@ import (
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 )
 
-var (
-	benchPackages = flag.Int("migrate.bench-packages", 20, "packages of the BenchmarkMigrate database")
-	benchBundles  = flag.Int("migrate.bench-bundles", 25, "bundles per package of the BenchmarkMigrate database")
-)
+var benchBundles = flag.Int("migrate.bench-bundles", 500, "bundles of the BenchmarkMigrate database (dbbuild.SyntheticPerPackage per package)")
 
-// genBenchBundles makes packages*perPackage bundles from the real etcd
-// 0.9.2 bundle: each package a replaces chain in two channels, each bundle
-// skipping an absent one, like the reference measurements.
-func genBenchBundles(tb testing.TB, packages, perPackage int) []dbbuild.Bundle {
+// genBenchBundles makes bundles*packages bundles with dbbuild.Synthetic
+// from the real etcd 0.9.2 bundle (SyntheticPerPackage bundles per package).
+func genBenchBundles(tb testing.TB, bundles int) []dbbuild.Bundle {
 	tb.Helper()
 	base, err := dbbuild.ReadBundleDir("../fixtures/bundles/opm-bundles/etcd.0.9.2")
 	require.NoError(tb, err)
-	var out []dbbuild.Bundle
-	for p := range packages {
-		pkg := fmt.Sprintf("bench-%04d", p)
-		for i := range perPackage {
-			name := fmt.Sprintf("%s.v1.0.%d", pkg, i)
-			var csv map[string]any
-			require.NoError(tb, json.Unmarshal(base.CSV, &csv))
-			csv["metadata"].(map[string]any)["name"] = name
-			spec := csv["spec"].(map[string]any)
-			spec["version"] = fmt.Sprintf("1.0.%d", i)
-			delete(spec, "replaces")
-			if i > 0 {
-				spec["replaces"] = fmt.Sprintf("%s.v1.0.%d", pkg, i-1)
-			}
-			spec["skips"] = []string{fmt.Sprintf("%s.v0.0.%d", pkg, i)}
-			raw, err := json.Marshal(csv)
-			require.NoError(tb, err)
-			b := base
-			b.Package = pkg
-			b.Channels = []string{"alpha", "stable"}
-			b.DefaultChannel = "stable"
-			b.CSV = raw
-			b.Objects = nil
-			for _, o := range base.Objects {
-				var k struct{ Kind string }
-				require.NoError(tb, json.Unmarshal(o, &k))
-				if k.Kind == "ClusterServiceVersion" {
-					o = raw
-				}
-				b.Objects = append(b.Objects, o)
-			}
-			b.Dependencies = nil
-			b.Image = fmt.Sprintf("registry.invalid/bench/%s:v1.0.%d", pkg, i)
-			out = append(out, b)
-		}
-	}
+	out, err := dbbuild.Synthetic(base, bundles)
+	require.NoError(tb, err)
 	return out
 }
 
@@ -70,18 +31,18 @@ func genBenchBundles(tb testing.TB, packages, perPackage int) []dbbuild.Bundle {
 func benchDB(b *testing.B) string {
 	b.Helper()
 	dir := filepath.Join(os.TempDir(), "olmcat-migrate-bench")
-	path := filepath.Join(dir, fmt.Sprintf("index-%dx%d.db", *benchPackages, *benchBundles))
+	path := filepath.Join(dir, fmt.Sprintf("index-synthetic-%d.db", *benchBundles))
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
 	require.NoError(b, os.MkdirAll(dir, 0o755))
-	bundles := genBenchBundles(b, *benchPackages, *benchBundles)
+	bundles := genBenchBundles(b, *benchBundles)
 	require.NoError(b, dbbuild.Build(context.Background(), path, dbbuild.MaxLevel, bundles))
 	return path
 }
 
-// BenchmarkMigrate migrates a generated database (20 packages x 25
-// bundles by default; see the -migrate.bench-* flags) to a temporary
+// BenchmarkMigrate migrates a generated database (500 bundles in
+// packages of 25 by default; see -migrate.bench-bundles) to a temporary
 // directory. scripts/bench-migrate.sh measures the 10,000-bundle case with
 // the built binary.
 func BenchmarkMigrate(b *testing.B) {

@@ -22,18 +22,8 @@ if [ ! -x /usr/bin/time ]; then
 	exit 2
 fi
 if [ ! -f "$DB" ]; then
-	if [ -x scripts/gen-bench-db.sh ]; then
-		echo "bench-migrate: $DB missing, generating it with scripts/gen-bench-db.sh" >&2
-		scripts/gen-bench-db.sh
-	else
-		# Same shape from the Go benchmark's generator: 400 packages x 25
-		# bundles made from the real etcd 0.9.2 bundle (~350 MB).
-		echo "bench-migrate: $DB missing, generating it with the BenchmarkMigrate generator" >&2
-		go test ./migrate -run '^$' -bench '^BenchmarkMigrate$' -benchtime 1x \
-			-migrate.bench-packages 400 -migrate.bench-bundles 25 >/dev/null
-		mkdir -p "$(dirname "$DB")"
-		cp "${TMPDIR:-/tmp}/olmcat-migrate-bench/index-400x25.db" "$DB"
-	fi
+	echo "bench-migrate: $DB missing, generating it with scripts/gen-bench-db.sh" >&2
+	scripts/gen-bench-db.sh "$DB"
 fi
 go build -o "$BIN" ./cmd/olmcat
 

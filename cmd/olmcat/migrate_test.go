@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,7 +142,7 @@ func TestMigrateInterrupted(t *testing.T) {
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
 	db := filepath.Join(dir, "index.db")
-	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 60, 20)))
+	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 1200)))
 
 	outParent := filepath.Join(dir, "out")
 	require.NoError(t, os.Mkdir(outParent, 0o755))
@@ -177,43 +176,13 @@ func TestMigrateInterrupted(t *testing.T) {
 	assert.Empty(t, ents, "no output and no temporary directory may remain")
 }
 
-// manyBundles makes packages*perPackage bundles from the real etcd 0.9.2
-// bundle, each package a replaces chain.
-func manyBundles(t *testing.T, packages, perPackage int) []dbbuild.Bundle {
+// manyBundles makes n bundles from the real etcd 0.9.2 bundle with
+// dbbuild.Synthetic (packages of dbbuild.SyntheticPerPackage bundles).
+func manyBundles(t *testing.T, n int) []dbbuild.Bundle {
 	t.Helper()
 	base, err := dbbuild.ReadBundleDir("../../fixtures/bundles/opm-bundles/etcd.0.9.2")
 	require.NoError(t, err)
-	var out []dbbuild.Bundle
-	for p := range packages {
-		pkg := fmt.Sprintf("pkg-%03d", p)
-		for i := range perPackage {
-			name := fmt.Sprintf("%s.v1.0.%d", pkg, i)
-			var csv map[string]any
-			require.NoError(t, json.Unmarshal(base.CSV, &csv))
-			csv["metadata"].(map[string]any)["name"] = name
-			spec := csv["spec"].(map[string]any)
-			spec["version"] = fmt.Sprintf("1.0.%d", i)
-			delete(spec, "replaces")
-			if i > 0 {
-				spec["replaces"] = fmt.Sprintf("%s.v1.0.%d", pkg, i-1)
-			}
-			raw, err := json.Marshal(csv)
-			require.NoError(t, err)
-			b := base
-			b.Package, b.Channels, b.DefaultChannel, b.CSV = pkg, []string{"stable"}, "stable", raw
-			b.Objects = nil
-			for _, o := range base.Objects {
-				var k struct{ Kind string }
-				require.NoError(t, json.Unmarshal(o, &k))
-				if k.Kind == "ClusterServiceVersion" {
-					o = raw
-				}
-				b.Objects = append(b.Objects, o)
-			}
-			b.Dependencies = nil
-			b.Image = fmt.Sprintf("registry.invalid/%s:v1.0.%d", pkg, i)
-			out = append(out, b)
-		}
-	}
+	out, err := dbbuild.Synthetic(base, n)
+	require.NoError(t, err)
 	return out
 }
