@@ -83,8 +83,16 @@ func dirSize(b *testing.B, dir string) int64 {
 // BenchmarkLoadValidate10k loads and validates a 10,000-bundle catalog
 // (400 packages x 25 bundles, opm layout) per iteration.
 func BenchmarkLoadValidate10k(b *testing.B) {
+	dir := benchLoadValidate(b, genCatalog(400, 25))
+	b.ReportMetric(float64(retainedHeap(b, dir))/1e6, "live-MB")
+}
+
+// benchLoadValidate writes cfg (10,000 bundles in 400 packages) once in the
+// opm layout, then loads and links it per iteration. It returns the
+// catalog directory.
+func benchLoadValidate(b *testing.B, cfg *DeclarativeConfig) string {
 	dir := filepath.Join(b.TempDir(), "catalog")
-	if err := WriteDir(genCatalog(400, 25), dir); err != nil {
+	if err := WriteDir(cfg, dir); err != nil {
 		b.Fatal(err)
 	}
 	size := dirSize(b, dir)
@@ -106,7 +114,7 @@ func BenchmarkLoadValidate10k(b *testing.B) {
 	}
 	reportCPU(b, start)
 	b.ReportMetric(float64(size)/1e6, "catalog-MB")
-	b.ReportMetric(float64(retainedHeap(b, dir))/1e6, "live-MB")
+	return dir
 }
 
 // retainedHeap measures the heap that a loaded and linked catalog keeps

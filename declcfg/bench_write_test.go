@@ -107,29 +107,7 @@ func BenchmarkWriteDir10k(b *testing.B) {
 // 10,000-bundle catalog (four inline objects per bundle), written once in
 // the opm layout, per iteration.
 func BenchmarkLoadValidateRealistic10k(b *testing.B) {
-	dir := filepath.Join(b.TempDir(), "catalog")
-	if err := WriteDir(realisticCatalog10k(), dir); err != nil {
-		b.Fatal(err)
-	}
-	size := dirSize(b, dir)
-	ctx := context.Background()
-	b.ReportAllocs()
-	start := cpuTime(b)
-	for b.Loop() {
-		cfg, err := LoadFS(ctx, dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := ConvertToModel(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(cfg.Bundles) != 10000 || len(m.Packages) != 400 {
-			b.Fatalf("loaded %d bundles, %d packages", len(cfg.Bundles), len(m.Packages))
-		}
-	}
-	reportCPU(b, start)
-	b.ReportMetric(float64(size)/1e6, "catalog-MB")
+	benchLoadValidate(b, realisticCatalog10k())
 }
 
 // TestRealisticCatalogRoundTrip keeps the realistic generator honest: it
