@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,27 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// runDeclcfgCLI runs the olmcat command tree in process, as main does, and
-// returns stdout, stderr and the exit code main would use.
-func runDeclcfgCLI(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return stdout.String(), stderr.String(), exitOK
-	}
-	stderr.WriteString("Error: " + err.Error() + "\n")
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return stdout.String(), stderr.String(), ee.code
-	}
-	return stdout.String(), stderr.String(), 1
-}
 
 // snapshotTree returns every file under dir with its content.
 func snapshotTree(t *testing.T, dir string) map[string]string {
@@ -88,7 +64,7 @@ func TestValidateCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runDeclcfgCLI(t, tt.args...)
+			stdout, stderr, code := runCLI(t, tt.args...)
 			assert.Equal(t, tt.wantCode, code, "stderr: %s", stderr)
 			if tt.wantStdout != "" {
 				assert.Equal(t, tt.wantStdout, stdout)
@@ -100,7 +76,7 @@ func TestValidateCommand(t *testing.T) {
 	}
 
 	// -o json for machines.
-	stdout, _, code := runDeclcfgCLI(t, "validate", invalid, "-o", "json")
+	stdout, _, code := runCLI(t, "validate", invalid, "-o", "json")
 	require.Equal(t, 1, code)
 	var rep struct {
 		Valid    bool `json:"valid"`
@@ -116,7 +92,7 @@ func TestValidateCommand(t *testing.T) {
 	assert.Equal(t, "catalog.json#2", rep.Problems[1].File)
 	assert.Equal(t, "foo.v1", rep.Problems[1].Name)
 
-	stdout, _, code = runDeclcfgCLI(t, "validate", opmManifests, "-o", "json")
+	stdout, _, code = runCLI(t, "validate", opmManifests, "-o", "json")
 	require.Equal(t, 0, code)
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 	assert.True(t, rep.Valid)
@@ -136,22 +112,22 @@ func TestRenderCommand(t *testing.T) {
 	for _, n := range names {
 		want.WriteString(files[n])
 	}
-	stdout, stderr, code := runDeclcfgCLI(t, "render", src)
+	stdout, stderr, code := runCLI(t, "render", src)
 	require.Equal(t, 0, code, stderr)
 	require.True(t, want.String() == stdout, "render output differs from opm's files")
 
 	// Several inputs merge; YAML output; a single file.
-	stdout, _, code = runDeclcfgCLI(t, "render", src+"/foo", src+"/bar/catalog.json", "-o", "yaml")
+	stdout, _, code = runCLI(t, "render", src+"/foo", src+"/bar/catalog.json", "-o", "yaml")
 	require.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(stdout, "---\ndefaultChannel: stable\nname: bar\nschema: olm.package\n"), stdout[:80])
 	assert.Contains(t, stdout, "\nname: foo\nschema: olm.package\n")
 
-	_, stderr, code = runDeclcfgCLI(t, "render", filepath.Join(src, "missing"))
+	_, stderr, code = runCLI(t, "render", filepath.Join(src, "missing"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "render "+filepath.Join(src, "missing")+": stat")
-	_, _, code = runDeclcfgCLI(t, "render", src, "-o", "toml")
+	_, _, code = runCLI(t, "render", src, "-o", "toml")
 	assert.Equal(t, 2, code)
-	_, _, code = runDeclcfgCLI(t, "render")
+	_, _, code = runCLI(t, "render")
 	assert.Equal(t, 2, code)
 }
 
@@ -168,23 +144,23 @@ func TestConvertCommand(t *testing.T) {
 	objects := filepath.Join(work, "objects")
 	back := filepath.Join(work, "back")
 
-	_, stderr, code := runDeclcfgCLI(t, "convert", in, objects, "--layout", "objects")
+	_, stderr, code := runCLI(t, "convert", in, objects, "--layout", "objects")
 	require.Equal(t, 0, code, stderr)
 	tree := snapshotTree(t, objects)
 	assert.Contains(t, tree, "etcd/etcd.json")
 	assert.Contains(t, tree, "etcd/objects/etcdoperator.v0.9.2/etcdoperator.v0.9.2_operators.coreos.com_v1alpha1_clusterserviceversion.yaml")
 
-	_, stderr, code = runDeclcfgCLI(t, "convert", objects, back, "--layout", "opm")
+	_, stderr, code = runCLI(t, "convert", objects, back, "--layout", "opm")
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, orig, snapshotTree(t, back), "opm -> objects -> opm is byte-identical")
 	assert.Equal(t, orig, snapshotTree(t, in), "input untouched")
 
 	// No clobbering without --force; the existing output stays as it was.
-	_, stderr, code = runDeclcfgCLI(t, "convert", in, objects, "--layout", "opm")
+	_, stderr, code = runCLI(t, "convert", in, objects, "--layout", "opm")
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "Error: output directory "+objects+" exists and is not empty (use --force to replace it)\n", stderr)
 	assert.Equal(t, tree, snapshotTree(t, objects))
-	_, stderr, code = runDeclcfgCLI(t, "convert", in, objects, "--layout", "opm", "-o", "yaml", "--force")
+	_, stderr, code = runCLI(t, "convert", in, objects, "--layout", "opm", "-o", "yaml", "--force")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, snapshotTree(t, objects), "etcd/catalog.yaml")
 	assert.NotContains(t, snapshotTree(t, objects), "etcd/etcd.json")
@@ -198,14 +174,14 @@ func TestConvertCommand(t *testing.T) {
 		{"convert", in, filepath.Join(work, "x"), "-o", "toml"},
 		{"convert", in},
 	} {
-		_, _, code := runDeclcfgCLI(t, args...)
+		_, _, code := runCLI(t, args...)
 		assert.Equal(t, 2, code, "%v", args)
 	}
 	assert.Equal(t, orig, snapshotTree(t, in), "input untouched")
 
 	// Invalid input: exit 1, nothing written.
 	bad := writeCatalogFile(t, `{"name":"x"}`)
-	_, _, code = runDeclcfgCLI(t, "convert", bad, filepath.Join(work, "y"))
+	_, _, code = runCLI(t, "convert", bad, filepath.Join(work, "y"))
 	assert.Equal(t, 1, code)
 	assert.NoDirExists(t, filepath.Join(work, "y"))
 }

@@ -22,27 +22,6 @@ import (
 
 const legacyFixtures = "../../fixtures/legacy"
 
-// runMigrateCLI runs the command tree in process as main does and returns
-// stdout, stderr and main's exit code.
-func runMigrateCLI(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&stdout)
-	root.SetErr(&stderr)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return stdout.String(), stderr.String(), exitOK
-	}
-	stderr.WriteString("Error: " + err.Error() + "\n")
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return stdout.String(), stderr.String(), ee.code
-	}
-	return stdout.String(), stderr.String(), exitInvalid
-}
-
 func TestMigrateCommand(t *testing.T) {
 	t.Setenv(legacy.NoDeprecationWarningEnv, "")
 	db := filepath.Join(legacyFixtures, "small-fbb-deprecated", "index.db")
@@ -50,7 +29,7 @@ func TestMigrateCommand(t *testing.T) {
 	out := filepath.Join(dir, "catalog")
 	report := filepath.Join(dir, "report.json")
 
-	_, stderr, code := runMigrateCLI(t, "migrate", db, out, "--report", report)
+	_, stderr, code := runCLI(t, "migrate", db, out, "--report", report)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "WARNING: "+db+" is a legacy sqlite index")
 	assert.Contains(t, stderr, "migrated "+db+" (schema level 13) to "+out+": 3 packages, 4 channels, 8 bundles, 8 objects; 4 repairs, 1 drops, 1 notes")
@@ -66,11 +45,11 @@ func TestMigrateCommand(t *testing.T) {
 	assert.Equal(t, float64(8), rep["counts"].(map[string]any)["bundles"])
 
 	// Existing output: refused without --force (exit 1), replaced with it.
-	_, stderr, code = runMigrateCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated")
+	_, stderr, code = runCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated")
 	assert.Equal(t, exitInvalid, code)
 	assert.Contains(t, stderr, "--force")
 	assert.NotContains(t, stderr, "WARNING")
-	_, stderr, code = runMigrateCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated", "--force", "-o", "yaml")
+	_, stderr, code = runCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated", "--force", "-o", "yaml")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "9 bundles")
 	assert.FileExists(t, filepath.Join(out, "foo", "catalog.yaml"))
@@ -97,7 +76,7 @@ func TestMigrateCommandErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stderr, code := runMigrateCLI(t, append(tt.args, "--no-deprecation-warning")...)
+			_, stderr, code := runCLI(t, append(tt.args, "--no-deprecation-warning")...)
 			assert.Equal(t, tt.code, code, stderr)
 			assert.Contains(t, stderr, tt.msg)
 			_, err := os.Stat(out)
@@ -108,7 +87,7 @@ func TestMigrateCommandErrors(t *testing.T) {
 
 func TestRenderSQLite(t *testing.T) {
 	db := filepath.Join(legacyFixtures, "small-fbb", "index.db")
-	stdout, stderr, code := runMigrateCLI(t, "render", db, "--no-deprecation-warning")
+	stdout, stderr, code := runCLI(t, "render", db, "--no-deprecation-warning")
 	require.Equal(t, exitOK, code, stderr)
 	var want bytes.Buffer
 	for _, pkg := range []string{"bar", "baz", "foo"} {
@@ -122,7 +101,7 @@ func TestRenderSQLite(t *testing.T) {
 
 	// Mixed with a declarative config directory: loaded, merged, rendered.
 	other := filepath.Join(legacyFixtures, "opreg-foo-index", "opm-migrate")
-	stdout, stderr, code = runMigrateCLI(t, "render", filepath.Join(legacyFixtures, "observability-operator", "index.db"), other, "--no-deprecation-warning")
+	stdout, stderr, code = runCLI(t, "render", filepath.Join(legacyFixtures, "observability-operator", "index.db"), other, "--no-deprecation-warning")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, `"name": "observability-operator"`)
 	assert.Contains(t, stdout, `"name": "foo.v0.2.0"`)

@@ -74,7 +74,7 @@ func TestParityCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := runDeclcfgCLI(t, tt.args...)
+			stdout, stderr, code := runCLI(t, tt.args...)
 			assert.Equal(t, tt.code, code, "stderr: %s", stderr)
 			for _, s := range tt.stdout {
 				assert.Contains(t, stdout, s)
@@ -108,7 +108,7 @@ func TestMigrateVerify(t *testing.T) {
 
 	t.Run("parity", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "catalog")
-		_, stderr, code := runDeclcfgCLI(t, "migrate", "--verify", "--no-deprecation-warning", smallDB, out)
+		_, stderr, code := runCLI(t, "migrate", "--verify", "--no-deprecation-warning", smallDB, out)
 		require.Equal(t, exitOK, code, stderr)
 		assert.Contains(t, stderr, "verified: ")
 		assert.DirExists(t, filepath.Join(out, "foo"))
@@ -128,14 +128,14 @@ func TestMigrateVerify(t *testing.T) {
 		require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, bundles))
 
 		out := filepath.Join(t.TempDir(), "catalog")
-		_, stderr, code := runDeclcfgCLI(t, "migrate", "--drop-invalid-bundles", "--verify", "--no-deprecation-warning", db, out)
+		_, stderr, code := runCLI(t, "migrate", "--drop-invalid-bundles", "--verify", "--no-deprecation-warning", db, out)
 		assert.Equal(t, exitInvalid, code, stderr)
 		assert.Contains(t, stderr, "bundle-missing")
 		assert.Contains(t, stderr, "baz.v1.1.0")
 		assert.NoDirExists(t, out, "nothing written")
 
 		// Without --verify the same migration succeeds.
-		_, stderr, code = runDeclcfgCLI(t, "migrate", "--drop-invalid-bundles", "--no-deprecation-warning", db, out)
+		_, stderr, code = runCLI(t, "migrate", "--drop-invalid-bundles", "--no-deprecation-warning", db, out)
 		assert.Equal(t, exitOK, code, stderr)
 	})
 }
