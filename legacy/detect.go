@@ -25,9 +25,15 @@ func IsSQLiteFile(path string) (bool, error) {
 		return false, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
+	return HasSQLiteHeader(f), nil
+}
+
+// HasSQLiteHeader reports whether r starts with the sqlite 3 header. It
+// reads at most the header's 16 bytes.
+func HasSQLiteHeader(r io.Reader) bool {
 	head := make([]byte, len(sqliteMagic))
-	if _, err := io.ReadFull(f, head); err != nil {
-		return false, nil
+	if _, err := io.ReadFull(r, head); err != nil {
+		return false
 	}
-	return bytes.Equal(head, sqliteMagic), nil
+	return bytes.Equal(head, sqliteMagic)
 }

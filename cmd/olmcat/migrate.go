@@ -103,7 +103,7 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 func runMigrate(cmd *cobra.Command, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
 	if !f.noDeprecationWarning {
-		legacy.WarnDeprecated(stderr, dbPath)
+		warnDeprecated(stderr, dbPath)
 	}
 	var bar *progress
 	opts = append(opts, migrate.WithProgress(func(done, total int) {
@@ -215,7 +215,7 @@ func writeReport(path string, rep *migrate.Report) error {
 func renderSQLite(cmd *cobra.Command, dbPath string, format declcfg.Format, noDeprecationWarning bool) error {
 	stderr := cmd.ErrOrStderr()
 	if !noDeprecationWarning {
-		legacy.WarnDeprecated(stderr, dbPath)
+		warnDeprecated(stderr, dbPath)
 	}
 	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
 	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {

@@ -17,13 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
-	"github.com/operator-catalog/olmcat/legacy"
 )
 
 const legacyFixtures = "../../fixtures/legacy"
 
 func TestMigrateCommand(t *testing.T) {
-	t.Setenv(legacy.NoDeprecationWarningEnv, "")
+	t.Setenv(noDeprecationWarningEnv, "")
 	db := filepath.Join(legacyFixtures, "small-fbb-deprecated", "index.db")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "catalog")

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry/parity"
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newParityCmd() *cobra.Command {
@@ -51,7 +51,12 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 			prog := &parityProgress{w: stderr}
 			opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(concurrency)}
 			if !noWarning {
-				opts = append(opts, parity.WithDeprecationWarnings(stderr))
+				for _, ref := range args {
+					// An input Detect rejects is reported by Check.
+					if in, err := source.Detect(ref); err == nil && in.Kind == source.KindSQLite {
+						warnDeprecated(stderr, ref)
+					}
+				}
 			}
 			res, err := parity.Check(cmd.Context(), args[0], args[1], opts...)
 			if err != nil {
@@ -81,7 +86,7 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 	f.BoolVar(&strict, "strict", false, "fail on benign differences too")
 	f.IntVar(&maxDiffs, "max-diffs", 10, "differences shown in text output")
 	f.IntVar(&concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
-	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+legacy.NoDeprecationWarningEnv+"=1)")
+	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	return cmd
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
-	"github.com/operator-catalog/olmcat/legacy"
 )
 
 func TestParityCommand(t *testing.T) {
@@ -32,7 +31,7 @@ func TestParityCommand(t *testing.T) {
 			args:   []string{"parity", smallDB, smallDir},
 			code:   exitOK,
 			stdout: []string{"GetBundleForChannel", "plural-sqlite-only", "PARITY: no loss"},
-			stderr: []string{"legacy sqlite index", legacy.MigrateCommand(smallDB)},
+			stderr: []string{"legacy sqlite index", migrateCommand(smallDB)},
 		},
 		{
 			name:     "strict fails on benign differences",

@@ -5,12 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/migrate"
+	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
 )
 
@@ -34,16 +33,22 @@ database is converted as olmcat migrate converts it (see MIGRATION.md).`,
 			if err != nil {
 				return usageError(err)
 			}
-			if len(args) == 1 {
+			inputs := make([]source.Input, len(args))
+			for i, arg := range args {
+				in, err := source.Detect(arg)
+				if err != nil {
+					return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", arg, err)}
+				}
+				inputs[i] = in
+			}
+			if len(inputs) == 1 && inputs[0].Kind == source.KindSQLite {
 				// A lone sqlite index is streamed package by package
 				// instead of being held in memory for merging.
-				if isDB, _ := legacy.IsSQLiteFile(args[0]); isDB {
-					return renderSQLite(cmd, args[0], format, noDeprecationWarning)
-				}
+				return renderSQLite(cmd, args[0], format, noDeprecationWarning)
 			}
 			merged := &declcfg.DeclarativeConfig{}
-			for _, arg := range args {
-				cfg, err := loadRenderInput(cmd.Context(), arg, cmd.ErrOrStderr(), noDeprecationWarning)
+			for _, in := range inputs {
+				cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
 				if err != nil {
 					return &exitError{code: exitInvalid, err: err}
 				}
@@ -66,22 +71,14 @@ database is converted as olmcat migrate converts it (see MIGRATION.md).`,
 // does (deprecation warning and a summary of repairs and drops on stderr);
 // any other regular file is one blob stream (its refs resolved against its
 // own directory). Other input kinds plug in here.
-func loadRenderInput(ctx context.Context, arg string, stderr io.Writer, noDeprecationWarning bool) (*declcfg.DeclarativeConfig, error) {
-	st, err := os.Stat(arg)
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", arg, err)
-	}
-	if st.IsDir() {
+func loadRenderInput(ctx context.Context, in source.Input, stderr io.Writer, noDeprecationWarning bool) (*declcfg.DeclarativeConfig, error) {
+	arg := in.Ref
+	switch in.Kind {
+	case source.KindDeclcfg:
 		return declcfg.LoadFS(ctx, arg)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("render %s: not a directory or regular file", arg)
-	}
-	if isDB, err := legacy.IsSQLiteFile(arg); err != nil {
-		return nil, fmt.Errorf("render %s: %w", arg, err)
-	} else if isDB {
+	case source.KindSQLite:
 		if !noDeprecationWarning {
-			legacy.WarnDeprecated(stderr, arg)
+			warnDeprecated(stderr, arg)
 		}
 		cfg, rep, err := migrate.Load(ctx, arg)
 		if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
@@ -92,6 +89,9 @@ func loadRenderInput(ctx context.Context, arg string, stderr io.Writer, noDeprec
 			return nil, fmt.Errorf("render %s: %w", arg, err)
 		}
 		return cfg, nil
+	case source.KindDeclcfgFile:
+		return declcfg.LoadFile(ctx, filepath.Dir(arg), filepath.Base(arg))
+	default:
+		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
 	}
-	return declcfg.LoadFile(ctx, filepath.Dir(arg), filepath.Base(arg))
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -45,12 +44,16 @@ read-only. SIGINT/SIGTERM stop the server gracefully.`,
 			stderr := cmd.ErrOrStderr()
 			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 			path := args[0]
-			if isDB, _ := legacy.IsSQLiteFile(path); isDB && !noWarning {
-				legacy.WarnDeprecated(stderr, path)
+			in, err := source.Detect(path)
+			if err != nil {
+				return fmt.Errorf("open catalog: %w", err)
+			}
+			if in.Kind == source.KindSQLite && !noWarning {
+				warnDeprecated(stderr, path)
 			}
 
 			ctx := cmd.Context()
-			q, kind, err := source.Open(ctx, path, source.WithCacheDir(cacheDir), source.WithLogger(logger))
+			q, err := source.OpenInput(ctx, in, source.WithCacheDir(cacheDir), source.WithLogger(logger))
 			if err != nil {
 				return err
 			}
@@ -60,14 +63,14 @@ read-only. SIGINT/SIGTERM stop the server gracefully.`,
 			if err != nil {
 				return fmt.Errorf("listen on port %d: %w", port, err)
 			}
-			logger.Info("serving on "+lis.Addr().String(), "address", lis.Addr().String(), "catalog", path, "kind", string(kind))
+			logger.Info("serving on "+lis.Addr().String(), "address", lis.Addr().String(), "catalog", path, "kind", string(in.Kind))
 			return registry.Serve(ctx, lis, q, registry.WithLogger(logger))
 		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
 	f.StringVar(&cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
-	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+legacy.NoDeprecationWarningEnv+"=1)")
+	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	return cmd
 }

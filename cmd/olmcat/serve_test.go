@@ -14,7 +14,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -43,7 +42,7 @@ var servingOn = regexp.MustCompile(`serving on ([^\s"]+)`)
 // kind, calls it over gRPC, then cancels the command's context (what
 // SIGTERM does through main's signal.NotifyContext) and expects a clean exit.
 func TestServeCommand(t *testing.T) {
-	t.Setenv(legacy.NoDeprecationWarningEnv, "")
+	t.Setenv(noDeprecationWarningEnv, "")
 	for _, tc := range []struct {
 		name     string
 		args     []string

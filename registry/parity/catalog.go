@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // Property and dependency types the classification looks at.
@@ -53,7 +55,7 @@ type sideIndex struct {
 // catalog is the union of both sides, and each side's index.
 type catalog struct {
 	canon canonCache
-	kinds [2]Kind
+	kinds [2]source.Kind
 	sides [2]*sideIndex
 }
 
@@ -80,8 +82,12 @@ func (s *sideIndex) addBundle(b *api.Bundle) {
 
 // canBeSQLite and canBeFBC tell which backend a side may be; a live
 // server's backend is unknown.
-func (c *catalog) canBeSQLite(s int) bool { return c.kinds[s] == KindSQLite || c.kinds[s] == KindGRPC }
-func (c *catalog) canBeFBC(s int) bool    { return c.kinds[s] == KindDeclcfg || c.kinds[s] == KindGRPC }
+func (c *catalog) canBeSQLite(s int) bool {
+	return c.kinds[s] == source.KindSQLite || c.kinds[s] == source.KindGRPC
+}
+func (c *catalog) canBeFBC(s int) bool {
+	return c.kinds[s] == source.KindDeclcfg || c.kinds[s] == source.KindGRPC
+}
 
 // asym reports whether side s may be the sqlite server and the other side
 // the declarative config server: only then do the backend-asymmetry rules

@@ -7,12 +7,14 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // testCatalog is a catalog of kinds with one package p (channel c, head
 // b2 replacing b1, b3 skipping b1 too) on both sides.
-func testCatalog(left, right Kind) *catalog {
-	cat := &catalog{kinds: [2]Kind{left, right}, sides: [2]*sideIndex{newSideIndex(), newSideIndex()}}
+func testCatalog(left, right source.Kind) *catalog {
+	cat := &catalog{kinds: [2]source.Kind{left, right}, sides: [2]*sideIndex{newSideIndex(), newSideIndex()}}
 	for _, s := range cat.sides {
 		s.packages["p"] = &api.Package{Name: "p", DefaultChannelName: "c", Channels: []*api.Channel{{Name: "c", CsvName: "b2"}}}
 		for _, b := range []*api.Bundle{
@@ -44,14 +46,14 @@ func TestCompareRules(t *testing.T) {
 
 	tests := []struct {
 		name        string
-		left, right Kind
+		left, right source.Kind
 		c           call
 		a           [2]answer
 		want        []string // rules, in order
 	}{
 		{
 			name: "encodings are not differences",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) {
@@ -64,35 +66,35 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "replacement choice among candidates",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b1"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
 			want: []string{RuleBundleThatReplacesChoice.Name},
 		},
 		{
 			name: "replacement that is no candidate",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
 			want: []string{RuleEdgeMissing.Name},
 		},
 		{
 			name: "nearest provider below a head",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: gvk{"other", "v1", "K"}},
 			a:    [2]answer{ans(bundle("b1", nil)), notFound},
 			want: []string{RuleLatestProviderHeadVsNearest.Name},
 		},
 		{
 			name: "the head provider missing",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: g},
 			a:    [2]answer{ans(bundle("b2", nil)), notFound},
 			want: []string{RuleProviderDiffers.Name},
 		},
 		{
 			name: "list bundles strip manifests differently",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCListBundles},
 			a: [2]answer{
 				{bundles: []*api.Bundle{bundle("b2", nil)}},
@@ -102,14 +104,14 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "get bundle manifests missing",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b2", func(b *api.Bundle) { b.CsvJson, b.Object = "", nil }))},
 			want: []string{RuleManifestsDiffer.Name, RuleManifestsDiffer.Name},
 		},
 		{
 			name: "edges split differently in list bundles",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCListBundles},
 			a: [2]answer{
 				{bundles: []*api.Bundle{bundle("b2", func(b *api.Bundle) { b.Skips = []string{"b1"} })}},
@@ -119,21 +121,21 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "olm.package synthesized on the declarative config side",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", func(b *api.Bundle) { b.Properties = nil })), ans(bundle("b2", nil))},
 			want: []string{RulePackagePropertySynthesized.Name},
 		},
 		{
 			name: "olm.package lost by the declarative config side",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b2", func(b *api.Bundle) { b.Properties = nil }))},
 			want: []string{RulePropertyMissing.Name},
 		},
 		{
 			name: "olm.deprecated served as deprecation",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) {
@@ -145,14 +147,14 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "deprecation lost by the declarative config side",
-			left: KindDeclcfg, right: KindDeclcfg,
+			left: source.KindDeclcfg, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", func(b *api.Bundle) { b.Deprecation = &api.Deprecation{Message: "old"} })), ans(bundle("b2", nil))},
 			want: []string{RuleFieldDiffers.Name},
 		},
 		{
 			name: "provider rows from skip edges",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCGetChannelEntriesThatProvide, gvk: g},
 			a: [2]answer{
 				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}, {PackageName: "p", ChannelName: "c", BundleName: "b2"}}},
@@ -162,7 +164,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "the same provider rows differ between two sqlite servers",
-			left: KindSQLite, right: KindSQLite,
+			left: source.KindSQLite, right: source.KindSQLite,
 			c: call{rpc: RPCGetChannelEntriesThatProvide, gvk: g},
 			a: [2]answer{
 				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}, {PackageName: "p", ChannelName: "c", BundleName: "b2"}}},
@@ -172,7 +174,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "plural only on the sqlite side",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) {
@@ -184,7 +186,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "plural only on the declarative config side",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
@@ -196,7 +198,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "a live server may be either backend",
-			left: KindDeclcfg, right: KindGRPC,
+			left: source.KindDeclcfg, right: source.KindGRPC,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
@@ -208,7 +210,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "error versus answer on a probe",
-			left: KindSQLite, right: KindDeclcfg,
+			left: source.KindSQLite, right: source.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: probePackage, channel: probeChannel, name: probeBundle, probe: true},
 			a:    [2]answer{notFound, ans(bundle(probeBundle, nil))},
 			want: []string{RuleErrorVsAnswer.Name},

@@ -3,12 +3,11 @@ package parity
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/operator-catalog/olmcat/legacy"
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // DefaultConcurrency is how many calls run at once by default.
@@ -28,7 +27,6 @@ type Option func(*options)
 type options struct {
 	concurrency int
 	progress    Progress
-	warn        io.Writer
 }
 
 // WithConcurrency sets how many calls (each made on both sides) run at
@@ -37,10 +35,6 @@ func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n
 
 // WithProgress reports the check's advance to p.
 func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
-
-// WithDeprecationWarnings writes the legacy deprecation warning to w for
-// each side that is a sqlite database. Without it nothing is written.
-func WithDeprecationWarnings(w io.Writer) Option { return func(o *options) { o.warn = w } }
 
 // Check compares what left and right serve over the api.Registry API,
 // call by call, and classifies every difference. Each side is a sqlite
@@ -66,13 +60,6 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 		}
 	}()
 	// Open both sides at once: loading a large catalog takes seconds.
-	if o.warn != nil {
-		for _, ref := range []string{left, right} {
-			if k, err := SideKind(ref); err == nil && k == KindSQLite {
-				legacy.WarnDeprecated(o.warn, ref)
-			}
-		}
-	}
 	var g errgroup.Group
 	for i, ref := range []string{left, right} {
 		g.Go(func() error {
@@ -100,7 +87,7 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 // run makes every call on both sides and collects the result.
 func run(ctx context.Context, sides [2]*side, o options) (*Result, error) {
 	cat := &catalog{
-		kinds: [2]Kind{sides[0].kind, sides[1].kind},
+		kinds: [2]source.Kind{sides[0].kind, sides[1].kind},
 		sides: [2]*sideIndex{newSideIndex(), newSideIndex()},
 	}
 	res := &Result{

@@ -31,8 +31,8 @@ func TestFixturesOurMigration(t *testing.T) {
 			require.NoError(t, err)
 			assert.Empty(t, keys(res.Losses()), "losses")
 			assert.True(t, res.OK(false))
-			assert.Equal(t, KindSQLite, res.Left.Kind)
-			assert.Equal(t, KindDeclcfg, res.Right.Kind)
+			assert.Equal(t, source.KindSQLite, res.Left.Kind)
+			assert.Equal(t, source.KindDeclcfg, res.Right.Kind)
 			// The sqlite server fills plural and trims GetBundleForChannel
 			// for every catalog: the check must have seen and named them.
 			assert.True(t, rulesOf(res.Diffs)[RulePluralSQLiteOnly.Name])
@@ -274,7 +274,7 @@ func TestGRPCSide(t *testing.T) {
 	ref := "grpc://" + lis.Addr().String()
 	res, err := Check(ctx, fixtureDB("small-fbb"), ref)
 	require.NoError(t, err)
-	assert.Equal(t, KindGRPC, res.Right.Kind)
+	assert.Equal(t, source.KindGRPC, res.Right.Kind)
 	assert.Empty(t, keys(res.Losses()))
 	assert.True(t, rulesOf(res.Diffs)[RulePluralSQLiteOnly.Name])
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // RPC names, in the order results are reported.
@@ -59,8 +61,8 @@ type RPCStats struct {
 
 // SideInfo describes one side of a check.
 type SideInfo struct {
-	Ref  string `json:"ref"`
-	Kind Kind   `json:"kind"`
+	Ref  string      `json:"ref"`
+	Kind source.Kind `json:"kind"`
 }
 
 // Result is the outcome of Check.

@@ -5,32 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
-
-// Kind is what a side is.
-type Kind string
-
-const (
-	// KindSQLite is a legacy sqlite index served in-process.
-	KindSQLite Kind = "sqlite"
-	// KindDeclcfg is a declarative config directory served in-process.
-	KindDeclcfg Kind = "declcfg"
-	// KindGRPC is a live server; its backend is unknown, so the benign
-	// backend-asymmetry rules may apply in either direction.
-	KindGRPC Kind = "grpc"
-)
-
-// GRPCScheme prefixes a side that is a live server: grpc://host:port.
-const GRPCScheme = "grpc://"
 
 // maxMessageSize is the client's receive limit. GetBundle answers carry
 // every manifest of a bundle and exceed grpc-go's 4 MiB default for large
@@ -40,33 +22,16 @@ const maxMessageSize = 256 << 20
 // side is one catalog being checked, reachable through client.
 type side struct {
 	ref    string
-	kind   Kind
+	kind   source.Kind
 	client api.RegistryClient
 	close  func() error
-}
-
-// SideKind reports the kind of a side reference without opening it:
-// grpc:// addresses, sqlite files (by their header) and everything else
-// (declarative config directories).
-func SideKind(ref string) (Kind, error) {
-	if strings.HasPrefix(ref, GRPCScheme) {
-		return KindGRPC, nil
-	}
-	ok, err := legacy.IsSQLiteFile(ref)
-	if err != nil {
-		return "", err
-	}
-	if ok {
-		return KindSQLite, nil
-	}
-	return KindDeclcfg, nil
 }
 
 // openSide connects to ref: a live server is dialled as is; a local
 // catalog is opened and served on a fresh 127.0.0.1 port with the same
 // gRPC server olmcat serve uses, then dialled like a live one.
 func openSide(ctx context.Context, ref string) (*side, error) {
-	kind, err := SideKind(ref)
+	in, err := source.Detect(ref)
 	if err != nil {
 		return nil, fmt.Errorf("open side %s: %w", ref, err)
 	}
@@ -74,19 +39,15 @@ func openSide(ctx context.Context, ref string) (*side, error) {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)),
 	}
-	if kind == KindGRPC {
-		addr := strings.TrimPrefix(ref, GRPCScheme)
-		if addr == "" {
-			return nil, fmt.Errorf("side %s: missing host:port after %s", ref, GRPCScheme)
-		}
-		conn, err := grpc.NewClient(addr, dialOpts...)
+	if in.Kind == source.KindGRPC {
+		conn, err := grpc.NewClient(in.Addr, dialOpts...)
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", ref, err)
 		}
-		return &side{ref: ref, kind: kind, client: api.NewRegistryClient(conn), close: conn.Close}, nil
+		return &side{ref: ref, kind: in.Kind, client: api.NewRegistryClient(conn), close: conn.Close}, nil
 	}
 
-	q, _, err := source.Open(ctx, ref)
+	q, err := source.OpenInput(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ref, err)
 	}
@@ -105,7 +66,7 @@ func openSide(ctx context.Context, ref string) (*side, error) {
 		q.Close()
 		return nil, fmt.Errorf("dial in-process server for %s: %w", ref, err)
 	}
-	return &side{ref: ref, kind: kind, client: api.NewRegistryClient(conn), close: func() error {
+	return &side{ref: ref, kind: in.Kind, client: api.NewRegistryClient(conn), close: func() error {
 		cerr := conn.Close()
 		srv.Stop()
 		serr := <-served

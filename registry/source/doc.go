@@ -1,6 +1,9 @@
-// Package source opens a registry.Querier for a catalog path, whatever
-// its kind: a declarative config directory (served by declcfgquery) or a
-// legacy sqlite index file (served by legacyquery). It is what serve and
-// parity use to accept either kind of input. It prints nothing; callers
-// print the sqlite deprecation warning (legacy.WarnDeprecated).
+// Package source tells what kind of catalog a reference names (Detect:
+// sqlite index, declarative config directory or file, live gRPC server)
+// and opens a registry.Querier for the local kinds: a declarative config
+// directory (served by declcfgquery) or a legacy sqlite index file (served
+// by legacyquery). Every command and parity classify their inputs with
+// Detect, so a new input kind is added in one place. It prints nothing:
+// callers learn from the Kind that an input is a legacy sqlite index and
+// print the deprecation warning themselves.
 package source

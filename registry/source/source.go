@@ -4,23 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 	"github.com/operator-catalog/olmcat/registry/legacyquery"
-)
-
-// Kind is the kind of catalog a path holds.
-type Kind string
-
-// The kinds Open understands.
-const (
-	// KindDeclcfg is a declarative config (file-based catalog) directory.
-	KindDeclcfg Kind = "declcfg"
-	// KindSQLite is a legacy sqlite index database file.
-	KindSQLite Kind = "sqlite"
 )
 
 // Option configures Open.
@@ -43,6 +31,21 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // is loaded as a declarative config, a sqlite file is opened read-only as
 // a legacy index (manifests read on demand). The caller closes the Querier.
 func Open(ctx context.Context, path string, opts ...Option) (registry.Querier, Kind, error) {
+	in, err := Detect(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("open catalog: %w", err)
+	}
+	q, err := OpenInput(ctx, in, opts...)
+	if err != nil {
+		return nil, "", err
+	}
+	return q, in.Kind, nil
+}
+
+// OpenInput is Open for a reference Detect already classified, so that a
+// caller that needs the kind first (to warn about sqlite, say) looks at
+// the path once. Only KindDeclcfg and KindSQLite can be served in-process.
+func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier, error) {
 	o := options{}
 	for _, opt := range opts {
 		opt(&o)
@@ -50,41 +53,34 @@ func Open(ctx context.Context, path string, opts ...Option) (registry.Querier, K
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("open catalog: %w", err)
-	}
-	if st.IsDir() {
+	switch in.Kind {
+	case KindDeclcfg:
 		var dopts []declcfgquery.Option
 		if o.cacheDir != "" {
 			dopts = append(dopts, declcfgquery.WithCacheDir(o.cacheDir))
 		}
 		dopts = append(dopts, declcfgquery.WithLogger(o.logger))
-		q, err := declcfgquery.Load(ctx, path, dopts...)
-		if err != nil {
-			return nil, "", err
-		}
-		return q, KindDeclcfg, nil
+		return declcfgquery.Load(ctx, in.Ref, dopts...)
+	case KindSQLite:
+		return openSQLite(ctx, in.Ref, o)
+	default:
+		return nil, fmt.Errorf("open catalog %s: neither a declarative config directory nor a sqlite index database", in.Ref)
 	}
-	isDB, err := legacy.IsSQLiteFile(path)
-	if err != nil {
-		return nil, "", fmt.Errorf("open catalog: %w", err)
-	}
-	if !isDB {
-		return nil, "", fmt.Errorf("open catalog %s: neither a declarative config directory nor a sqlite index database", path)
-	}
+}
+
+func openSQLite(ctx context.Context, path string, o options) (registry.Querier, error) {
 	if o.cacheDir != "" {
 		o.logger.Info("cache directory not used for sqlite catalogs", "path", path)
 	}
 	db, err := legacy.Open(ctx, path, legacy.SkipManifests())
 	if err != nil {
-		return nil, "", fmt.Errorf("open sqlite catalog %s: %w", path, err)
+		return nil, fmt.Errorf("open sqlite catalog %s: %w", path, err)
 	}
 	q, err := legacyquery.New(ctx, db)
 	if err != nil {
 		db.Close()
-		return nil, "", fmt.Errorf("index sqlite catalog %s: %w", path, err)
+		return nil, fmt.Errorf("index sqlite catalog %s: %w", path, err)
 	}
 	o.logger.Info("opened sqlite catalog", "path", path, "level", db.Level())
-	return q, KindSQLite, nil
+	return q, nil
 }

@@ -1,4 +1,4 @@
-package legacy
+package main
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"strings"
 )
 
-// NoDeprecationWarningEnv silences DeprecationWarning output when set to a
-// non-empty value other than "0" or "false" (for scripts).
-const NoDeprecationWarningEnv = "OLMCAT_NO_DEPRECATION_WARNING"
+// noDeprecationWarningEnv silences the deprecation warning when set to a
+// non-empty value other than "0" or "false" (for scripts). Environment
+// variables are read here, in the CLI, never by the libraries.
+const noDeprecationWarningEnv = "OLMCAT_NO_DEPRECATION_WARNING"
 
-// SuggestedOutputDir is the output directory the deprecation warning
+// suggestedOutputDir is the output directory the deprecation warning
 // proposes for dbPath: "<name without extension>-catalog" beside it.
-func SuggestedOutputDir(dbPath string) string {
+func suggestedOutputDir(dbPath string) string {
 	base := filepath.Base(dbPath)
 	name := strings.TrimSuffix(base, filepath.Ext(base))
 	if name == "" || name == "." {
@@ -23,28 +24,28 @@ func SuggestedOutputDir(dbPath string) string {
 	return filepath.Join(filepath.Dir(dbPath), name+"-catalog")
 }
 
-// MigrateCommand is the exact command line that migrates dbPath.
-func MigrateCommand(dbPath string) string {
-	return fmt.Sprintf("olmcat migrate %s %s", shellQuote(dbPath), shellQuote(SuggestedOutputDir(dbPath)))
+// migrateCommand is the exact command line that migrates dbPath.
+func migrateCommand(dbPath string) string {
+	return fmt.Sprintf("olmcat migrate %s %s", shellQuote(dbPath), shellQuote(suggestedOutputDir(dbPath)))
 }
 
-// DeprecationWarning is the warning printed by every command that opens a
+// deprecationWarning is the warning printed by every command that opens a
 // sqlite database: sqlite indexes are deprecated, here is how to migrate.
-func DeprecationWarning(dbPath string) string {
+func deprecationWarning(dbPath string) string {
 	return fmt.Sprintf("WARNING: %s is a legacy sqlite index. sqlite-based catalogs are deprecated and no longer supported by upstream opm.\n"+
 		"  Migrate it to a declarative config catalog with:\n"+
 		"    %s\n"+
 		"  See MIGRATION.md for how to check parity and roll out. Set %s=1 or pass --no-deprecation-warning to silence this warning.\n",
-		dbPath, MigrateCommand(dbPath), NoDeprecationWarningEnv)
+		dbPath, migrateCommand(dbPath), noDeprecationWarningEnv)
 }
 
-// WarnDeprecated writes DeprecationWarning(dbPath) to w unless the
-// NoDeprecationWarningEnv environment variable silences it.
-func WarnDeprecated(w io.Writer, dbPath string) {
-	if v := os.Getenv(NoDeprecationWarningEnv); v != "" && v != "0" && !strings.EqualFold(v, "false") {
+// warnDeprecated writes deprecationWarning(dbPath) to w unless the
+// noDeprecationWarningEnv environment variable silences it.
+func warnDeprecated(w io.Writer, dbPath string) {
+	if v := os.Getenv(noDeprecationWarningEnv); v != "" && v != "0" && !strings.EqualFold(v, "false") {
 		return
 	}
-	fmt.Fprint(w, DeprecationWarning(dbPath))
+	fmt.Fprint(w, deprecationWarning(dbPath))
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe

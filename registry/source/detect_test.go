@@ -1,0 +1,50 @@
+package source_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/registry/source"
+)
+
+func TestDetect(t *testing.T) {
+	dir := t.TempDir()
+	blob := filepath.Join(dir, "catalog.json")
+	require.NoError(t, os.WriteFile(blob, []byte(`{"schema":"olm.package","name":"foo"}`), 0o644))
+	short := filepath.Join(dir, "short.db")
+	require.NoError(t, os.WriteFile(short, []byte("SQLite"), 0o644))
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	for _, tc := range []struct {
+		name, ref string
+		kind      source.Kind
+		addr      string
+		err       string
+	}{
+		{name: "declarative config dir", ref: "../../fixtures/legacy/small-fbb/opm-migrate", kind: source.KindDeclcfg},
+		{name: "sqlite index", ref: "../../fixtures/legacy/small-fbb/index.db", kind: source.KindSQLite},
+		{name: "blob file", ref: blob, kind: source.KindDeclcfgFile},
+		{name: "file shorter than the sqlite header", ref: short, kind: source.KindDeclcfgFile},
+		{name: "live server", ref: "grpc://127.0.0.1:50051", kind: source.KindGRPC, addr: "127.0.0.1:50051"},
+		{name: "live server without address", ref: "grpc://", err: "missing host:port"},
+		{name: "missing", ref: filepath.Join(dir, "missing"), err: "no such file"},
+		{name: "named pipe (not opened)", ref: fifo, err: "not a directory or regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := source.Detect(tc.ref)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.ref, in.Ref)
+			require.Equal(t, tc.kind, in.Kind)
+			require.Equal(t, tc.addr, in.Addr)
+			require.Equal(t, tc.kind == source.KindGRPC, in.Info == nil)
+		})
+	}
+}
