@@ -1,0 +1,136 @@
+package image
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/klauspost/compress/zstd"
+)
+
+// DefaultCacheDir is where pulled layers are kept unless the caller moves
+// them: <user cache dir>/olmcat/images (os.UserCacheDir).
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("user cache dir: %w", err)
+	}
+	return filepath.Join(d, "olmcat", "images"), nil
+}
+
+// layerCache keeps compressed layer blobs in an OCI image layout
+// (oci-layout, index.json, blobs/<alg>/<hex>), the format opm's
+// OLM_CACHE_DIR uses too. A blob is only ever renamed into place after it
+// was read whole and its digest verified, so a blob present is correct.
+type layerCache struct{ dir string }
+
+const ociLayoutFile = `{"imageLayoutVersion":"1.0.0"}`
+const emptyIndexFile = `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`
+
+func openLayerCache(dir string) (*layerCache, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "blobs", "sha256"), 0o755); err != nil {
+		return nil, fmt.Errorf("layer cache: %w", err)
+	}
+	for name, content := range map[string]string{"oci-layout": ociLayoutFile, "index.json": emptyIndexFile} {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				return nil, fmt.Errorf("layer cache: %w", err)
+			}
+		}
+	}
+	return &layerCache{dir: dir}, nil
+}
+
+func (c *layerCache) blobPath(h v1.Hash) string {
+	return filepath.Join(c.dir, "blobs", h.Algorithm, h.Hex)
+}
+
+// openLayer returns the uncompressed tar stream of l and a finish func to
+// call once the stream was read to its end: on a cache miss it drains the
+// download, checks its digest and moves it into the cache. Cache hits
+// make no request.
+func (c *layerCache) openLayer(l v1.Layer) (io.Reader, func() error, error) {
+	d, err := l.Digest()
+	if err != nil {
+		return nil, nil, fmt.Errorf("layer digest: %w", err)
+	}
+	if c != nil {
+		if f, err := os.Open(c.blobPath(d)); err == nil {
+			r, err := decompress(f)
+			if err != nil {
+				f.Close()
+				return nil, nil, fmt.Errorf("cached layer %s: %w", d, err)
+			}
+			return r, f.Close, nil
+		}
+	}
+	rc, err := l.Compressed()
+	if err != nil {
+		return nil, nil, fmt.Errorf("fetch layer %s: %w", d, err)
+	}
+	if c == nil {
+		r, err := decompress(rc)
+		if err != nil {
+			rc.Close()
+			return nil, nil, fmt.Errorf("layer %s: %w", d, err)
+		}
+		return r, func() error { return drainClose(rc) }, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.blobPath(d)), ".partial-*")
+	if err != nil {
+		rc.Close()
+		return nil, nil, fmt.Errorf("layer cache: %w", err)
+	}
+	tee := io.TeeReader(rc, tmp)
+	r, err := decompress(io.NopCloser(tee))
+	if err != nil {
+		rc.Close()
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, nil, fmt.Errorf("layer %s: %w", d, err)
+	}
+	finish := func() error {
+		_, derr := io.Copy(io.Discard, tee) // the digest is checked at EOF
+		cerr := rc.Close()
+		terr := tmp.Close()
+		if err := errors.Join(derr, cerr, terr); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("layer %s: %w", d, err)
+		}
+		if err := os.Rename(tmp.Name(), c.blobPath(d)); err != nil {
+			os.Remove(tmp.Name())
+			return fmt.Errorf("layer cache: %w", err)
+		}
+		return nil
+	}
+	return r, finish, nil
+}
+
+func drainClose(rc io.ReadCloser) error {
+	_, err := io.Copy(io.Discard, rc)
+	return errors.Join(err, rc.Close())
+}
+
+// decompress sniffs gzip or zstd; anything else is read as a plain tar.
+func decompress(rc io.ReadCloser) (io.Reader, error) {
+	br := bufio.NewReaderSize(rc, 64*1024)
+	magic, _ := br.Peek(4)
+	switch {
+	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+		return gzip.NewReader(br)
+	case len(magic) == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
+		zr, err := zstd.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return zr.IOReadCloser(), nil
+	}
+	return br, nil
+}

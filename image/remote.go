@@ -1,0 +1,186 @@
+package image
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
+)
+
+// ErrNotFound is returned when a registry has no such repository or tag.
+var ErrNotFound = errors.New("image not found")
+
+// ErrUnauthorized is returned when a registry refuses the credentials (or
+// their absence).
+var ErrUnauthorized = errors.New("unauthorized")
+
+// Pulled is an image chosen for the requested platform, with where it
+// came from. Its layers are fetched lazily, through the layer cache.
+type Pulled struct {
+	// Image is the platform's image.
+	Image v1.Image
+	// Ref is the reference as asked for.
+	Ref string
+	// From is the reference actually pulled (a mirror's, if one served it).
+	From name.Reference
+	// Digest is the manifest digest of Image.
+	Digest v1.Hash
+	// Index is the digest of the image index Image was chosen from, if any.
+	Index *v1.Hash
+
+	opts *options
+}
+
+// Pull resolves ref through registries.conf, fetches its manifest (and
+// the index's manifest for multi-platform images, picking the requested
+// platform) and returns the image. Layers are not fetched yet.
+func Pull(ctx context.Context, ref string, opts ...Option) (*Pulled, error) {
+	return pull(ctx, ref, makeOptions(opts))
+}
+
+func pull(ctx context.Context, ref string, o *options) (*Pulled, error) {
+	ref = strings.TrimPrefix(ref, ImagePrefix)
+	eps := []Endpoint{{Ref: ref}}
+	if o.registries != nil {
+		var err error
+		if eps, err = o.registries.Endpoints(ref); err != nil {
+			return nil, err
+		}
+	}
+	var errs []error
+	for _, ep := range eps {
+		p, err := pullFrom(ctx, ref, ep, o)
+		if err == nil {
+			return p, nil
+		}
+		if len(eps) == 1 {
+			return nil, err
+		}
+		errs = append(errs, fmt.Errorf("from %s: %w", ep.Ref, err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, fmt.Errorf("pull %s: every endpoint of registries.conf failed: %w", ref, errors.Join(errs...))
+}
+
+func pullFrom(ctx context.Context, asked string, ep Endpoint, o *options) (*Pulled, error) {
+	ro, nref, err := o.remoteOptions(ctx, ep.Ref, ep.Insecure)
+	if err != nil {
+		return nil, err
+	}
+	desc, err := remote.Get(nref, ro...)
+	if err != nil {
+		return nil, remoteError(ep.Ref, err)
+	}
+	p := &Pulled{Ref: asked, From: nref, opts: o}
+	if !desc.MediaType.IsIndex() {
+		img, err := desc.Image()
+		if err != nil {
+			return nil, fmt.Errorf("pull %s: %w", ep.Ref, err)
+		}
+		p.Image, p.Digest = img, desc.Digest
+		return p, nil
+	}
+	idx, err := desc.ImageIndex()
+	if err != nil {
+		return nil, fmt.Errorf("pull %s: %w", ep.Ref, err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		return nil, fmt.Errorf("pull %s: read index: %w", ep.Ref, err)
+	}
+	var present []string
+	for _, m := range im.Manifests {
+		if m.Platform == nil {
+			continue
+		}
+		if m.Platform.Satisfies(o.platform) {
+			img, err := idx.Image(m.Digest)
+			if err != nil {
+				return nil, fmt.Errorf("pull %s: platform %s: %w", ep.Ref, platformString(o.platform), remoteError(ep.Ref, err))
+			}
+			d := desc.Digest
+			p.Image, p.Digest, p.Index = img, m.Digest, &d
+			return p, nil
+		}
+		present = append(present, platformString(*m.Platform))
+	}
+	return nil, fmt.Errorf("pull %s: no image for platform %s in the index; platforms present: %s (choose one with --platform)",
+		ep.Ref, platformString(o.platform), strings.Join(present, ", "))
+}
+
+// remoteOptions parses ref and builds the remote options for one endpoint.
+func (o *options) remoteOptions(ctx context.Context, ref string, insecure bool) ([]remote.Option, name.Reference, error) {
+	var nopts []name.Option
+	if o.useHTTP || insecure {
+		nopts = append(nopts, name.Insecure)
+	}
+	nref, err := name.ParseReference(ref, nopts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("image reference %q: %w", ref, err)
+	}
+	tr, err := o.transport(insecure)
+	if err != nil {
+		return nil, nil, err
+	}
+	ro := []remote.Option{
+		remote.WithContext(ctx),
+		remote.WithTransport(tr),
+		remote.WithAuthFromKeychain(o.keychain),
+		remote.WithPlatform(o.platform),
+	}
+	if o.userAgent != "" {
+		ro = append(ro, remote.WithUserAgent(o.userAgent))
+	}
+	return ro, nref, nil
+}
+
+// transport is http.DefaultTransport with the TLS settings of the options.
+func (o *options) transport(insecure bool) (http.RoundTripper, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.skipTLSVerify || insecure {
+		cfg.InsecureSkipVerify = true
+	}
+	if o.caFile != "" {
+		pem, err := os.ReadFile(o.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("read --ca-file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca-file %s: no PEM certificate in it", o.caFile)
+		}
+		cfg.RootCAs = pool
+	}
+	tr.TLSClientConfig = cfg
+	return tr, nil
+}
+
+// remoteError turns registry answers users meet often into plain errors
+// that still wrap the registry's.
+func remoteError(ref string, err error) error {
+	var te *transport.Error
+	if errors.As(err, &te) {
+		switch te.StatusCode {
+		case http.StatusNotFound:
+			return fmt.Errorf("pull %s: %w: no such repository, tag or digest (%v)", ref, ErrNotFound, err)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("pull %s: %w: the registry refused the credentials; log in (docker login / podman login) or point REGISTRY_AUTH_FILE at an auth file (%v)", ref, ErrUnauthorized, err)
+		}
+	}
+	return fmt.Errorf("pull %s: %w", ref, err)
+}

@@ -1,0 +1,176 @@
+package image_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/image/imagetest"
+)
+
+func pushConfigs(t *testing.T, reg *imagetest.Registry, repoTag string) string {
+	return reg.Push(t, repoTag, imagetest.Image(t, configsLabels, nil, imagetest.Layer(t, E{Name: "configs/a.json", Body: "{}"})))
+}
+
+func TestPullBasicAuth(t *testing.T) {
+	reg := imagetest.New(t, imagetest.WithBasicAuth("alice", "s3cret"))
+	ref := pushConfigs(t, reg, "private/cat:v1")
+	dir := t.TempDir()
+
+	// Without credentials: a clear error, nothing left behind.
+	tmp := t.TempDir()
+	_, err := image.Unpack(context.Background(), ref, unpackOpts(t, tmp)...)
+	if !errors.Is(err, image.ErrUnauthorized) || !strings.Contains(err.Error(), "REGISTRY_AUTH_FILE") {
+		t.Fatalf("want an unauthorized error naming REGISTRY_AUTH_FILE, got %v", err)
+	}
+	assertEmpty(t, tmp)
+
+	// REGISTRY_AUTH_FILE is read by the default keychain, before any
+	// docker config.
+	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(t, dir))
+	t.Setenv("DOCKER_CONFIG", filepath.Join(dir, "no-docker-config"))
+	u, err := image.Unpack(context.Background(), ref, image.WithUseHTTP(true), image.WithTempDir(tmp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Close()
+}
+
+func TestPullTLS(t *testing.T) {
+	reg := imagetest.New(t, imagetest.WithTLS())
+	ref := pushConfigs(t, reg, "tls/cat:v1")
+	ca := reg.CAFile(t, t.TempDir())
+	noKeys := image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json")))
+	for _, tc := range []struct {
+		name    string
+		opts    []image.Option
+		wantErr string
+	}{
+		{"untrusted certificate", nil, "certificate"},
+		{"ca file", []image.Option{image.WithCAFile(ca)}, ""},
+		{"skip verify", []image.Option{image.WithSkipTLSVerify(true)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := image.Unpack(context.Background(), ref, append(tc.opts, noKeys, image.WithTempDir(t.TempDir()))...)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				u.Close()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("want an error containing %q, got %v", tc.wantErr, err)
+			}
+		})
+	}
+}
+
+func TestPullRegistriesConfMirror(t *testing.T) {
+	reg := imagetest.New(t)
+	ref := pushConfigs(t, reg, "mirrored/team/cat:v1")
+	conf := filepath.Join(t.TempDir(), "registries.conf")
+	data := fmt.Sprintf(`
+[[registry]]
+prefix = "catalogs.invalid/team"
+location = "catalogs.invalid/team"
+[[registry.mirror]]
+location = "%[1]s/mirrored/team"
+insecure = true
+
+[[registry]]
+location = "blocked.invalid"
+blocked = true
+`, reg.Host)
+	if err := os.WriteFile(conf, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := image.LoadRegistriesConf(conf, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noKeys := image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json")))
+	u, err := image.Unpack(context.Background(), "catalogs.invalid/team/cat:v1", image.WithRegistriesConf(rc), noKeys, image.WithTempDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := u.Pulled.From.String(); got != ref {
+		t.Errorf("pulled from %s, want the mirror %s", got, ref)
+	}
+	u.Close()
+	_, err = image.Unpack(context.Background(), "blocked.invalid/x/cat:v1", image.WithRegistriesConf(rc), noKeys)
+	if !errors.Is(err, image.ErrBlocked) {
+		t.Errorf("want ErrBlocked, got %v", err)
+	}
+}
+
+func TestRegistriesConfEndpoints(t *testing.T) {
+	rc := &image.RegistriesConf{Registries: []image.Registry{
+		{Prefix: "a.test/team", Location: "internal.test/a", Mirrors: []image.Mirror{{Location: "m1.test/a", Insecure: true}, {Location: "m2.test/a", PullFromMirror: "digest-only"}}},
+		{Location: "a.test", Insecure: true},
+		{Prefix: "*.wild.test", Mirrors: []image.Mirror{{Location: "mw.test"}}},
+		{Location: "d.test", MirrorByDigestOnly: true, Mirrors: []image.Mirror{{Location: "md.test"}}},
+	}}
+	for _, tc := range []struct {
+		ref  string
+		want []string
+	}{
+		{"a.test/team/cat:v1", []string{"m1.test/a/cat:v1 insecure", "internal.test/a/cat:v1"}},
+		{"a.test/team/cat@sha256:00", []string{"m1.test/a/cat@sha256:00 insecure", "m2.test/a/cat@sha256:00", "internal.test/a/cat@sha256:00"}},
+		{"a.test/teamster/cat:v1", []string{"a.test/teamster/cat:v1 insecure"}},
+		{"x.wild.test/cat:v1", []string{"mw.test/cat:v1", "x.wild.test/cat:v1"}},
+		{"d.test/cat:v1", []string{"d.test/cat:v1"}},
+		{"d.test/cat@sha256:00", []string{"md.test/cat@sha256:00", "d.test/cat@sha256:00"}},
+		{"other.test/cat:v1", []string{"other.test/cat:v1"}},
+	} {
+		eps, err := rc.Endpoints(tc.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range eps {
+			s := e.Ref
+			if e.Insecure {
+				s += " insecure"
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s: got %v, want %v", tc.ref, got, tc.want)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.MkdirAll("localhost/cat", 0o755)
+	os.WriteFile("index.db", nil, 0o644)
+	for _, tc := range []struct {
+		arg   string
+		image bool
+		note  bool
+	}{
+		{"index.db", false, false},
+		{"catalog", false, false}, // missing, unqualified: a path
+		{"foo:v1", false, false},  // unqualified names never pull from a default registry
+		{"host.test/ns/cat:v1", true, false},
+		{"localhost:5000/cat", true, false},
+		{"localhost/cat", false, true}, // exists: the path wins, with a note
+		{"docker://localhost/cat", true, false},
+		{"./host.test/cat", false, false},
+	} {
+		in, err := image.Classify(tc.arg)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.arg, err)
+		}
+		if in.IsImage() != tc.image || (in.Note != "") != tc.note {
+			t.Errorf("%s: image=%v note=%q", tc.arg, in.IsImage(), in.Note)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package image
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Unpacked is the catalog (or bundle) of an image, extracted into a
+// temporary directory. Close removes the directory.
+type Unpacked struct {
+	*Catalog
+	// Pulled is the image it came from.
+	Pulled *Pulled
+	// Root is the temporary directory standing for the image root.
+	Root string
+	// Local is the extracted catalog: the configs directory or the db
+	// file below Root (Root itself for bundles, which hold manifests/ and
+	// metadata/).
+	Local string
+}
+
+// Close removes the temporary directory.
+func (u *Unpacked) Close() error {
+	if u == nil || u.Root == "" {
+		return nil
+	}
+	return os.RemoveAll(u.Root)
+}
+
+// UnpackOption configures Unpack beyond the pull options.
+type UnpackOption = Option
+
+// WithPreferSQLite makes an image with both catalog labels read as its
+// sqlite database (what migrate wants) unless WithSource says otherwise.
+func WithPreferSQLite(b bool) Option { return func(o *options) { o.preferSQLite = b } }
+
+// WithTempDir creates the extraction directory inside dir (default
+// os.TempDir()).
+func WithTempDir(dir string) Option { return func(o *options) { o.tempDir = dir } }
+
+// Unpack pulls ref, finds its catalog from its labels (FindCatalog) and
+// extracts only that catalog (or, for a bundle image, its manifests/ and
+// metadata/ dirs) into a new temporary directory. On error nothing is
+// left behind.
+func Unpack(ctx context.Context, ref string, opts ...Option) (*Unpacked, error) {
+	o := makeOptions(opts)
+	p, err := pull(ctx, ref, o)
+	if err != nil {
+		return nil, err
+	}
+	return p.unpack(ctx)
+}
+
+func (p *Pulled) unpack(ctx context.Context) (u *Unpacked, err error) {
+	cfg, err := p.Image.ConfigFile()
+	if err != nil {
+		return nil, fmt.Errorf("image %s: read config: %w", p.Ref, err)
+	}
+	cat, err := FindCatalog(p.Ref, cfg.Config.Labels, p.opts.source, p.opts.preferSQLite)
+	if err != nil {
+		return nil, err
+	}
+	wanted := []string{cat.Path}
+	if cat.Kind == KindBundle {
+		wanted = []string{"manifests", "metadata"}
+	}
+	root, err := os.MkdirTemp(p.opts.tempDir, "olmcat-image-*")
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", p.Ref, err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(root)
+		}
+	}()
+	if err := p.Extract(ctx, root, wanted); err != nil {
+		return nil, err
+	}
+	u = &Unpacked{Catalog: cat, Pulled: p, Root: root, Local: root}
+	if cat.Kind == KindBundle {
+		return u, nil
+	}
+	u.Local = filepath.Join(root, filepath.FromSlash(cat.Path))
+	st, err := os.Stat(u.Local)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("image %s: label %s=%s names a path the image does not contain; %s",
+			p.Ref, cat.Label, cat.Labels[cat.Label], describeLabels(cat.Labels))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", p.Ref, err)
+	}
+	if want := cat.Kind == KindConfigs; st.IsDir() != want {
+		kind := map[bool]string{true: "a directory", false: "a file"}[want]
+		return nil, fmt.Errorf("image %s: label %s=%s: want %s in the image", p.Ref, cat.Label, cat.Labels[cat.Label], kind)
+	}
+	return u, nil
+}
+
+// Extract flattens the image's layers (whiteouts and opaque directories
+// honoured, the topmost entry of a path winning) and writes only the
+// entries at or below the wanted image paths into root, through the layer
+// cache. Entries that climb out of the image root, and symlinks or
+// hardlinks that resolve outside the wanted paths (absolute symlinks
+// included), are refused with an error naming the layer and entry.
+func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) error {
+	layers, err := p.Image.Layers()
+	if err != nil {
+		return fmt.Errorf("image %s: layers: %w", p.Ref, err)
+	}
+	var cache *layerCache
+	if p.opts.cacheDir != "" {
+		if cache, err = openLayerCache(p.opts.cacheDir); err != nil {
+			return err
+		}
+	}
+	f := newFlattener(root, wanted)
+	for i := len(layers) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d, _ := layers[i].Digest()
+		desc := fmt.Sprintf("%d (%s) of %s", i+1, d, p.Ref)
+		r, finish, err := cache.openLayer(layers[i])
+		if err != nil {
+			return fmt.Errorf("image %s: %w", p.Ref, err)
+		}
+		lerr := f.layer(desc, r)
+		if ferr := finish(); lerr == nil && ferr != nil {
+			lerr = fmt.Errorf("image %s: %w", p.Ref, ferr)
+		}
+		if lerr != nil {
+			return lerr
+		}
+	}
+	return f.checkLinks()
+}
