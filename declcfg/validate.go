@@ -628,68 +628,15 @@ func validateChannel(mc *ModelChannel, pname, cname string) problems {
 		add("channel must contain at least one bundle")
 		return ps
 	}
-	names := sortedKeys(mc.Bundles)
-	incoming := map[string]int{}
-	skipped := map[string]bool{}
-	for _, n := range names {
-		b := mc.Bundles[n]
-		if b.Channel != nil && b.Channel != mc {
+	for _, n := range sortedKeys(mc.Bundles) {
+		if b := mc.Bundles[n]; b.Channel != nil && b.Channel != mc {
 			add("bundle %q is not linked to its channel", n)
 		}
-		if b.Replaces != "" {
-			incoming[b.Replaces]++
-		}
-		for _, s := range b.Skips {
-			if s == "" {
-				add("entry %q: skips contains an empty name", n)
-				continue
-			}
-			incoming[s]++
-			skipped[s] = true
-		}
-		if b.SkipRange != "" {
-			if _, err := semver.ParseRange(b.SkipRange); err != nil {
-				add("entry %q: invalid skipRange %q: %v", n, b.SkipRange, err)
-			}
-		}
 	}
-	var heads []string
-	for _, n := range names {
-		if incoming[n] == 0 {
-			heads = append(heads, n)
+	for _, f := range AnalyzeChannel(mc.graphEntries()).Findings {
+		if !f.Warning {
+			add("%s", f.Message)
 		}
-	}
-	switch len(heads) {
-	case 0:
-		add("no channel head found in graph")
-		return ps
-	case 1:
-	default:
-		add("multiple channel heads found in graph: %s", strings.Join(heads, ", "))
-		return ps
-	}
-	chain := map[string]bool{}
-	var path []string
-	for cur := mc.Bundles[heads[0]]; cur != nil; {
-		if chain[cur.Name] {
-			add("detected cycle in replaces chain of upgrade graph: %s", strings.Join(append(path, cur.Name), " -> "))
-			return ps
-		}
-		chain[cur.Name] = true
-		path = append(path, cur.Name)
-		if cur.Replaces == "" || skipped[cur.Replaces] {
-			break
-		}
-		cur = mc.Bundles[cur.Replaces]
-	}
-	var stranded []string
-	for _, n := range names {
-		if !chain[n] && !skipped[n] {
-			stranded = append(stranded, n)
-		}
-	}
-	if len(stranded) > 0 {
-		add("channel contains one or more stranded bundles: %s", strings.Join(stranded, ", "))
 	}
 	return ps
 }

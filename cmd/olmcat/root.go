@@ -44,6 +44,7 @@ and checks that two catalogs answer that API the same way.`,
 		newMigrateCmd(),
 		newServeCmd(),
 		newParityCmd(),
+		newGraphCmd(),
 	)
 	return root
 }

@@ -17,6 +17,10 @@ type validateReport struct {
 	Channels int               `json:"channels"`
 	Bundles  int               `json:"bundles"`
 	Problems []declcfg.Problem `json:"problems"`
+	// Warnings are upgrade-graph findings that do not fail validation
+	// (edges naming absent bundles, skipRanges matching nothing); olmcat
+	// graph draws the same ones.
+	Warnings []declcfg.Problem `json:"warnings"`
 }
 
 func newValidateCmd() *cobra.Command {
@@ -36,11 +40,14 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 				return usageError(fmt.Errorf("unknown output format %q (want text or json)", output))
 			}
 			dir := args[0]
-			rep := validateReport{Dir: dir, Problems: []declcfg.Problem{}}
+			rep := validateReport{Dir: dir, Problems: []declcfg.Problem{}, Warnings: []declcfg.Problem{}}
 			cfg, err := declcfg.LoadFS(cmd.Context(), dir)
 			if err == nil {
 				rep.Packages, rep.Channels, rep.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
-				_, err = declcfg.ConvertToModel(cfg)
+				var m *declcfg.Model
+				if m, err = declcfg.ConvertToModel(cfg); err == nil {
+					rep.Warnings = append(rep.Warnings, m.Warnings()...)
+				}
 			}
 			var ve *declcfg.ValidationError
 			switch {
@@ -61,6 +68,9 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 					return err
 				}
 			} else if rep.Valid {
+				for _, p := range rep.Warnings {
+					fmt.Fprintln(out, "warning: "+p.String())
+				}
 				fmt.Fprintf(out, "OK: %s: %d packages, %d channels, %d bundles\n", dir, rep.Packages, rep.Channels, rep.Bundles)
 			} else {
 				for _, p := range rep.Problems {
