@@ -8,6 +8,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg/graph"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newGraphCmd() *cobra.Command {
@@ -43,7 +44,11 @@ are highlighted and explained in a legend.
 			if !ok {
 				return usageError(fmt.Errorf("unknown output format %q (want svg, html, mermaid or dot)", output))
 			}
-			cfg, err := loadRenderInput(cmd.Context(), args[0], cmd.ErrOrStderr(), noDeprecationWarning)
+			in, err := source.Detect(args[0])
+			if err != nil {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
+			}
+			cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}

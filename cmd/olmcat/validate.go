@@ -69,7 +69,7 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 				}
 			} else if rep.Valid {
 				for _, p := range rep.Warnings {
-					fmt.Fprintln(out, "warning: "+p.String())
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+p.String())
 				}
 				fmt.Fprintf(out, "OK: %s: %d packages, %d channels, %d bundles\n", dir, rep.Packages, rep.Channels, rep.Bundles)
 			} else {
