@@ -73,3 +73,16 @@ func looksQualified(s string) bool {
 	}
 	return strings.ContainsAny(host, ".:") || host == "localhost"
 }
+
+// DirName is the folder name an image's catalog is unpacked to by
+// default: the last component of its repository, then its tag or the
+// first 12 hex digits of its digest (index:v4.14 -> index-v4.14).
+func DirName(ref name.Reference) string {
+	repo := ref.Context().RepositoryStr()
+	base := repo[strings.LastIndex(repo, "/")+1:]
+	id := ref.Identifier()
+	if h, ok := strings.CutPrefix(id, "sha256:"); ok && len(h) >= 12 {
+		id = h[:12]
+	}
+	return base + "-" + id
+}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/image"
 )
 
 // noDeprecationWarningEnv silences the deprecation warning when set to a
@@ -16,6 +18,9 @@ const noDeprecationWarningEnv = "OLMCAT_NO_DEPRECATION_WARNING"
 // suggestedOutputDir is the output directory the deprecation warning
 // proposes for dbPath: "<name without extension>-catalog" beside it.
 func suggestedOutputDir(dbPath string) string {
+	if in, err := image.Classify(dbPath); err == nil && in.IsImage() {
+		return image.DirName(in.Image) + "-catalog"
+	}
 	base := filepath.Base(dbPath)
 	name := strings.TrimSuffix(base, filepath.Ext(base))
 	if name == "" || name == "." {

@@ -14,8 +14,9 @@ import (
 func newGraphCmd() *cobra.Command {
 	var output, pkg, channel string
 	var noDeprecationWarning bool
+	var imgFlags *imageFlags
 	cmd := &cobra.Command{
-		Use:   "graph <catalog|index.db>",
+		Use:   "graph <catalog|index.db|image>",
 		Short: "Draw the upgrade graph of every channel (svg, html, mermaid, dot)",
 		Long: `Graph prints the upgrade graph of every channel of a catalog (a declarative
 config directory or file, or a legacy sqlite index converted as migrate does):
@@ -48,7 +49,12 @@ are highlighted and explained in a legend.
 			if err != nil {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
 			}
-			cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
+			local, unpacked, err := imgFlags.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer unpacked.Close()
+			cfg, err := loadRenderInput(cmd.Context(), renderInput{Input: local, name: args[0], unpacked: unpacked}, cmd.ErrOrStderr(), noDeprecationWarning)
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}
@@ -68,5 +74,6 @@ are highlighted and explained in a legend.
 	fl.StringVar(&pkg, "package", "", "draw only this package")
 	fl.StringVar(&channel, "channel", "", "draw only channels of this name")
 	fl.BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	imgFlags = addImageFlags(fl, true)
 	return cmd
 }

@@ -27,6 +27,7 @@ type migrateFlags struct {
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
 	verify                   bool
+	image                    *imageFlags
 }
 
 func newMigrateCmd() *cobra.Command {
@@ -54,10 +55,11 @@ kind of problem; see MIGRATION.md.`,
 			if err != nil {
 				return usageError(err)
 			}
-			return runMigrate(cmd, args[0], args[1], f, opts)
+			return runMigrateArg(cmd, args[0], args[1], f, opts)
 		},
 	}
 	fl := cmd.Flags()
+	f.image = addImageFlags(fl, true)
 	fl.StringVar(&f.layout, "layout", "opm", "output layout: opm (<package>/catalog.<ext>) or objects")
 	fl.StringVarP(&f.output, "output", "o", "json", "output format: json or yaml")
 	fl.StringVar(&f.migrateLevel, "migrate-level", migrate.MigrateLevelNone, "declarative config migrations to apply: "+strings.Join(migrate.MigrateLevels, ", "))
@@ -100,10 +102,12 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 }
 
 // runMigrate migrates with a progress bar and prints the summary.
-func runMigrate(cmd *cobra.Command, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
+// input names the database in messages (the image reference for an
+// image's database).
+func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
 	if !f.noDeprecationWarning {
-		warnDeprecated(stderr, dbPath)
+		warnDeprecated(stderr, input)
 	}
 	var bar *progress
 	opts = append(opts, migrate.WithProgress(func(done, total int) {
@@ -120,6 +124,7 @@ func runMigrate(cmd *cobra.Command, dbPath, outDir string, f *migrateFlags, opts
 		bar.Done()
 	}
 	if rep != nil {
+		rep.Input = input
 		printSummary(stderr, rep, err == nil)
 		if f.report != "" {
 			if werr := writeReport(f.report, rep); werr != nil {
@@ -212,18 +217,20 @@ func writeReport(path string, rep *migrate.Report) error {
 // renderSQLite streams the conversion of one legacy index to stdout (olmcat
 // render index.db), with the deprecation warning and a one-line summary of
 // repairs and drops on stderr.
-func renderSQLite(cmd *cobra.Command, dbPath string, format declcfg.Format, noDeprecationWarning bool) error {
+// name is the input as the user gave it (an image reference for an
+// image's database).
+func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format, noDeprecationWarning bool) error {
 	stderr := cmd.ErrOrStderr()
 	if !noDeprecationWarning {
-		warnDeprecated(stderr, dbPath)
+		warnDeprecated(stderr, name)
 	}
 	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
 	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
 		fmt.Fprintf(stderr, "render %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
-			dbPath, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
+			name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
 	}
 	if err != nil {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", dbPath, err)}
+		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", name, err)}
 	}
 	return nil
 }

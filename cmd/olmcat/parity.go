@@ -19,14 +19,15 @@ func newParityCmd() *cobra.Command {
 		maxDiffs    int
 		concurrency int
 		noWarning   bool
+		imgFlags    *imageFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "parity <left> <right>",
 		Short: "Check that two catalogs answer the registry gRPC API the same way",
 		Long: `Serve two catalogs and compare their answers to every api.Registry RPC.
 
-Each side is a legacy sqlite index, a declarative config directory or a live
-server (grpc://host:port). Local sides are served in-process on 127.0.0.1, so
+Each side is a legacy sqlite index, a declarative config directory, a
+catalog image or a live server (grpc://host:port). Local sides are served in-process on 127.0.0.1, so
 the wire is checked too. Every package, channel, bundle, replaced or skipped
 name and provided or required GVK of either side is queried, plus not-found
 probes; answers are compared as data (unordered lists as sets, JSON values
@@ -50,15 +51,27 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 			stderr := cmd.ErrOrStderr()
 			prog := &parityProgress{w: stderr}
 			opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(concurrency)}
-			if !noWarning {
-				for _, ref := range args {
-					// An input Detect rejects is reported by Check.
-					if in, err := source.Detect(ref); err == nil && in.Kind == source.KindSQLite {
-						warnDeprecated(stderr, ref)
-					}
+			sides := [2]string{args[0], args[1]}
+			for i, ref := range args {
+				// An input Detect rejects is reported by Check.
+				in, err := source.Detect(ref)
+				if err != nil {
+					continue
+				}
+				local, unpacked, err := imgFlags.localInput(cmd.Context(), in, false, stderr)
+				if err != nil {
+					return err
+				}
+				defer unpacked.Close()
+				if err := refuseBundle(unpacked, "parity"); err != nil {
+					return err
+				}
+				sides[i] = local.Ref
+				if local.Kind == source.KindSQLite && !noWarning {
+					warnDeprecated(stderr, ref)
 				}
 			}
-			res, err := parity.Check(cmd.Context(), args[0], args[1], opts...)
+			res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)
 			if err != nil {
 				return err
 			}
@@ -87,6 +100,7 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 	f.IntVar(&maxDiffs, "max-diffs", 10, "differences shown in text output")
 	f.IntVar(&concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
 	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
+	imgFlags = addImageFlags(f, true)
 	return cmd
 }
 

@@ -18,9 +18,10 @@ func newServeCmd() *cobra.Command {
 		cacheDir  string
 		noWarning bool
 		logLevel  string
+		imgFlags  *imageFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve <dir|index.db>",
+		Use:   "serve <dir|index.db|image>",
 		Short: "Serve a catalog with the operator-registry gRPC API",
 		Long: `Serve a declarative config directory or a legacy sqlite index with the
 operator-registry api.Registry gRPC API, as opm serve and opm registry serve did,
@@ -28,7 +29,9 @@ plus grpc.health.v1 (always SERVING) and server reflection (grpcurl list works).
 
 A directory is validated and prepared in memory; --cache-dir keeps a snapshot
 so the next start of unchanged files is fast. A sqlite file is opened
-read-only. SIGINT/SIGTERM stop the server gracefully.`,
+read-only. An image reference is pulled and its catalog extracted to a
+temporary directory first (see olmcat help for images in README.md).
+SIGINT/SIGTERM stop the server gracefully.`,
 		Example: `  olmcat serve ./catalog -p 50051
   olmcat serve ./catalog --cache-dir /var/cache/olmcat
   grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
@@ -44,15 +47,23 @@ read-only. SIGINT/SIGTERM stop the server gracefully.`,
 			stderr := cmd.ErrOrStderr()
 			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 			path := args[0]
+			ctx := cmd.Context()
 			in, err := source.Detect(path)
 			if err != nil {
 				return fmt.Errorf("open catalog: %w", err)
+			}
+			in, unpacked, err := imgFlags.localInput(ctx, in, false, stderr)
+			if err != nil {
+				return err
+			}
+			defer unpacked.Close()
+			if err := refuseBundle(unpacked, "serve"); err != nil {
+				return err
 			}
 			if in.Kind == source.KindSQLite && !noWarning {
 				warnDeprecated(stderr, path)
 			}
 
-			ctx := cmd.Context()
 			q, err := source.OpenInput(ctx, in, source.WithCacheDir(cacheDir), source.WithLogger(logger))
 			if err != nil {
 				return err
@@ -72,5 +83,6 @@ read-only. SIGINT/SIGTERM stop the server gracefully.`,
 	f.StringVar(&cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
 	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	imgFlags = addImageFlags(f, true)
 	return cmd
 }

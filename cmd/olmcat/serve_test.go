@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -42,7 +43,10 @@ var servingOn = regexp.MustCompile(`serving on ([^\s"]+)`)
 // kind, calls it over gRPC, then cancels the command's context (what
 // SIGTERM does through main's signal.NotifyContext) and expects a clean exit.
 func TestServeCommand(t *testing.T) {
-	t.Setenv(noDeprecationWarningEnv, "")
+	reg := imagetest.New(t)
+	_, imgFlags := imageTestEnv(t)
+	dbImage := pushDBImage(t, reg, "small-fbb/index:v1", "../../fixtures/legacy/small-fbb/index.db")
+	fbcImage := pushConfigsImage(t, reg, "small-fbb/fbc:v1", "../../fixtures/legacy/small-fbb/opm-migrate")
 	for _, tc := range []struct {
 		name     string
 		args     []string
@@ -52,6 +56,8 @@ func TestServeCommand(t *testing.T) {
 		{"declarative config", []string{"../../fixtures/legacy/small-fbb/opm-migrate", "--cache-dir", t.TempDir()}, false, "info"},
 		{"sqlite", []string{"../../fixtures/legacy/small-fbb/index.db"}, true, "info"},
 		{"sqlite without warning", []string{"../../fixtures/legacy/small-fbb/index.db", "--no-deprecation-warning"}, false, "debug"},
+		{"sqlite image", append([]string{dbImage}, imgFlags...), true, "info"},
+		{"declarative config image", append([]string{fbcImage}, imgFlags...), false, "info"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
 )
 
@@ -25,8 +26,9 @@ type validateReport struct {
 
 func newValidateCmd() *cobra.Command {
 	var output string
+	var imgFlags *imageFlags
 	cmd := &cobra.Command{
-		Use:   "validate <dir>",
+		Use:   "validate <dir|image>",
 		Short: "Validate a declarative config directory",
 		Long: `Validate loads every blob of a declarative config directory and checks it:
 packages, channels, bundles and deprecations, and the upgrade graph of every
@@ -40,8 +42,15 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 				return usageError(fmt.Errorf("unknown output format %q (want text or json)", output))
 			}
 			dir := args[0]
+			local, err := validateInput(cmd, dir, imgFlags)
+			if err != nil {
+				return err
+			}
+			if local.unpacked != nil {
+				defer local.unpacked.Close()
+			}
 			rep := validateReport{Dir: dir, Problems: []declcfg.Problem{}, Warnings: []declcfg.Problem{}}
-			cfg, err := declcfg.LoadFS(cmd.Context(), dir)
+			cfg, err := declcfg.LoadFS(cmd.Context(), local.Ref)
 			if err == nil {
 				rep.Packages, rep.Channels, rep.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
 				var m *declcfg.Model
@@ -84,5 +93,31 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	imgFlags = addImageFlags(cmd.Flags(), false)
 	return cmd
+}
+
+// validateInput resolves the validate argument: a directory as is, or
+// the declarative configs of a catalog image (pulled and extracted; the
+// caller closes unpacked). Images with only a sqlite database or bundle
+// images are refused: validate reads declarative configs.
+func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (renderInput, error) {
+	in, err := source.Detect(arg)
+	if err != nil || in.Kind != source.KindImage {
+		return renderInput{Input: source.Input{Ref: arg}, name: arg}, nil // LoadFS reports bad paths
+	}
+	local, u, err := f.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
+	if err != nil {
+		return renderInput{}, err
+	}
+	ri := renderInput{Input: local, name: arg, unpacked: u}
+	if err := refuseBundle(u, "validate"); err != nil {
+		u.Close()
+		return renderInput{}, err
+	}
+	if local.Kind != source.KindDeclcfg {
+		u.Close()
+		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("validate %s: the image holds a sqlite database, not declarative configs; olmcat migrate %s <dir> converts it", arg, arg)}
+	}
+	return ri, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -26,6 +27,10 @@ const (
 	KindDeclcfgFile Kind = "declcfg-file"
 	// KindGRPC is a live registry server, grpc://host:port.
 	KindGRPC Kind = "grpc"
+	// KindImage is a container image reference (a catalog or bundle
+	// image, see image.Classify). Detect does not contact the registry:
+	// callers pull it with package image and detect the extracted path.
+	KindImage Kind = "image"
 )
 
 // GRPCScheme prefixes a reference to a live server: grpc://host:port.
@@ -39,15 +44,23 @@ type Input struct {
 	Kind Kind
 	// Addr is host:port for KindGRPC, empty otherwise.
 	Addr string
-	// Info describes the local file or directory; nil for KindGRPC.
+	// Info describes the local file or directory; nil for KindGRPC and
+	// KindImage.
 	Info fs.FileInfo
+	// Image is the reference to pull for KindImage (Ref without any
+	// docker:// prefix).
+	Image string
+	// Note explains the choice when Ref reads as both a local path and an
+	// image reference (the path wins); callers print it.
+	Note string
 }
 
 // Detect tells what kind of catalog ref names without loading it:
 // grpc://host:port is a live server (not dialled), a directory is a
 // declarative config, a regular file starting with the sqlite 3 header is
 // a legacy index and any other regular file a declarative config blob
-// stream. The path is stat'ed once and only a regular file is opened (to
+// stream, and a missing path that names a registry (host.tld/repo:tag,
+// localhost:5000/repo, or anything prefixed docker://) an image. The path is stat'ed once and only a regular file is opened (to
 // read its header). Anything else (missing, a device, an empty grpc
 // address) is an error naming ref.
 func Detect(ref string) (Input, error) {
@@ -57,11 +70,18 @@ func Detect(ref string) (Input, error) {
 		}
 		return Input{Ref: ref, Kind: KindGRPC, Addr: addr}, nil
 	}
+	cls, err := image.Classify(ref)
+	if err != nil {
+		return Input{}, err
+	}
+	if cls.IsImage() {
+		return Input{Ref: ref, Kind: KindImage, Image: strings.TrimPrefix(ref, image.ImagePrefix)}, nil
+	}
 	st, err := os.Stat(ref)
 	if err != nil {
 		return Input{}, err
 	}
-	in := Input{Ref: ref, Info: st}
+	in := Input{Ref: ref, Info: st, Note: cls.Note}
 	switch {
 	case st.IsDir():
 		in.Kind = KindDeclcfg

@@ -3,6 +3,7 @@ package source_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -33,6 +34,10 @@ func TestDetect(t *testing.T) {
 		{name: "live server without address", ref: "grpc://", err: "missing host:port"},
 		{name: "missing", ref: filepath.Join(dir, "missing"), err: "no such file"},
 		{name: "named pipe (not opened)", ref: fifo, err: "not a directory or regular file"},
+		{name: "image reference", ref: "catalogs.test/ns/index:v4.14", kind: source.KindImage},
+		{name: "image reference on a port", ref: "localhost:5000/index@sha256:" + strings.Repeat("0", 64), kind: source.KindImage},
+		{name: "forced image reference", ref: "docker://catalogs.test/ns/index:v1", kind: source.KindImage},
+		{name: "unqualified name is a missing path", ref: "index:v1", err: "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in, err := source.Detect(tc.ref)
@@ -44,7 +49,10 @@ func TestDetect(t *testing.T) {
 			require.Equal(t, tc.ref, in.Ref)
 			require.Equal(t, tc.kind, in.Kind)
 			require.Equal(t, tc.addr, in.Addr)
-			require.Equal(t, tc.kind == source.KindGRPC, in.Info == nil)
+			require.Equal(t, tc.kind == source.KindGRPC || tc.kind == source.KindImage, in.Info == nil)
+			if tc.kind == source.KindImage {
+				require.Equal(t, strings.TrimPrefix(tc.ref, "docker://"), in.Image)
+			}
 		})
 	}
 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/registry/source"
+)
+
+// imageFlags are the flags of every command that accepts image inputs.
+type imageFlags struct {
+	useHTTP        bool
+	skipTLSVerify  bool
+	caFile         string
+	platform       string
+	cacheDir       string
+	noCache        bool
+	registriesConf string
+	source         string
+}
+
+// registriesConfEnv names the registries.conf podman reads; olmcat reads
+// the same file.
+const registriesConfEnv = "CONTAINERS_REGISTRIES_CONF"
+
+// addImageFlags registers the image flags on fs. withSource adds --source
+// for commands that read one catalog of an image.
+func addImageFlags(fs *pflag.FlagSet, withSource bool) *imageFlags {
+	f := &imageFlags{}
+	fs.BoolVar(&f.useHTTP, "use-http", false, "allow plain HTTP to image registries")
+	fs.BoolVar(&f.skipTLSVerify, "skip-tls-verify", false, "accept any TLS certificate from image registries")
+	fs.StringVar(&f.caFile, "ca-file", "", "trust the PEM certificates in `FILE` for image registries, beside the system roots")
+	fs.StringVar(&f.platform, "platform", "linux/amd64", "platform to pick from multi-platform images (os/arch[/variant])")
+	fs.StringVar(&f.cacheDir, "image-cache-dir", "", "keep pulled image layers in this OCI layout `DIR` (default <user cache dir>/olmcat/images)")
+	fs.BoolVar(&f.noCache, "no-image-cache", false, "do not keep pulled image layers")
+	fs.StringVar(&f.registriesConf, "registries-conf", "", "registries.conf (v2) with mirrors and blocked or insecure registries (default $"+registriesConfEnv+", ~/.config/containers/registries.conf, /etc/containers/registries.conf)")
+	if withSource {
+		fs.StringVar(&f.source, "source", "", "which catalog of an image carrying both labels to read: sqlite or configs (default: migrate reads sqlite, the other commands configs)")
+	}
+	return f
+}
+
+// options turns the flags into image options (a usage error if bad).
+func (f *imageFlags) options() ([]image.Option, error) {
+	p, err := image.ParsePlatform(f.platform)
+	if err != nil {
+		return nil, fmt.Errorf("--platform: %w", err)
+	}
+	src, err := image.ParseSource(f.source)
+	if err != nil {
+		return nil, fmt.Errorf("--source: %w", err)
+	}
+	opts := []image.Option{
+		image.WithUseHTTP(f.useHTTP), image.WithSkipTLSVerify(f.skipTLSVerify), image.WithCAFile(f.caFile),
+		image.WithPlatform(p), image.WithSource(src), image.WithUserAgent("olmcat"),
+	}
+	if !f.noCache {
+		dir := f.cacheDir
+		if dir == "" {
+			if dir, err = image.DefaultCacheDir(); err != nil {
+				return nil, err
+			}
+		}
+		opts = append(opts, image.WithCacheDir(dir))
+	}
+	confPath, explicit := f.registriesConf, f.registriesConf != ""
+	if !explicit {
+		home, _ := os.UserHomeDir()
+		confPath = image.DefaultRegistriesConfPath(os.Getenv(registriesConfEnv), home)
+		explicit = os.Getenv(registriesConfEnv) != ""
+	}
+	conf, err := image.LoadRegistriesConf(confPath, !explicit)
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, image.WithRegistriesConf(conf)), nil
+}
+
+// localInput returns in itself for local inputs, and for an image pulls
+// it, extracts its catalog and returns the extracted path detected
+// again (a sqlite file or a configs dir; for a bundle image, u.Kind says
+// so and the dir is the image root holding manifests/ and metadata/).
+// The caller closes the Unpacked (nil for local inputs) on every path.
+func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLite bool, stderr io.Writer) (source.Input, *image.Unpacked, error) {
+	if in.Note != "" {
+		fmt.Fprintln(stderr, "note:", in.Note)
+	}
+	if in.Kind != source.KindImage {
+		return in, nil, nil
+	}
+	opts, err := f.options()
+	if err != nil {
+		return source.Input{}, nil, usageError(err)
+	}
+	u, err := image.Unpack(ctx, in.Image, append(opts, image.WithPreferSQLite(preferSQLite))...)
+	if err != nil {
+		return source.Input{}, nil, &exitError{code: exitInvalid, err: err}
+	}
+	local, err := source.Detect(u.Local)
+	if err != nil {
+		u.Close()
+		return source.Input{}, nil, &exitError{code: exitInvalid, err: fmt.Errorf("image %s: %w", in.Image, err)}
+	}
+	return local, u, nil
+}
+
+// refuseBundle is the error of commands that need a catalog when given a
+// bundle image.
+func refuseBundle(u *image.Unpacked, verb string) error {
+	if u == nil || u.Kind != image.KindBundle {
+		return nil
+	}
+	return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle image (label %s), not a catalog; olmcat render %s prints its olm.bundle blob",
+		verb, u.Pulled.Ref, image.LabelBundlePackage, u.Pulled.Ref)}
+}
