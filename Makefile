@@ -25,7 +25,7 @@ test-race:
 
 # Each fuzzer runs for FUZZTIME (go test allows one -fuzz target per run).
 FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg \
-	FuzzAppendIndented:./declcfg FuzzValidJSON:./migrate FuzzSplitObjects:./legacy
+	FuzzAppendIndented:./declcfg FuzzValid:./internal/jsonscan FuzzKind:./internal/manifest FuzzSplitObjects:./legacy
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -17,6 +17,8 @@ import (
 
 	gitignore "github.com/sabhiram/go-gitignore"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // IndexIgnoreFile is the name of the gitignore-style files that exclude
@@ -513,7 +515,7 @@ func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
 		}
 		o := string(js)
 		b.Objects = append(b.Objects, o)
-		if kind == "ClusterServiceVersion" && b.CsvJSON == "" {
+		if kind == manifest.KindCSV && b.CsvJSON == "" {
 			b.CsvJSON = o // the same string: no second copy
 		}
 	}
@@ -531,41 +533,11 @@ func objectJSON(obj []byte) ([]byte, string, error) {
 			return nil, "", fmt.Errorf("object is neither JSON nor YAML: %w", err)
 		}
 	}
-	if kind, ok := plainKind(js); ok {
-		return js, kind, nil
-	}
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	if err := json.Unmarshal(js, &head); err != nil {
+	kind, err := manifest.Kind(js)
+	if err != nil {
 		return nil, "", fmt.Errorf("object is not a JSON object: %w", err)
 	}
-	return js, head.Kind, nil
-}
-
-// plainKind returns the kind of the valid JSON object js by scanning its
-// top level only (an object's manifest is large; decoding it whole just
-// for its kind cost a full pass). ok is false whenever decoding could
-// tell something else: js is no object, or a kind key (matched
-// case-insensitively, the last one winning, as encoding/json does) holds
-// anything but a string without escapes. The caller decodes then.
-func plainKind(js []byte) (kind string, ok bool) {
-	ok = true
-	err := topLevelFields(js, func(key, val []byte) error {
-		if len(key) != 4 || !bytes.EqualFold(key, []byte("kind")) {
-			return nil
-		}
-		if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' || bytes.IndexByte(val, '\\') >= 0 {
-			ok = false
-			return nil
-		}
-		kind = string(val[1 : len(val)-1])
-		return nil
-	})
-	if err != nil || !ok {
-		return "", false
-	}
-	return kind, true
+	return js, kind, nil
 }
 
 // parseBundleObject decodes an olm.bundle.object value. The common form,

@@ -44,21 +44,6 @@ func TestParseBundleObjectMatchesParseValue(t *testing.T) {
 	}
 }
 
-func TestPlainKindMatchesDecoding(t *testing.T) {
-	for _, js := range []string{`{"kind":"CSV"}`, `{"a":{"kind":"x"},"kind":"K"}`, `{"Kind":"A","kind":"B"}`, `{"kind":"A","KIND":"B"}`, `{"kind":"a\"b"}`, `{"kind":5}`, `{"kind":null}`, `{}`, `[1]`, `{"kind":"ü"}`, ` {"kind" : "S" } `} {
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		err := json.Unmarshal([]byte(js), &head)
-		kind, ok := plainKind([]byte(js))
-		if !ok {
-			continue // objectJSON decodes then
-		}
-		assert.NoError(t, err, js)
-		assert.Equal(t, head.Kind, kind, js)
-	}
-}
-
 // TestDecodePlainBundleMatchesUnmarshal checks the hand-written bundle
 // decoder against encoding/json on edge cases and every bundle blob of
 // the opm golden catalogs: whenever it accepts a blob, the Bundle is the

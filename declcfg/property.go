@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // Well-known property types.
@@ -61,24 +63,8 @@ type ConstraintValue struct {
 	Raw            json.RawMessage `json:"-"`
 }
 
-// CSVMetadataValue is the value of an olm.csv.metadata property. Fields are
-// kept as raw JSON so that nothing in them is reinterpreted.
-type CSVMetadataValue struct {
-	Annotations               json.RawMessage `json:"annotations,omitempty"`
-	APIServiceDefinitions     json.RawMessage `json:"apiServiceDefinitions,omitempty"`
-	CustomResourceDefinitions json.RawMessage `json:"crdDescriptions,omitempty"`
-	Description               string          `json:"description,omitempty"`
-	DisplayName               string          `json:"displayName,omitempty"`
-	InstallModes              json.RawMessage `json:"installModes,omitempty"`
-	Keywords                  json.RawMessage `json:"keywords,omitempty"`
-	Labels                    json.RawMessage `json:"labels,omitempty"`
-	Links                     json.RawMessage `json:"links,omitempty"`
-	Maintainers               json.RawMessage `json:"maintainers,omitempty"`
-	Maturity                  string          `json:"maturity,omitempty"`
-	MinKubeVersion            string          `json:"minKubeVersion,omitempty"`
-	NativeAPIs                json.RawMessage `json:"nativeAPIs,omitempty"`
-	Provider                  json.RawMessage `json:"provider,omitempty"`
-}
+// CSVMetadataValue is the value of an olm.csv.metadata property.
+type CSVMetadataValue = manifest.CSVMetadata
 
 // NewProperty encodes v as the value of a property of type typ. The value
 // is compact JSON with HTML characters left unescaped.

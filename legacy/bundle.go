@@ -86,8 +86,8 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 		src := ""
 		switch {
-		case c != nil && c.Spec.Version != "":
-			b.Version, src = c.Spec.Version, "the CSV's spec.version"
+		case c != nil && c.version != "":
+			b.Version, src = c.version, "the CSV's spec.version"
 		case packageVersion(db.props[name]) != "":
 			b.Version, src = packageVersion(db.props[name]), "its olm.package property"
 		case versionFromName(name) != "":
@@ -156,7 +156,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 		switch {
 		case c != nil:
-			b.Replaces, b.Skips = c.Spec.Replaces, dedupStrings(c.Spec.Skips)
+			b.Replaces, b.Skips = c.replaces, dedupStrings(c.skips)
 			rep.derive("replaces/skips from the CSV")
 		case edges != nil:
 			b.Replaces, b.Skips = edges.replaces, edges.skips

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // findOrphans reports rows that point at a package or bundle without a row
@@ -133,7 +135,7 @@ func (d *DB) attribute(ctx context.Context, name string) (pkg, how string, err e
 		return "", "", err
 	}
 	if csv != nil {
-		for _, ref := range append([]string{csv.Spec.Replaces}, csv.Spec.Skips...) {
+		for _, ref := range append([]string{csv.replaces}, csv.skips...) {
 			if p, ok := d.entryPkg[ref]; ok && ref != "" {
 				if _, known := d.pkgs[p]; known {
 					return p, fmt.Sprintf("its CSV's replaces/skips naming %s", ref), nil
@@ -300,7 +302,7 @@ func canonGVK(v string) string {
 	if g.Group != nil {
 		grp = *g.Group
 	}
-	return gvkValue(API{Group: grp, Kind: *g.Kind, Version: *g.Version})
+	return gvkValue(API{GVK: manifest.GVK{Group: grp, Kind: *g.Kind, Version: *g.Version}})
 }
 
 // sameGVKs reports whether apis and the gvk values name the same set.

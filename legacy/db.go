@@ -13,6 +13,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // DB is a legacy index database opened read-only.
@@ -530,7 +532,7 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 			gvk := [3]string{g.String, v.String, k.String}
 			a, ok := intern[gvk]
 			if !ok {
-				a = API{Group: g.String, Version: v.String, Kind: k.String, Plural: plural[gvk]}
+				a = API{GVK: manifest.GVK{Group: g.String, Version: v.String, Kind: k.String}, Plural: plural[gvk]}
 				intern[gvk] = a
 			}
 			grp.add(ref.String, a)
@@ -580,7 +582,7 @@ func (d *DB) mapAPIs() {
 	conv := func(raw map[string][]API) map[string][]API {
 		if entryBundle == nil {
 			for n, as := range raw {
-				raw[n] = dedupAPIs(as)
+				raw[n] = manifest.DedupAPIs(as)
 			}
 			return raw
 		}
@@ -601,7 +603,7 @@ func (d *DB) mapAPIs() {
 			}
 		}
 		for n, as := range out {
-			out[n] = dedupAPIs(as)
+			out[n] = manifest.DedupAPIs(as)
 		}
 		return out
 	}

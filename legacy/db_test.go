@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 const fixtures = "../fixtures/legacy"
@@ -260,7 +262,7 @@ func TestLevel5Derivations(t *testing.T) {
 	assert.Equal(t, []Dependency{
 		{Type: "olm.gvk", Value: `{"group":"etcd.database.coreos.com","kind":"EtcdCluster","version":"v1beta2"}`},
 	}, b.Dependencies)
-	assert.Equal(t, []API{{Group: "etcd.database.coreos.com", Version: "v1beta2", Kind: "EtcdCluster", Plural: "etcdclusters"}}, b.RequiredAPIs)
+	assert.Equal(t, []API{{GVK: manifest.GVK{Group: "etcd.database.coreos.com", Version: "v1beta2", Kind: "EtcdCluster"}, Plural: "etcdclusters"}}, b.RequiredAPIs)
 	assert.Len(t, b.RelatedImages, 3)
 	assert.Len(t, b.Objects, 4)
 

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // SplitObjects splits the operatorbundle.bundle column into one raw JSON
@@ -13,19 +16,18 @@ import (
 // by '\n'; older writers concatenated them with no separator; both are
 // handled. nil for an empty column.
 //
-// A fast scanner finds where each top-level object ends (tracking strings,
-// escapes and nesting) and returns sub-slices of data without copying:
-// a 10,000-bundle index holds ~170 MB of objects and a json.Decoder pass
-// over them costs seconds. Anything the scanner does not recognise (a
-// top-level value that is not an object or array, unbalanced nesting, an
-// unterminated string) is handed to a streaming json.Decoder, whose error
-// is returned. Every object must still be valid JSON to its consumer:
+// jsonscan.Objects finds where each top-level object ends and returns
+// sub-slices of data without copying (the bundle columns are most of an
+// index's bytes; a json.Decoder pass over them would dominate). Anything
+// it does not recognise (a top-level value that is not an object or
+// array, unbalanced nesting, an unterminated string) is handed to a
+// streaming json.Decoder, whose error is returned. Every object must still be valid JSON to its consumer:
 // callers that decode objects get the decoder's error there.
 func SplitObjects(data []byte) ([][]byte, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}
-	if out, ok := scanObjects(data); ok {
+	if out, ok := jsonscan.Objects(data); ok {
 		return out, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -46,215 +48,85 @@ func SplitObjects(data []byte) ([][]byte, error) {
 	}
 }
 
-// scanObjects splits data into top-level JSON objects/arrays; ok is false
-// when data is not a clean sequence of them.
-func scanObjects(data []byte) (out [][]byte, ok bool) {
-	i, n := 0, len(data)
-	for {
-		for i < n && isSpace(data[i]) {
-			i++
-		}
-		if i == n {
-			return out, true
-		}
-		if data[i] != '{' && data[i] != '[' {
-			return nil, false
-		}
-		start, depth := i, 0
-		for ; i < n; i++ {
-			switch data[i] {
-			case '{', '[':
-				depth++
-				continue
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					i++
-					out = append(out, data[start:i:i])
-					goto next
-				}
-				if depth < 0 {
-					return nil, false
-				}
-				continue
-			case '"':
-				// Jump to the closing quote with IndexByte (strings are most
-				// of a manifest's bytes): a quote preceded by an odd number
-				// of backslashes is escaped.
-				for {
-					j := bytes.IndexByte(data[i+1:], '"')
-					if j < 0 {
-						return nil, false
-					}
-					i += j + 1
-					bs := 0
-					for k := i - 1; data[k] == '\\'; k-- {
-						bs++
-					}
-					if bs%2 == 0 {
-						break
-					}
-				}
-			}
-		}
-		return nil, false
-	next:
-	}
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
-// csvDoc is the part of a ClusterServiceVersion the reader derives
-// missing columns and tables from.
+// csvDoc is what the reader derives missing columns and tables from: the
+// CSV's fields, decoded once when the CSV is parsed (a CSV whose fields
+// do not decode is an error then, not later).
 type csvDoc struct {
-	Metadata struct {
-		Name        string         `json:"name"`
-		Annotations map[string]any `json:"annotations"`
-	} `json:"metadata"`
-	Spec struct {
-		Version       string   `json:"version"`
-		Replaces      string   `json:"replaces"`
-		Skips         []string `json:"skips"`
-		RelatedImages []struct {
-			Name  string `json:"name"`
-			Image string `json:"image"`
-		} `json:"relatedImages"`
-		CRDs struct {
-			Owned    []crdDesc `json:"owned"`
-			Required []crdDesc `json:"required"`
-		} `json:"customresourcedefinitions"`
-		APIServices struct {
-			Owned    []apiServiceDesc `json:"owned"`
-			Required []apiServiceDesc `json:"required"`
-		} `json:"apiservicedefinitions"`
-		Install struct {
-			Spec struct {
-				Deployments []struct {
-					Spec struct {
-						Template struct {
-							Spec struct {
-								Containers     []struct{ Image string } `json:"containers"`
-								InitContainers []struct{ Image string } `json:"initContainers"`
-							} `json:"spec"`
-						} `json:"template"`
-					} `json:"spec"`
-				} `json:"deployments"`
-			} `json:"spec"`
-		} `json:"install"`
-	} `json:"spec"`
-}
-
-type crdDesc struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
-
-type apiServiceDesc struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-	Name    string `json:"name"`
+	csv      *manifest.CSV
+	version  string
+	replaces string
+	skips    []string
+	required []API
+	imgs     []string
 }
 
 func parseCSV(data []byte) (*csvDoc, error) {
-	var c csvDoc
-	if err := json.Unmarshal(data, &c); err != nil {
+	csv, err := manifest.ParseCSV(data)
+	if err != nil {
 		return nil, err
 	}
-	return &c, nil
+	c := &csvDoc{csv: csv}
+	if c.version, err = csv.Version(); err != nil {
+		return nil, err
+	}
+	if c.replaces, err = csv.Replaces(); err != nil {
+		return nil, err
+	}
+	if c.skips, err = csv.Skips(); err != nil {
+		return nil, err
+	}
+	if c.required, err = csv.RequiredAPIs(); err != nil {
+		return nil, err
+	}
+	if _, err = manifest.ProvidedAPIs(csv, nil); err != nil {
+		return nil, err
+	}
+	if c.imgs, err = csvImages(csv); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
-func (c *csvDoc) annotation(key string) string {
-	if s, ok := c.Metadata.Annotations[key].(string); ok {
-		return s
+// csvImages are the CSV's operator (deployment init container and
+// container) images and related images, what migration 1 backfilled.
+func csvImages(csv *manifest.CSV) ([]string, error) {
+	cts, err := csv.Containers()
+	if err != nil {
+		return nil, err
 	}
-	return ""
-}
-
-// crdAPI turns a CSV CRD description ("<plural>.<group>") into an API.
-func crdAPI(d crdDesc) API {
-	plural, group, _ := strings.Cut(d.Name, ".")
-	return API{Group: group, Version: d.Version, Kind: d.Kind, Plural: plural}
-}
-
-// requiredAPIs are the CRDs and APIServices the CSV requires, in CSV order.
-func (c *csvDoc) requiredAPIs() []API {
-	var out []API
-	for _, d := range c.Spec.CRDs.Required {
-		out = append(out, crdAPI(d))
+	related, err := csv.RelatedImages()
+	if err != nil {
+		return nil, err
 	}
-	for _, d := range c.Spec.APIServices.Required {
-		out = append(out, API{Group: d.Group, Version: d.Version, Kind: d.Kind, Plural: d.Name})
-	}
-	return dedupAPIs(out)
-}
-
-// providedAPIs are what opm registered as provided: every version of every
-// CRD manifest in the bundle plus the CSV's owned APIServices. Without
-// bundle objects the CSV's owned CRDs stand in for the CRD manifests.
-func (c *csvDoc) providedAPIs(objects [][]byte) []API {
-	var out []API
-	crds := false
-	for _, o := range objects {
-		var crd struct {
-			Kind string `json:"kind"`
-			Spec struct {
-				Group string `json:"group"`
-				Names struct {
-					Kind   string `json:"kind"`
-					Plural string `json:"plural"`
-				} `json:"names"`
-				Version  string `json:"version"`
-				Versions []struct {
-					Name string `json:"name"`
-				} `json:"versions"`
-			} `json:"spec"`
-		}
-		if json.Unmarshal(o, &crd) != nil || crd.Kind != "CustomResourceDefinition" {
-			continue
-		}
-		crds = true
-		api := API{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind, Plural: crd.Spec.Names.Plural}
-		if len(crd.Spec.Versions) == 0 && crd.Spec.Version != "" {
-			api.Version = crd.Spec.Version
-			out = append(out, api)
-		}
-		for _, v := range crd.Spec.Versions {
-			api.Version = v.Name
-			out = append(out, api)
-		}
-	}
-	if !crds && c != nil {
-		for _, d := range c.Spec.CRDs.Owned {
-			out = append(out, crdAPI(d))
-		}
-	}
-	if c != nil {
-		for _, d := range c.Spec.APIServices.Owned {
-			out = append(out, API{Group: d.Group, Version: d.Version, Kind: d.Kind, Plural: d.Name})
-		}
-	}
-	return dedupAPIs(out)
-}
-
-// images are the CSV's related images and operator (deployment container
-// and init container) images, what migration 1 backfilled.
-func (c *csvDoc) images() []string {
 	var out []string
-	for _, d := range c.Spec.Install.Spec.Deployments {
-		for _, ct := range d.Spec.Template.Spec.InitContainers {
-			out = append(out, ct.Image)
-		}
-		for _, ct := range d.Spec.Template.Spec.Containers {
-			out = append(out, ct.Image)
-		}
+	for _, ct := range cts {
+		out = append(out, ct.Image)
 	}
-	for _, r := range c.Spec.RelatedImages {
+	for _, r := range related {
 		out = append(out, r.Image)
 	}
-	return dedupStrings(out)
+	return dedupStrings(out), nil
 }
+
+// annotation is the string value of a CSV annotation, "" if unset.
+func (c *csvDoc) annotation(key string) string { return c.csv.Annotation(key) }
+
+// requiredAPIs are the CRDs and APIServices the CSV requires, in CSV order.
+func (c *csvDoc) requiredAPIs() []API { return c.required }
+
+// providedAPIs are what opm registered as provided (manifest.ProvidedAPIs);
+// c may be nil, then only the objects count.
+func (c *csvDoc) providedAPIs(objects [][]byte) []API {
+	var csv *manifest.CSV
+	if c != nil {
+		csv = c.csv
+	}
+	apis, _ := manifest.ProvidedAPIs(csv, objects) // parseCSV checked the CSV's fields
+	return apis
+}
+
+// images are the CSV's operator and related images.
+func (c *csvDoc) images() []string { return c.imgs }
 
 // annotationProperties are the entries of the CSV annotation
 // olm.properties (a JSON array of {type, value}), values compacted.
@@ -283,13 +155,8 @@ func (c *csvDoc) annotationProperties() ([]Property, error) {
 
 // findCSV returns the ClusterServiceVersion among objects, or nil.
 func findCSV(objects [][]byte) []byte {
-	for _, o := range objects {
-		var k struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(o, &k) == nil && k.Kind == "ClusterServiceVersion" {
-			return o
-		}
+	if i := manifest.FindCSV(objects); i >= 0 {
+		return objects[i]
 	}
 	return nil
 }
@@ -312,24 +179,6 @@ func packageValue(pkg, version string) string {
 		Version     string `json:"version"`
 	}{pkg, version})
 	return string(b)
-}
-
-func dedupAPIs(in []API) []API {
-	type key struct{ g, v, k string }
-	seen := make(map[key]bool, len(in))
-	out := in[:0]
-	for _, a := range in {
-		k := key{a.Group, a.Version, a.Kind}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, a)
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
 func dedupStrings(in []string) []string {

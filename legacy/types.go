@@ -1,5 +1,7 @@
 package legacy
 
+import "github.com/operator-catalog/olmcat/internal/manifest"
+
 // Package is a row of the package table.
 type Package struct {
 	Name           string
@@ -26,12 +28,7 @@ type ChannelEntry struct {
 }
 
 // API is a group/version/kind with its plural, from the api table.
-type API struct {
-	Group   string
-	Version string
-	Kind    string
-	Plural  string
-}
+type API = manifest.API
 
 // Property is a row of the properties table (or one derived for levels
 // that predate it). Value is the JSON text as stored.

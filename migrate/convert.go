@@ -12,6 +12,8 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -59,7 +61,9 @@ type bundleState struct {
 	row     *legacy.Bundle
 	csvJSON []byte     // the CSV among the bundle objects, nil if none
 	images  *csvImages // related images and container names from csvJSON
-	csv     *csvDoc    // csvJSON decoded, only for olm.csv.metadata
+	// csvMeta is the olm.csv.metadata value of csvJSON, decoded only when
+	// the migrate level writes it.
+	csvMeta *manifest.CSVMetadata
 	// invalid holds the bundle-level problems found; with
 	// WithDropInvalidBundles they turn into one drop.
 	invalid []Finding
@@ -337,16 +341,16 @@ func (c *converter) checkBundle(st *bundleState) {
 	for i, obj := range b.Objects {
 		// Manifests are written as they are stored; each must be valid
 		// JSON for a client to apply it.
-		if !validJSON(obj) {
+		if !jsonscan.Valid(obj) {
 			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d is not valid JSON", b.Name, i))
 			continue
 		}
-		kind, err := fastKind(obj)
+		kind, err := manifest.Kind(obj)
 		if err != nil {
 			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d has no readable kind: %v", b.Name, i, err))
 			continue
 		}
-		if kind == "ClusterServiceVersion" && st.csvJSON == nil {
+		if kind == manifest.KindCSV && st.csvJSON == nil {
 			st.csvJSON = obj
 		}
 	}
@@ -359,20 +363,8 @@ func (c *converter) checkBundle(st *bundleState) {
 		}
 	}
 	if st.csvJSON != nil {
-		imgs, err := scanCSVImages(st.csvJSON)
-		if err != nil {
+		if err := c.readCSV(st); err != nil {
 			bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q: the ClusterServiceVersion does not parse: %v", b.Name, err))
-		} else {
-			st.images = imgs
-		}
-		if c.o.csvMetadata() && b.BundlePath != "" {
-			// Only olm.csv.metadata needs the whole CSV decoded.
-			csv, err := parseCSV(st.csvJSON)
-			if err != nil {
-				bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q: the ClusterServiceVersion does not parse: %v", b.Name, err))
-			} else {
-				st.csv = csv
-			}
 		}
 	}
 	if _, err := semver.Parse(b.Version); err != nil {
@@ -438,26 +430,31 @@ func (c *converter) packageMeta(p *declcfg.Package, pd *legacy.PackageData, head
 	}
 	data := row.CSV
 	if data == nil {
-		for _, obj := range row.Objects {
-			if k, err := fastKind(obj); err == nil && k == "ClusterServiceVersion" {
-				data = obj
-				break
-			}
+		if i := manifest.FindCSV(row.Objects); i >= 0 {
+			data = row.Objects[i]
 		}
 	}
 	if data == nil {
 		return
 	}
-	meta, err := scanCSVPackageMeta(data)
+	// The bundle's own checks report an unparsable CSV.
+	csv, err := manifest.ParseCSV(data)
 	if err != nil {
-		// The bundle's own checks report an unparsable CSV.
 		return
 	}
-	p.Description = meta.description
-	if len(meta.icon) == 0 {
+	description, err := csv.Description()
+	if err != nil {
 		return
 	}
-	icon := meta.icon[0]
+	icons, err := csv.Icons()
+	if err != nil {
+		return
+	}
+	p.Description = description
+	if len(icons) == 0 {
+		return
+	}
+	icon := icons[0]
 	raw, err := base64.StdEncoding.DecodeString(icon.Data)
 	if err != nil {
 		raw, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(icon.Data, " ", ""))
@@ -489,8 +486,8 @@ func (c *converter) convertBundle(st *bundleState) declcfg.Bundle {
 			hasCSVMeta = true
 		}
 	}
-	if c.o.csvMetadata() && b.BundlePath != "" && st.csv != nil && !hasCSVMeta {
-		v, err := encodeCompact(st.csv.metadata())
+	if c.o.csvMetadata() && b.BundlePath != "" && st.csvMeta != nil && !hasCSVMeta {
+		v, err := encodeCompact(st.csvMeta)
 		if err == nil {
 			props = append(props, declcfg.Property{Type: declcfg.PropertyCSVMetadata, Value: v})
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/legacy"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 const fooCSV = `{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"annotations":{"olm.skipRange":"<0.3.1"},"name":"foo.v0.3.1"},` +
@@ -53,7 +55,7 @@ func fooPackage() *legacy.PackageData {
 					{Type: "olm.label", Value: `{"label":"certified"}`},
 					{Type: "olm.constraint", Value: `{"failureMessage":"needs <x>","cel":{"rule":"true"}}`},
 				},
-				ProvidedAPIs:  []legacy.API{{Group: "test.foo", Version: "v2", Kind: "Foo", Plural: "foos"}, {Group: "test.foo", Version: "v1", Kind: "Foo", Plural: "foos"}},
+				ProvidedAPIs:  []legacy.API{{GVK: manifest.GVK{Group: "test.foo", Version: "v2", Kind: "Foo"}, Plural: "foos"}, {GVK: manifest.GVK{Group: "test.foo", Version: "v1", Kind: "Foo"}, Plural: "foos"}},
 				RelatedImages: []string{"127.0.0.1:5000/test/foo-bundle:v0.3.1", "test.registry/foo:v0.3.1", "test.registry/side:v1"}},
 		},
 		Stranded: []legacy.Bundle{{Name: "foo.v9.9.9", Version: "9.9.9"}},

@@ -2,13 +2,13 @@ package declcfgquery
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -126,131 +126,31 @@ func encodeJSON(v any, escapeHTML bool) (string, error) {
 	return string(bytes.TrimRight(buf.Bytes(), "\n")), nil
 }
 
-// The synthetic ClusterServiceVersion opm serves for a bundle that has an
-// olm.csv.metadata property and no CSV object. The field layout follows
-// the Kubernetes CSV type's JSON encoding (struct order, which fields are
-// always present), so clients that read csvJson see what opm sends.
-type csvDoc struct {
-	Kind       string    `json:"kind"`
-	APIVersion string    `json:"apiVersion"`
-	Metadata   csvMeta   `json:"metadata"`
-	Spec       csvSpec   `json:"spec"`
-	Status     csvStatus `json:"status"`
-}
-
-type csvMeta struct {
-	Name              string          `json:"name,omitempty"`
-	CreationTimestamp *struct{}       `json:"creationTimestamp"`
-	Labels            json.RawMessage `json:"labels,omitempty"`
-	Annotations       json.RawMessage `json:"annotations,omitempty"`
-}
-
-type csvSpec struct {
-	Install                   csvInstall      `json:"install"`
-	Version                   string          `json:"version,omitempty"`
-	Maturity                  string          `json:"maturity,omitempty"`
-	CustomResourceDefinitions json.RawMessage `json:"customresourcedefinitions"`
-	APIServiceDefinitions     json.RawMessage `json:"apiservicedefinitions"`
-	NativeAPIs                json.RawMessage `json:"nativeAPIs,omitempty"`
-	MinKubeVersion            string          `json:"minKubeVersion,omitempty"`
-	DisplayName               string          `json:"displayName"`
-	Description               string          `json:"description,omitempty"`
-	Keywords                  json.RawMessage `json:"keywords,omitempty"`
-	Maintainers               json.RawMessage `json:"maintainers,omitempty"`
-	Provider                  json.RawMessage `json:"provider"`
-	Links                     json.RawMessage `json:"links,omitempty"`
-	Icon                      []csvIcon       `json:"icon,omitempty"`
-	InstallModes              json.RawMessage `json:"installModes,omitempty"`
-	Cleanup                   csvCleanup      `json:"cleanup"`
-	RelatedImages             []csvImage      `json:"relatedImages,omitempty"`
-}
-
-type csvInstall struct {
-	Strategy string `json:"strategy"`
-	Spec     struct {
-		Deployments []struct{} `json:"deployments"`
-	} `json:"spec"`
-}
-
-type csvIcon struct {
-	Data      string `json:"base64data"`
-	MediaType string `json:"mediatype"`
-}
-
-type csvCleanup struct {
-	Enabled bool `json:"enabled"`
-}
-
-type csvImage struct {
-	Name  string `json:"name"`
-	Image string `json:"image"`
-}
-
-type csvStatus struct {
-	Cleanup struct{} `json:"cleanup"`
-}
-
-var emptyObject = json.RawMessage(`{}`)
-
-func orEmpty(raw json.RawMessage) json.RawMessage {
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return emptyObject
-	}
-	return raw
-}
-
 // syntheticCSV builds the CSV JSON for a bundle described only by its
-// olm.csv.metadata property: metadata and spec fields from the property,
-// name = bundle name, the package icon, the description falling back to
-// the package's, spec.version = the bundle version when it is semver, the
-// bundle's related images, and a stub deployment install strategy (OLM's
-// package server needs one).
+// olm.csv.metadata property (manifest.SyntheticCSV): spec.version is the
+// bundle version when it is semver, the package supplies the icon and the
+// fallback description.
 func syntheticCSV(b *declcfg.ModelBundle, p declcfg.Property, version string) (string, error) {
-	var m declcfg.CSVMetadataValue
+	var m manifest.CSVMetadata
 	if err := p.ParseValue(&m); err != nil {
 		return "", err
 	}
-	doc := csvDoc{
-		Kind:       "ClusterServiceVersion",
-		APIVersion: "operators.coreos.com/v1alpha1",
-		Metadata: csvMeta{
-			Name:        b.Name,
-			Labels:      m.Labels,
-			Annotations: m.Annotations,
-		},
-		Spec: csvSpec{
-			Install:                   csvInstall{Strategy: "deployment"},
-			Maturity:                  m.Maturity,
-			CustomResourceDefinitions: orEmpty(m.CustomResourceDefinitions),
-			APIServiceDefinitions:     orEmpty(m.APIServiceDefinitions),
-			NativeAPIs:                m.NativeAPIs,
-			MinKubeVersion:            m.MinKubeVersion,
-			DisplayName:               m.DisplayName,
-			Description:               m.Description,
-			Keywords:                  m.Keywords,
-			Maintainers:               m.Maintainers,
-			Provider:                  orEmpty(m.Provider),
-			Links:                     m.Links,
-			InstallModes:              m.InstallModes,
-		},
-	}
+	s := manifest.SyntheticCSV{Name: b.Name, Metadata: m}
 	if v, err := semver.Parse(version); err == nil {
-		doc.Spec.Version = v.String()
+		s.Version = v.String()
 	}
 	if b.Package != nil {
-		if doc.Spec.Description == "" {
-			doc.Spec.Description = b.Package.Description
-		}
+		s.PackageDescription = b.Package.Description
 		if b.Package.Icon != nil {
-			doc.Spec.Icon = []csvIcon{{Data: base64.StdEncoding.EncodeToString(b.Package.Icon.Data), MediaType: b.Package.Icon.MediaType}}
+			s.Icon = manifest.IconFromData(b.Package.Icon.Data, b.Package.Icon.MediaType)
 		}
 	}
 	for _, ri := range b.RelatedImages {
-		doc.Spec.RelatedImages = append(doc.Spec.RelatedImages, csvImage{Name: ri.Name, Image: ri.Image})
+		s.RelatedImages = append(s.RelatedImages, manifest.RelatedImage{Name: ri.Name, Image: ri.Image})
 	}
-	out, err := json.Marshal(doc)
+	out, err := s.JSON()
 	if err != nil {
-		return "", fmt.Errorf("encode synthetic CSV: %w", err)
+		return "", err
 	}
 	return string(out), nil
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // Querier answers the registry API from prepared api messages. It is
@@ -27,16 +29,13 @@ type Querier struct {
 	// providers and latest are the GetChannelEntriesThatProvide and
 	// GetLatestChannelEntriesThatProvide answers by GVK, so no call scans
 	// the catalog.
-	providers map[gvk][]*api.ChannelEntry
-	latest    map[gvk][]*api.ChannelEntry
+	providers map[manifest.GVK][]*api.ChannelEntry
+	latest    map[manifest.GVK][]*api.ChannelEntry
 	// snapshot, when the Querier was restored from a cache, is where the
 	// manifests its bundle messages leave out are read from.
 	snapshot *snapshot
 	stats    Stats
 }
-
-// gvk keys the provider indexes.
-type gvk struct{ group, version, kind string }
 
 var _ registry.Querier = (*Querier)(nil)
 
@@ -191,8 +190,8 @@ func build(pkgs []*api.Package, bundles []*api.Bundle) (*Querier, error) {
 // every bundle per call, in exactly the order those scans produced them.
 func (q *Querier) index() {
 	q.replacers = map[string][]*api.ChannelEntry{}
-	q.providers = map[gvk][]*api.ChannelEntry{}
-	q.latest = map[gvk][]*api.ChannelEntry{}
+	q.providers = map[manifest.GVK][]*api.ChannelEntry{}
+	q.latest = map[manifest.GVK][]*api.ChannelEntry{}
 	for _, b := range q.bundles {
 		e := entry(b, b.Replaces)
 		q.replacers[b.Replaces] = append(q.replacers[b.Replaces], e)
@@ -239,10 +238,10 @@ func (q *Querier) index() {
 }
 
 // providedGVKs are b's provided APIs, each once, in first-seen order.
-func providedGVKs(b *api.Bundle) []gvk {
-	var out []gvk
+func providedGVKs(b *api.Bundle) []manifest.GVK {
+	var out []manifest.GVK
 	for _, g := range b.ProvidedApis {
-		k := gvk{g.Group, g.Version, g.Kind}
+		k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
 		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
@@ -370,7 +369,7 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := slices.Clone(q.providers[gvk{group, version, kind}])
+	out := slices.Clone(q.providers[manifest.GVK{Group: group, Version: version, Kind: kind}])
 	if len(out) == 0 {
 		return nil, errNoProviders(group, version, kind)
 	}
@@ -384,7 +383,7 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := slices.Clone(q.latest[gvk{group, version, kind}])
+	out := slices.Clone(q.latest[manifest.GVK{Group: group, Version: version, Kind: kind}])
 	if len(out) == 0 {
 		return nil, errNoProviders(group, version, kind)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // Option configures New.
@@ -33,9 +35,6 @@ func OmitManifests(omit bool) Option { return func(o *options) { o.omitManifests
 // number done and the total, so a command can show start-up progress on
 // large indexes.
 func WithProgress(fn func(done, total int)) Option { return func(o *options) { o.progress = fn } }
-
-// gvk is a group/version/kind as the sqlite server keyed its api table.
-type gvk struct{ group, version, kind string }
 
 // memberKey is one (package, channel, bundle) channel membership.
 type memberKey struct{ pkg, channel, bundle string }
@@ -79,8 +78,8 @@ type bundleInfo struct {
 	dependencies []*api.Dependency
 	// provided are the olm.gvk properties, required the distinct olm.gvk
 	// dependencies, in the same order.
-	provided []gvk
-	required []gvk
+	provided []manifest.GVK
+	required []manifest.GVK
 }
 
 // listRow is one ListBundles message before its bundle fields are filled.
@@ -115,7 +114,7 @@ type Querier struct {
 	// providers maps an olm.gvk property value, byte for byte, to the
 	// bundles carrying it, in bundle-name order.
 	providers map[string][]string
-	plurals   map[gvk]string
+	plurals   map[manifest.GVK]string
 	rows      []listRow
 	repairs   []legacy.Repair
 	// csvAt memoizes, by bundle name, which object of the bundle column
@@ -150,7 +149,7 @@ func New(ctx context.Context, db *legacy.DB, opts ...Option) (*Querier, error) {
 		members:    map[memberKey]int64{},
 		replacedBy: map[string][]*entry{},
 		providers:  map[string][]string{},
-		plurals:    map[gvk]string{},
+		plurals:    map[manifest.GVK]string{},
 		cache:      newManifestCache(manifestCacheBytes),
 	}
 	names, err := db.PackageNames(ctx)
@@ -260,7 +259,7 @@ func (q *Querier) addPlural(a legacy.API) {
 	if a.Plural == "" {
 		return
 	}
-	k := gvk{a.Group, a.Version, a.Kind}
+	k := manifest.GVK{Group: a.Group, Version: a.Version, Kind: a.Kind}
 	if _, ok := q.plurals[k]; !ok {
 		q.plurals[k] = a.Plural
 	}
@@ -294,7 +293,7 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 			// A malformed value is still served as a property; it just
 			// provides no API (opm would have failed the whole call).
 			if json.Unmarshal([]byte(p.Value), &v) == nil {
-				bi.provided = append(bi.provided, gvk{v.Group, v.Version, v.Kind})
+				bi.provided = append(bi.provided, manifest.GVK{Group: v.Group, Version: v.Version, Kind: v.Kind})
 			}
 		}
 	}
@@ -309,7 +308,7 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 		if d.Type == "olm.gvk" {
 			var v gvkValueJSON
 			if json.Unmarshal([]byte(d.Value), &v) == nil {
-				bi.required = append(bi.required, gvk{v.Group, v.Version, v.Kind})
+				bi.required = append(bi.required, manifest.GVK{Group: v.Group, Version: v.Version, Kind: v.Kind})
 			}
 		}
 	}

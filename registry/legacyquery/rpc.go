@@ -1,7 +1,6 @@
 package legacyquery
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // errNoCSV is opm's error for a bundle column holding no
@@ -348,7 +349,7 @@ func (q *Querier) splitManifests(name string, objects [][]byte) (string, []strin
 		}
 		return "", nil, errNoCSV
 	}
-	at := csvIndex(objects)
+	at := manifest.FindCSV(objects)
 	q.csvAt.Store(name, at)
 	if at < 0 {
 		return "", nil, errNoCSV
@@ -356,37 +357,15 @@ func (q *Querier) splitManifests(name string, objects [][]byte) (string, []strin
 	return out[at], out, nil
 }
 
-// csvMarker is what a CSV's kind value must contain, byte for byte, unless
-// the object uses escapes.
-var csvMarker = []byte("ClusterServiceVersion")
-
-// csvIndex is the position of the first object that decodes with kind
-// ClusterServiceVersion, or -1. An object that contains neither that name
-// nor a backslash (an escape could spell it) cannot, so it is not decoded.
-func csvIndex(objects [][]byte) int {
-	for i, o := range objects {
-		if !bytes.Contains(o, csvMarker) && bytes.IndexByte(o, '\\') < 0 {
-			continue
-		}
-		var k struct {
-			Kind string `json:"kind"`
-		}
-		if json.Unmarshal(o, &k) == nil && k.Kind == "ClusterServiceVersion" {
-			return i
-		}
-	}
-	return -1
-}
-
 // apis converts GVKs to api messages, with the api table's plural when
 // withPlural (GetBundle family) and without (ListBundles).
-func (q *Querier) apis(gvks []gvk, withPlural bool) []*api.GroupVersionKind {
+func (q *Querier) apis(gvks []manifest.GVK, withPlural bool) []*api.GroupVersionKind {
 	if len(gvks) == 0 {
 		return nil
 	}
 	out := make([]*api.GroupVersionKind, len(gvks))
 	for i, g := range gvks {
-		out[i] = &api.GroupVersionKind{Group: g.group, Version: g.version, Kind: g.kind}
+		out[i] = &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind}
 		if withPlural {
 			out[i].Plural = q.plurals[g]
 		}

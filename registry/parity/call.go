@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // call is one RPC with its request, made on both sides.
@@ -19,14 +21,9 @@ type call struct {
 	rpc string
 	// request fields; which ones matter depends on rpc.
 	pkg, channel, name string
-	gvk                gvk
+	gvk                manifest.GVK
 	probe              bool
 }
-
-// gvk is a group/version/kind; plural is ignored by both servers (§1.3).
-type gvk struct{ group, version, kind string }
-
-func (g gvk) String() string { return g.group + "/" + g.version + "/" + g.kind }
 
 // request renders the call's request in field=value form for reports.
 func (c call) request() string {
@@ -42,7 +39,7 @@ func (c call) request() string {
 	case RPCGetBundleThatReplaces:
 		return fmt.Sprintf("csvName=%s pkgName=%s channelName=%s", c.name, c.pkg, c.channel)
 	case RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide, RPCGetDefaultBundleThatProvides:
-		return fmt.Sprintf("group=%s version=%s kind=%s", c.gvk.group, c.gvk.version, c.gvk.kind)
+		return fmt.Sprintf("group=%s version=%s kind=%s", c.gvk.Group, c.gvk.Version, c.gvk.Kind)
 	}
 	return ""
 }
@@ -98,14 +95,14 @@ func invoke(ctx context.Context, client api.RegistryClient, c call) (answer, err
 		a.bundle, a.err = client.GetBundleThatReplaces(ctx, &api.GetReplacementRequest{CsvName: c.name, PkgName: c.pkg, ChannelName: c.channel})
 	case RPCGetChannelEntriesThatProvide:
 		a.err = recvAll(ctx, func() (grpc.ServerStreamingClient[api.ChannelEntry], error) {
-			return client.GetChannelEntriesThatProvide(ctx, &api.GetAllProvidersRequest{Group: c.gvk.group, Version: c.gvk.version, Kind: c.gvk.kind})
+			return client.GetChannelEntriesThatProvide(ctx, &api.GetAllProvidersRequest{Group: c.gvk.Group, Version: c.gvk.Version, Kind: c.gvk.Kind})
 		}, func(m *api.ChannelEntry) { a.entries = append(a.entries, m) })
 	case RPCGetLatestChannelEntriesThatProvide:
 		a.err = recvAll(ctx, func() (grpc.ServerStreamingClient[api.ChannelEntry], error) {
-			return client.GetLatestChannelEntriesThatProvide(ctx, &api.GetLatestProvidersRequest{Group: c.gvk.group, Version: c.gvk.version, Kind: c.gvk.kind})
+			return client.GetLatestChannelEntriesThatProvide(ctx, &api.GetLatestProvidersRequest{Group: c.gvk.Group, Version: c.gvk.Version, Kind: c.gvk.Kind})
 		}, func(m *api.ChannelEntry) { a.entries = append(a.entries, m) })
 	case RPCGetDefaultBundleThatProvides:
-		a.bundle, a.err = client.GetDefaultBundleThatProvides(ctx, &api.GetDefaultProviderRequest{Group: c.gvk.group, Version: c.gvk.version, Kind: c.gvk.kind})
+		a.bundle, a.err = client.GetDefaultBundleThatProvides(ctx, &api.GetDefaultProviderRequest{Group: c.gvk.Group, Version: c.gvk.Version, Kind: c.gvk.Kind})
 	case RPCListBundles:
 		a.err = recvAll(ctx, func() (grpc.ServerStreamingClient[api.Bundle], error) {
 			return client.ListBundles(ctx, &api.ListBundlesRequest{})

@@ -6,6 +6,8 @@ import (
 	"github.com/operator-catalog/olmcat/registry/api"
 
 	"github.com/operator-catalog/olmcat/registry/source"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // Property and dependency types the classification looks at.
@@ -27,7 +29,7 @@ const (
 	probeBundle  = "parity-probe-no-such-bundle.v0.0.0"
 )
 
-var probeGVK = gvk{"parity.probe.invalid", "v0", "NoSuchKind"}
+var probeGVK = manifest.GVK{Group: "parity.probe.invalid", Version: "v0", Kind: "NoSuchKind"}
 
 // bkey identifies a bundle in a channel.
 type bkey struct{ pkg, channel, name string }
@@ -119,7 +121,7 @@ func (c *catalog) isHead(pkg, channel, name string) bool {
 
 // defaultProvider reports whether side s serves the bundle in a default channel
 // of its package and providing g.
-func (c *catalog) defaultProvider(s int, b *api.Bundle, g gvk) bool {
+func (c *catalog) defaultProvider(s int, b *api.Bundle, g manifest.GVK) bool {
 	p := c.sides[s].packages[b.GetPackageName()]
 	if p == nil {
 		return false
@@ -129,7 +131,7 @@ func (c *catalog) defaultProvider(s int, b *api.Bundle, g gvk) bool {
 		return false
 	}
 	for _, a := range lb.GetProvidedApis() {
-		if (gvk{a.GetGroup(), a.GetVersion(), a.GetKind()}) == g {
+		if (manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}) == g {
 			return true
 		}
 	}
@@ -172,7 +174,7 @@ func (c *catalog) calls() []call {
 	names := map[string]bool{}
 	// names per channel for GetBundleThatReplaces: bundles, replaces, skips.
 	inChannel := map[ckey]map[string]bool{}
-	gvks := map[gvk]bool{}
+	gvks := map[manifest.GVK]bool{}
 	note := func(ck ckey, name string) {
 		if name == "" {
 			return
@@ -199,7 +201,7 @@ func (c *catalog) calls() []call {
 				note(ck, sk)
 			}
 			for _, a := range append(append([]*api.GroupVersionKind{}, b.GetProvidedApis()...), b.GetRequiredApis()...) {
-				gvks[gvk{a.GetGroup(), a.GetVersion(), a.GetKind()}] = true
+				gvks[manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = true
 			}
 		}
 	}
@@ -221,7 +223,7 @@ func (c *catalog) calls() []call {
 			out = append(out, call{rpc: RPCGetBundleThatReplaces, pkg: ck.pkg, channel: ck.channel, name: n})
 		}
 	}
-	for _, g := range sortedKeys(gvks, func(a, b gvk) bool { return a.String() < b.String() }) {
+	for _, g := range sortedKeys(gvks, func(a, b manifest.GVK) bool { return a.String() < b.String() }) {
 		for _, rpc := range []string{RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide, RPCGetDefaultBundleThatProvides} {
 			out = append(out, call{rpc: rpc, gvk: g})
 		}

@@ -15,6 +15,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // differ collects the differences of one call.
@@ -476,10 +478,10 @@ func objectName(s string) string {
 
 // apis compares GVK lists as sets; plural is compared separately.
 func (d *differ) apis(path string, l, r []*api.GroupVersionKind) {
-	m := [2]map[gvk]string{{}, {}}
+	m := [2]map[manifest.GVK]string{{}, {}}
 	for s, list := range [][]*api.GroupVersionKind{l, r} {
 		for _, a := range list {
-			m[s][gvk{a.GetGroup(), a.GetVersion(), a.GetKind()}] = a.GetPlural()
+			m[s][manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = a.GetPlural()
 		}
 	}
 	var plural [2][]string
@@ -966,7 +968,7 @@ func (d *differ) headedDefault(s int) bool {
 	for name, p := range o.packages {
 		if head := o.bundles[bkey{name, p.GetDefaultChannelName(), headOf(p, p.GetDefaultChannelName())}]; head != nil {
 			for _, a := range head.GetProvidedApis() {
-				if (gvk{a.GetGroup(), a.GetVersion(), a.GetKind()}) == d.c.gvk {
+				if (manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}) == d.c.gvk {
 					return true
 				}
 			}
@@ -1078,8 +1080,8 @@ func keysOf[K comparable, V any](m map[K]V) map[K]bool {
 	return out
 }
 
-func strLess(a, b string) bool { return a < b }
-func gvkLess(a, b gvk) bool    { return a.String() < b.String() }
+func strLess(a, b string) bool       { return a < b }
+func gvkLess(a, b manifest.GVK) bool { return a.String() < b.String() }
 func typedLess(a, b typed) bool {
 	return a.typ < b.typ || a.typ == b.typ && a.value < b.value
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/operator-catalog/olmcat/registry/api"
 
 	"github.com/operator-catalog/olmcat/registry/source"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // testCatalog is a catalog of kinds with one package p (channel c, head
@@ -42,7 +44,7 @@ func TestCompareRules(t *testing.T) {
 	}
 	ans := func(b *api.Bundle) answer { return answer{bundle: b} }
 	notFound := answer{err: errors.New("not found")}
-	g := gvk{"g", "v1", "K"}
+	g := manifest.GVK{Group: "g", Version: "v1", Kind: "K"}
 
 	tests := []struct {
 		name        string
@@ -81,7 +83,7 @@ func TestCompareRules(t *testing.T) {
 		{
 			name: "nearest provider below a head",
 			left: source.KindSQLite, right: source.KindDeclcfg,
-			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: gvk{"other", "v1", "K"}},
+			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: manifest.GVK{Group: "other", Version: "v1", Kind: "K"}},
 			a:    [2]answer{ans(bundle("b1", nil)), notFound},
 			want: []string{RuleLatestProviderHeadVsNearest.Name},
 		},

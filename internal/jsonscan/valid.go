@@ -1,14 +1,13 @@
-package migrate
+package jsonscan
 
-// validJSON reports whether b is one valid JSON value, with exactly the
+// Valid reports whether b is one valid JSON value, with exactly the
 // verdict of encoding/json.Valid (same grammar, same nesting limit; like
-// it, string bodies are not checked for UTF-8). It exists because
-// json.Valid's byte-at-a-time state machine was a sixth of a 10,000-bundle
-// migration's CPU time, almost all of it inside long strings that this
-// scanner crosses with a tight loop. FuzzValidJSON compares the two.
-func validJSON(b []byte) bool {
-	i, ok := validValue(b, skipSpace(b, 0), 0)
-	return ok && skipSpace(b, i) == len(b)
+// it, string bodies are not checked for UTF-8). Long strings, most of a
+// manifest's bytes, are crossed with a tight table-driven loop instead of
+// a byte-at-a-time state machine.
+func Valid(b []byte) bool {
+	i, ok := validValue(b, SkipSpace(b, 0), 0)
+	return ok && SkipSpace(b, i) == len(b)
 }
 
 // maxNesting is encoding/json's limit on nested arrays and objects.
@@ -23,7 +22,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		if depth++; depth > maxNesting {
 			return 0, false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == '}' {
 			return i + 1, true
 		}
@@ -35,20 +34,20 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i, ok = validString(b, i); !ok {
 				return 0, false
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) || b[i] != ':' {
 				return 0, false
 			}
-			if i, ok = validValue(b, skipSpace(b, i+1), depth); !ok {
+			if i, ok = validValue(b, SkipSpace(b, i+1), depth); !ok {
 				return 0, false
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) {
 				return 0, false
 			}
 			switch b[i] {
 			case ',':
-				i = skipSpace(b, i+1)
+				i = SkipSpace(b, i+1)
 			case '}':
 				return i + 1, true
 			default:
@@ -59,7 +58,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		if depth++; depth > maxNesting {
 			return 0, false
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return i + 1, true
 		}
@@ -68,13 +67,13 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			if i, ok = validValue(b, i, depth); !ok {
 				return 0, false
 			}
-			i = skipSpace(b, i)
+			i = SkipSpace(b, i)
 			if i >= len(b) {
 				return 0, false
 			}
 			switch b[i] {
 			case ',':
-				i = skipSpace(b, i+1)
+				i = SkipSpace(b, i+1)
 			case ']':
 				return i + 1, true
 			default:

@@ -1,4 +1,4 @@
-package migrate
+package jsonscan
 
 import (
 	"encoding/json"
@@ -18,30 +18,30 @@ var validCases = []string{
 	strings.Repeat("[", 10001) + strings.Repeat("]", 10001), strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 }
 
-func TestValidJSONMatchesEncodingJSON(t *testing.T) {
+func TestValidMatchesEncodingJSON(t *testing.T) {
 	for _, c := range validCases {
-		assert.Equal(t, json.Valid([]byte(c)), validJSON([]byte(c)), "%.40q", c)
+		assert.Equal(t, json.Valid([]byte(c)), Valid([]byte(c)), "%.40q", c)
 	}
 	// Every real manifest, and every prefix of a few of them.
-	dbs, _ := filepath.Glob(filepath.Join(fixturesDir, "*", "opm-migrate", "*", "catalog.json"))
+	dbs, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "legacy", "*", "opm-migrate", "*", "catalog.json"))
 	for _, p := range dbs[:3] {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for n := 0; n < len(data); n += 97 {
-			assert.Equal(t, json.Valid(data[:n]), validJSON(data[:n]), "%s[:%d]", p, n)
+			assert.Equal(t, json.Valid(data[:n]), Valid(data[:n]), "%s[:%d]", p, n)
 		}
 	}
 }
 
-func FuzzValidJSON(f *testing.F) {
+func FuzzValid(f *testing.F) {
 	for _, c := range validCases {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if json.Valid(b) != validJSON(b) {
-			t.Fatalf("validJSON(%q) = %v, json.Valid says %v", b, validJSON(b), json.Valid(b))
+		if json.Valid(b) != Valid(b) {
+			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, Valid(b), json.Valid(b))
 		}
 	})
 }

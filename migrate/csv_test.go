@@ -6,32 +6,26 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/legacy"
 )
 
-func TestSkipValue(t *testing.T) {
-	tests := []string{
-		`""`, `"a\"b"`, `"a\\"`, `"\\\\"`, `"x\\\"y"`, `{}`, `[]`, `{"a":[1,{"b":"}"}],"c":"]"}`,
-		`123`, `-1.5e3`, `true`, `null`, `[ "a" , { } ]`,
-	}
-	for _, s := range tests {
-		b := []byte(s + `,rest`)
-		end, err := skipValue(b, 0)
-		require.NoError(t, err, s)
-		assert.Equal(t, len(s), end, s)
-	}
-	_, err := skipValue([]byte(`"unterminated`), 0)
-	assert.Error(t, err)
-	_, err = skipValue([]byte(`{"a":1`), 0)
-	assert.Error(t, err)
+// scanCSVImages reads a CSV's images as checkBundle does.
+func scanCSVImages(csv []byte) (*csvImages, error) {
+	c := &converter{o: &options{}}
+	st := &bundleState{row: &legacy.Bundle{}, csvJSON: csv}
+	err := c.readCSV(st)
+	return st.images, err
 }
 
 func TestScanCSVImagesMatchesDecoding(t *testing.T) {
 	got, err := scanCSVImages([]byte(fooCSV))
 	require.NoError(t, err)
-	assert.Equal(t, []declcfgRelatedImage{{Name: "op", Image: "test.registry/foo:v0.3.1"}}, got.related)
+	assert.Equal(t, []manifest.RelatedImage{{Name: "op", Image: "test.registry/foo:v0.3.1"}}, got.related)
 	assert.Equal(t, map[string]string{"test.registry/foo:v0.3.1": "operator", "test.registry/side:v1": "sidecar"}, got.containers)
 
-	kind, err := fastKind([]byte(fooCRD))
+	kind, err := manifest.Kind([]byte(fooCRD))
 	require.NoError(t, err)
 	assert.Equal(t, "CustomResourceDefinition", kind)
 

@@ -1,0 +1,266 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// ErrSyntax is returned by the walkers for input they cannot walk.
+var ErrSyntax = errors.New("malformed JSON")
+
+// errStop ends a walk early without an error (Field, Objects).
+var errStop = errors.New("stop")
+
+// SkipSpace returns the index of the first non-space byte at or after i.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// SkipString returns the index just past the string starting at b[i]
+// ('"'). It jumps from quote to quote (bytes.IndexByte is vectorised) and
+// takes a quote as the end when an even number of backslashes precedes it.
+func SkipString(b []byte, i int) (int, error) {
+	start := i
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return 0, ErrSyntax
+		}
+		i += j
+		n := 0
+		for k := i - 1; k > start && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return i + 1, nil
+		}
+		i++
+	}
+}
+
+// structural marks the bytes SkipValue has to look at inside containers.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
+// SkipValue returns the index just past the value starting at the first
+// non-space byte at or after i. Objects and arrays are skipped by bracket
+// depth; a scalar ends at the next delimiter.
+func SkipValue(b []byte, i int) (int, error) {
+	i = SkipSpace(b, i)
+	if i >= len(b) {
+		return 0, ErrSyntax
+	}
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			if !structural[b[i]] {
+				i++
+				continue
+			}
+			switch b[i] {
+			case '"':
+				var err error
+				if i, err = SkipString(b, i); err != nil {
+					return 0, err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, nil
+				}
+				if depth < 0 {
+					return 0, ErrSyntax
+				}
+			}
+			i++
+		}
+		return 0, ErrSyntax
+	case '}', ']', ',', ':':
+		return 0, ErrSyntax
+	default:
+		start := i
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i, nil
+			}
+			i++
+		}
+		if i == start {
+			return 0, ErrSyntax
+		}
+		return i, nil
+	}
+}
+
+// ObjectFields calls fn with each key and raw value of the JSON object b,
+// in order. Keys are unescaped (a key with escapes is decoded and so
+// allocated; others are sub-slices of b). A non-nil error from fn ends the
+// walk and is returned. b that is not an object is ErrSyntax.
+func ObjectFields(b []byte, fn func(key, value []byte) error) error {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrSyntax
+	}
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return ErrSyntax
+		}
+		end, err := SkipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if json.Unmarshal(b[i:end], &k) != nil {
+				return ErrSyntax
+			}
+			key = []byte(k)
+		}
+		i = SkipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return ErrSyntax
+		}
+		vs := SkipSpace(b, i+1)
+		ve, err := SkipValue(b, vs)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, b[vs:ve]); err != nil {
+			return err
+		}
+		i = SkipSpace(b, ve)
+		if i < len(b) && b[i] == ',' {
+			i = SkipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == '}' {
+			return nil
+		}
+		return ErrSyntax
+	}
+	return ErrSyntax
+}
+
+// ArrayElems calls fn with each raw element of the JSON array b. null,
+// absent (empty b) and any other non-array value have no elements, as
+// decoding them into a nil slice leaves it empty. A non-nil error from fn
+// ends the walk and is returned.
+func ArrayElems(b []byte, fn func(elem []byte) error) error {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil
+	}
+	i = SkipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for i < len(b) {
+		e, err := SkipValue(b, i)
+		if err != nil {
+			return err
+		}
+		if err := fn(b[i:e]); err != nil {
+			return err
+		}
+		i = SkipSpace(b, e)
+		if i < len(b) && b[i] == ',' {
+			i = SkipSpace(b, i+1)
+			continue
+		}
+		if i < len(b) && b[i] == ']' {
+			return nil
+		}
+		return ErrSyntax
+	}
+	return ErrSyntax
+}
+
+// Field returns the raw value of the first key that equals key exactly in
+// the JSON object b; nil when b is not an object or has no such key.
+func Field(b []byte, key string) []byte {
+	var out []byte
+	_ = ObjectFields(b, func(k, v []byte) error {
+		if string(k) == key {
+			out = v
+			return errStop
+		}
+		return nil
+	})
+	return out
+}
+
+// PlainString returns the body of the raw JSON string v when it holds no
+// escape (the body then is the decoded value); ok is false otherwise: v
+// is no string, or decoding it needs encoding/json.
+func PlainString(v []byte) (s []byte, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || bytes.IndexByte(body, '"') >= 0 {
+		return nil, false
+	}
+	return body, true
+}
+
+// String decodes the raw JSON value v as a string: the plain fast path,
+// else encoding/json. ok is false when v is not a JSON string (null
+// included).
+func String(v []byte) (string, bool) {
+	if body, ok := PlainString(v); ok {
+		return string(body), true
+	}
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Objects splits data, a sequence of top-level JSON objects and arrays
+// separated by optional white space, into one sub-slice per value (no
+// copies; each capped at its own length). ok is false when data is not a
+// clean sequence of them: a scalar at top level, unbalanced nesting, an
+// unterminated string. Values are not checked for grammar (see Valid).
+func Objects(data []byte) (out [][]byte, ok bool) {
+	i, n := 0, len(data)
+	for {
+		i = SkipSpace(data, i)
+		if i == n {
+			return out, true
+		}
+		if data[i] != '{' && data[i] != '[' {
+			return nil, false
+		}
+		end, err := SkipValue(data, i)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, data[i:end:end])
+		i = end
+	}
+}
