@@ -1,0 +1,125 @@
+package declcfg_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+)
+
+// bundleDirs lists the real bundle directories that have opm's render
+// recorded beside them (opm-render.json).
+func bundleDirs(t *testing.T) []string {
+	t.Helper()
+	renders, err := filepath.Glob("../fixtures/bundles/*/*/opm-render.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../fixtures/bundles/*/*/*/opm-render.json")
+	var dirs []string
+	for _, r := range append(renders, more...) {
+		dirs = append(dirs, filepath.Dir(r))
+	}
+	if len(dirs) < 100 {
+		t.Fatalf("found %d bundle dirs with opm-render.json, want the 105 real ones", len(dirs))
+	}
+	return dirs
+}
+
+// renderBundle writes b as opm render writes one blob.
+func renderBundle(t *testing.T, b declcfg.Bundle) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := declcfg.WriteStream(&buf, &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, declcfg.FormatJSON); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestBundleFromFSEqualsOPMRender: every real bundle directory renders
+// byte for byte as opm v1.73.0 rendered it.
+func TestBundleFromFSEqualsOPMRender(t *testing.T) {
+	for _, dir := range bundleDirs(t) {
+		t.Run(strings.TrimPrefix(dir, "../fixtures/bundles/"), func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(dir, "opm-render.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, meta, err := declcfg.BundleFromFS(os.DirFS(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta.Package() != b.Package || len(meta.Channels()) == 0 {
+				t.Errorf("metadata: package %q channels %v", meta.Package(), meta.Channels())
+			}
+			if d := cmp.Diff(string(want), renderBundle(t, b)); d != "" {
+				t.Errorf("render differs from opm's (-opm +olmcat):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestBundleFromFSImage: rendered from an image, the image field is the
+// reference as typed and the bundle image joins relatedImages; with
+// csv metadata the objects give way to one olm.csv.metadata.
+func TestBundleFromFSImage(t *testing.T) {
+	dir := "../fixtures/bundles/opm-bundles/etcd.0.9.2"
+	ref := "registry.test/ns/etcd-bundle:0.9.2"
+	b, _, err := declcfg.BundleFromFS(os.DirFS(dir), declcfg.WithBundleImage(ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Image != ref {
+		t.Errorf("image %q", b.Image)
+	}
+	found := false
+	for _, r := range b.RelatedImages {
+		found = found || (r.Image == ref && r.Name == "")
+	}
+	if !found {
+		t.Errorf("bundle image not among relatedImages %v", b.RelatedImages)
+	}
+	b, _, err = declcfg.BundleFromFS(os.DirFS(dir), declcfg.WithCSVMetadata(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := b.Properties[len(b.Properties)-1]
+	if last.Type != declcfg.PropertyCSVMetadata {
+		t.Errorf("last property %s, want %s", last.Type, declcfg.PropertyCSVMetadata)
+	}
+	for _, p := range b.Properties {
+		if p.Type == declcfg.PropertyBundleObject {
+			t.Error("olm.bundle.object left with csv metadata")
+		}
+	}
+}
+
+func TestBundleFromFSErrors(t *testing.T) {
+	csv := &fstest.MapFile{Data: []byte("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: a.v1\nspec:\n  version: 1.0.0\n  customresourcedefinitions:\n    owned:\n    - name: as.test\n      kind: A\n      version: v1\n")}
+	crd := &fstest.MapFile{Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}
+	ann := &fstest.MapFile{Data: []byte("annotations:\n  operators.operatorframework.io.bundle.package.v1: a\n  operators.operatorframework.io.bundle.channels.v1: stable\n")}
+	for _, tc := range []struct {
+		name string
+		fs   fstest.MapFS
+		want string
+	}{
+		{"no metadata", fstest.MapFS{"manifests/csv.yaml": csv}, "bundle metadata/"},
+		{"no annotations", fstest.MapFS{"manifests/csv.yaml": csv, "metadata/other.yaml": crd}, "no annotations file"},
+		{"no csv", fstest.MapFS{"manifests/cm.yaml": crd, "metadata/annotations.yaml": ann}, "no csv in bundle"},
+		{"no objects", fstest.MapFS{"manifests/.hidden": crd, "metadata/annotations.yaml": ann}, "no bundle objects found"},
+		{"owned crd missing", fstest.MapFS{"manifests/csv.yaml": csv, "metadata/annotations.yaml": ann}, "owns test/v1/A"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := declcfg.BundleFromFS(tc.fs)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want an error containing %q, got %v", tc.want, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,181 @@
+package declcfg
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+)
+
+// bundleProperties builds the properties of a bundle read from files, in
+// opm's order: sorted by type, then by value JSON, with the bundle
+// objects (or the CSV metadata) last.
+func bundleProperties(csv *manifest.CSV, objects [][]byte, meta BundleMetadata, csvMetadata bool) ([]Property, error) {
+	version, err := csv.Version()
+	if err != nil {
+		return nil, err
+	}
+	props := []Property{MustProperty(PropertyPackage, PackageValue{PackageName: meta.Package(), Version: version})}
+	provided, err := manifest.ProvidedAPIs(csv, objects)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOwnedCRDs(csv, objects); err != nil {
+		return nil, err
+	}
+	for _, a := range provided {
+		props = append(props, MustProperty(PropertyGVK, GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
+	}
+	required, err := csv.RequiredAPIs()
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range required {
+		props = append(props, MustProperty(PropertyGVKRequired, GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
+	}
+	deps, err := dependencyProperties(meta.Dependencies)
+	if err != nil {
+		return nil, err
+	}
+	props = append(props, deps...)
+	extra := append([]Property(nil), meta.Properties...)
+	if ann := csv.Annotation("olm.properties"); ann != "" {
+		var fromCSV []Property
+		if err := json.Unmarshal([]byte(ann), &fromCSV); err != nil {
+			return nil, fmt.Errorf("CSV annotation olm.properties: %w", err)
+		}
+		extra = append(extra, fromCSV...)
+	}
+	for _, p := range extra {
+		v, err := canonicalValue(p.Value)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", p.Type, err)
+		}
+		props = append(props, Property{Type: p.Type, Value: v})
+	}
+	props = sortDedupProperties(props)
+	if csvMetadata {
+		m, err := csv.Metadata()
+		if err != nil {
+			return nil, fmt.Errorf("CSV metadata: %w", err)
+		}
+		p, err := NewProperty(PropertyCSVMetadata, m)
+		if err != nil {
+			return nil, err
+		}
+		return append(props, p), nil
+	}
+	var objs []Property
+	for _, o := range objects {
+		objs = append(objs, MustProperty(PropertyBundleObject, BundleObjectValue{Data: o}))
+	}
+	return append(props, sortDedupProperties(objs)...), nil
+}
+
+// dependencyProperties turns dependencies-file entries into properties:
+// olm.gvk -> olm.gvk.required, olm.package -> olm.package.required
+// (version becomes versionRange), anything else verbatim.
+func dependencyProperties(deps []Property) ([]Property, error) {
+	var out []Property
+	for _, d := range deps {
+		switch d.Type {
+		case PropertyGVK:
+			var g GVKValue
+			if err := d.ParseValue(&g); err != nil {
+				return nil, fmt.Errorf("dependency: %w", err)
+			}
+			out = append(out, MustProperty(PropertyGVKRequired, g))
+		case PropertyPackage:
+			var p struct {
+				PackageName string `json:"packageName"`
+				Version     string `json:"version"`
+			}
+			if err := d.ParseValue(&p); err != nil {
+				return nil, fmt.Errorf("dependency: %w", err)
+			}
+			out = append(out, MustProperty(PropertyPackageRequired, PackageRequiredValue{PackageName: p.PackageName, VersionRange: p.Version}))
+		default:
+			v, err := canonicalValue(d.Value)
+			if err != nil {
+				return nil, fmt.Errorf("dependency %s: %w", d.Type, err)
+			}
+			out = append(out, Property{Type: d.Type, Value: v})
+		}
+	}
+	return out, nil
+}
+
+// checkOwnedCRDs fails when the CSV owns a CRD no manifest defines (opm:
+// "error checking provided apis in bundle").
+func checkOwnedCRDs(csv *manifest.CSV, objects [][]byte) error {
+	defs, err := csv.CRDs()
+	if err != nil {
+		return err
+	}
+	have := map[manifest.GVK]bool{}
+	objAPIs, err := manifest.ProvidedAPIs(nil, objects)
+	if err != nil {
+		return err
+	}
+	for _, a := range objAPIs {
+		have[a.GVK] = true
+	}
+	for _, d := range defs.Owned {
+		if g := d.API().GVK; !have[g] {
+			return fmt.Errorf("error checking provided apis: the CSV owns %s (%s) but no CustomResourceDefinition manifest defines it", g, d.Name)
+		}
+	}
+	return nil
+}
+
+// sortDedupProperties sorts by type, then value JSON, and drops exact
+// duplicates.
+func sortDedupProperties(props []Property) []Property {
+	sort.SliceStable(props, func(i, j int) bool {
+		if props[i].Type != props[j].Type {
+			return props[i].Type < props[j].Type
+		}
+		return bytes.Compare(props[i].Value, props[j].Value) < 0
+	})
+	out := props[:0]
+	for i, p := range props {
+		if i > 0 && p.Type == props[i-1].Type && bytes.Equal(p.Value, props[i-1].Value) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// bundleRelatedImages lists the CSV's related images (with their names),
+// the bundle image and the deployment containers' images, one entry per
+// image (the first name wins), sorted by image.
+func bundleRelatedImages(csv *manifest.CSV, bundleImage string) ([]RelatedImage, error) {
+	rel, err := csv.RelatedImages()
+	if err != nil {
+		return nil, err
+	}
+	var out []RelatedImage
+	seen := map[string]bool{}
+	add := func(name, img string) {
+		if img != "" && !seen[img] {
+			seen[img] = true
+			out = append(out, RelatedImage{Name: name, Image: img})
+		}
+	}
+	for _, r := range rel {
+		add(r.Name, r.Image)
+	}
+	add("", bundleImage)
+	cts, err := csv.Containers()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cts {
+		add("", c.Image)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Image < out[j].Image })
+	return out, nil
+}
