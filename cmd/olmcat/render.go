@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -18,22 +19,31 @@ func newRenderCmd() *cobra.Command {
 	var output string
 	var noDeprecationWarning bool
 	var imgFlags *imageFlags
+	var migrateLevel string
 	cmd := &cobra.Command{
-		Use:   "render <dir|file|index.db>...",
+		Use:   "render <dir|file|index.db|image|bundle-dir>...",
 		Short: "Print the blobs of declarative configs as one stream",
 		Long: `Render loads each argument (a declarative config directory, or a single
 JSON/YAML blob file) and writes all blobs as one stream on stdout, in opm's
 order and format (JSON indented by four spaces, or YAML documents).
 Bundle objects stored by reference are inlined. A legacy sqlite index
-database is converted as olmcat migrate converts it (see MIGRATION.md).`,
+database is converted as olmcat migrate converts it (see MIGRATION.md).
+An image reference is pulled (catalog images render their catalog); a
+bundle image or a bundle directory (manifests/ and metadata/) renders as
+the olm.bundle blob opm render gives, image field as typed.`,
 		Example: `  olmcat render ./catalog > catalog.json
   olmcat render ./a ./b -o yaml
-  olmcat render index.db > catalog.json`,
+  olmcat render index.db > catalog.json
+  olmcat render registry.example.com/ns/etcd-bundle:v0.9.2
+  olmcat render ./bundles/etcd.0.9.2`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format, err := declcfg.ParseFormat(output)
 			if err != nil {
 				return usageError(err)
+			}
+			if migrateLevel != migrate.MigrateLevelNone && migrateLevel != migrate.MigrateLevelCSVMetadata {
+				return usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", migrateLevel, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
 			}
 			inputs := make([]renderInput, len(args))
 			for i, arg := range args {
@@ -46,7 +56,7 @@ database is converted as olmcat migrate converts it (see MIGRATION.md).`,
 					return err
 				}
 				defer unpacked.Close()
-				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked}
+				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel}
 			}
 			if len(inputs) == 1 && inputs[0].Kind == source.KindSQLite {
 				// A lone sqlite index is streamed package by package
@@ -70,6 +80,7 @@ database is converted as olmcat migrate converts it (see MIGRATION.md).`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
 	cmd.Flags().BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	cmd.Flags().StringVar(&migrateLevel, "migrate-level", migrate.MigrateLevelNone, "for bundles: "+migrate.MigrateLevelCSVMetadata+" replaces the olm.bundle.object properties with olm.csv.metadata")
 	imgFlags = addImageFlags(cmd.Flags(), true)
 	return cmd
 }
@@ -81,6 +92,41 @@ type renderInput struct {
 	source.Input
 	name     string
 	unpacked *image.Unpacked
+	// migrateLevel applies to bundles (opm's --migrate-level).
+	migrateLevel string
+}
+
+// bundleDir returns the directory holding a bundle's manifests/ and
+// metadata/ and the bundle image reference ("" for a directory) when the
+// input is a bundle image or a bundle directory.
+func (in renderInput) bundleDir() (dir, ref string, ok bool) {
+	if in.unpacked != nil {
+		if in.unpacked.Kind != image.KindBundle {
+			return "", "", false
+		}
+		return in.unpacked.Root, in.unpacked.Pulled.Ref, true
+	}
+	if in.Kind != source.KindDeclcfg {
+		return "", "", false
+	}
+	for _, sub := range []string{"manifests", "metadata"} {
+		if st, err := os.Stat(filepath.Join(in.Ref, sub)); err != nil || !st.IsDir() {
+			return "", "", false
+		}
+	}
+	return in.Ref, "", true
+}
+
+// renderBundle renders a bundle as opm render does: one olm.bundle blob.
+func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.DeclarativeConfig, error) {
+	b, _, err := declcfg.BundleFromFS(os.DirFS(dir),
+		declcfg.WithBundleImage(ref),
+		declcfg.WithCSVMetadata(in.migrateLevel == migrate.MigrateLevelCSVMetadata),
+		declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", in.name, err)
+	}
+	return &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, nil
 }
 
 // loadRenderInput loads one render argument. Directories are declarative
@@ -90,6 +136,9 @@ type renderInput struct {
 // own directory). Other input kinds plug in here.
 func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDeprecationWarning bool) (*declcfg.DeclarativeConfig, error) {
 	arg := in.Ref
+	if dir, image, ok := in.bundleDir(); ok {
+		return renderBundle(dir, image, in, stderr)
+	}
 	switch in.Kind {
 	case source.KindDeclcfg:
 		return declcfg.LoadFS(ctx, arg)
