@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -118,73 +119,34 @@ type graphProblem struct {
 }
 
 // checkGraph applies the declarative config rules for a channel's upgrade
-// graph: at least one bundle, exactly one head (a bundle no other bundle
-// replaces or skips), no cycle on the replaces chain from the head, and
-// every bundle either on that chain or skipped by some bundle: the rules
-// declcfg.ConvertToModel applies, so that problems can be named before
-// writing and never stricter than the final validation.
+// graph: at least one bundle, then declcfg.AnalyzeChannel's head, cycle and
+// stranded rules (exactly one head, no cycle on the replaces chain from the
+// head, every bundle on that chain or skipped), so that problems are named
+// before writing with exactly the rules the final validation applies.
 func checkGraph(entries []graphEntry) []graphProblem {
 	if len(entries) == 0 {
 		return []graphProblem{{kind: ProblemEmptyChannel, detail: "the channel has no bundle"}}
 	}
-	byName := make(map[string]*graphEntry, len(entries))
-	incoming := make(map[string]int, len(entries))
-	skipped := map[string]bool{}
-	for i := range entries {
-		e := &entries[i]
-		byName[e.name] = e
+	ges := make([]declcfg.GraphEntry, len(entries))
+	for i, e := range entries {
+		ges[i] = declcfg.GraphEntry{Name: e.name, Replaces: e.replaces, Skips: e.skips}
 	}
-	for _, e := range entries {
-		if e.replaces != "" {
-			incoming[e.replaces]++
-		}
-		for _, s := range e.skips {
-			incoming[s]++
-			skipped[s] = true
-		}
-	}
-	var heads []string
-	for _, e := range entries {
-		if incoming[e.name] == 0 {
-			heads = append(heads, e.name)
+	an := declcfg.AnalyzeChannel(ges)
+	var out []graphProblem
+	for _, f := range an.Findings {
+		switch f.Kind {
+		case declcfg.GraphNoHead:
+			out = append(out, graphProblem{kind: ProblemNoHead, detail: "no channel head: every bundle is replaced or skipped by another"})
+		case declcfg.GraphMultipleHeads:
+			out = append(out, graphProblem{kind: ProblemMultipleHeads, bundles: f.Nodes, detail: "multiple channel heads: " + nameList(f.Nodes)})
+		case declcfg.GraphCycle:
+			out = append(out, graphProblem{kind: ProblemCycle, bundles: f.Nodes[len(f.Nodes)-1:], detail: "cycle in replaces chain: " + strings.Join(f.Nodes, " -> ")})
+		case declcfg.GraphStranded:
+			out = append(out, graphProblem{kind: ProblemUnreachable, bundles: f.Nodes,
+				detail: "neither on the replaces chain from head " + an.Head + " (which stops at the first skipped bundle) nor skipped by any bundle: " + nameList(f.Nodes)})
 		}
 	}
-	sort.Strings(heads)
-	switch len(heads) {
-	case 0:
-		return []graphProblem{{kind: ProblemNoHead, detail: "no channel head: every bundle is replaced or skipped by another"}}
-	case 1:
-	default:
-		return []graphProblem{{kind: ProblemMultipleHeads, bundles: heads, detail: "multiple channel heads: " + nameList(heads)}}
-	}
-	onChain := map[string]bool{}
-	chain := []string{}
-	// Like opm, the walk stops at a replaces target that some bundle skips:
-	// skipped bundles need not be on the chain.
-	for cur := byName[heads[0]]; cur != nil; {
-		if onChain[cur.name] {
-			chain = append(chain, cur.name)
-			return []graphProblem{{kind: ProblemCycle, bundles: []string{cur.name}, detail: "cycle in replaces chain: " + strings.Join(chain, " -> ")}}
-		}
-		onChain[cur.name] = true
-		chain = append(chain, cur.name)
-		if cur.replaces == "" || skipped[cur.replaces] {
-			break
-		}
-		cur = byName[cur.replaces]
-	}
-	var unreachable []string
-	for _, e := range entries {
-		if !onChain[e.name] && !skipped[e.name] {
-			unreachable = append(unreachable, e.name)
-		}
-	}
-	if len(unreachable) > 0 {
-		sort.Strings(unreachable)
-		return []graphProblem{{kind: ProblemUnreachable, bundles: unreachable,
-			detail: "neither on the replaces chain from head " + heads[0] + " (which stops at the first skipped bundle) nor skipped by any bundle: " + nameList(unreachable)}}
-	}
-	return nil
+	return out
 }
 
 // nameList joins names, eliding all but the first ten.

@@ -284,6 +284,9 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*p
 			}
 		}
 	}
+	if o.packageGraphs != nil {
+		o.packageGraphs(legacyGraphs(pd), res.cfg)
+	}
 	return res, nil
 }
 

@@ -39,6 +39,8 @@ type options struct {
 	arenas       bool
 	progress     func(done, total int)
 	beforeCommit func(ctx context.Context, dir string) error
+	// packageGraphs sees each package's graphs (WithPackageGraphs).
+	packageGraphs func(before, after *declcfg.DeclarativeConfig)
 }
 
 func newOptions(opts []Option) (*options, error) {
@@ -115,4 +117,16 @@ func WithProgress(fn func(done, total int)) Option { return func(o *options) { o
 // parity before anything becomes visible.
 func WithBeforeCommit(fn func(ctx context.Context, dir string) error) Option {
 	return func(o *options) { o.beforeCommit = fn }
+}
+
+// WithPackageGraphs calls fn for every converted package with two views of
+// its upgrade graphs: before, the channels as the legacy database served
+// them (every bundle with a channel entry and a row, deprecated ones
+// included, with the edges opm derived from channel_entry), and after, the
+// converted package. Only the graph blobs of before are filled (package,
+// channels, bundles with their olm.package property, deprecations).
+// fn runs in the worker goroutines, concurrently, before the package is
+// written; it must not keep after, whose memory is reused.
+func WithPackageGraphs(fn func(before, after *declcfg.DeclarativeConfig)) Option {
+	return func(o *options) { o.packageGraphs = fn }
 }

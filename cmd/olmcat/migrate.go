@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -23,6 +24,7 @@ type migrateFlags struct {
 	keepDeprecated           bool
 	force                    bool
 	report                   string
+	reportHTML               string
 	noDeprecationWarning     bool
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
@@ -55,6 +57,11 @@ kind of problem; see MIGRATION.md.`,
 			if err != nil {
 				return usageError(err)
 			}
+			if f.reportHTML != "" {
+				if err := checkReportPath(f.reportHTML, f.force, args[0], args[1]); err != nil {
+					return usageError(err)
+				}
+			}
 			return runMigrateArg(cmd, args[0], args[1], f, opts)
 		},
 	}
@@ -66,6 +73,7 @@ kind of problem; see MIGRATION.md.`,
 	fl.BoolVar(&f.keepDeprecated, "keep-deprecated", false, "keep bundles the index deprecated (opm dropped them), listed in an olm.deprecations blob")
 	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
 	fl.StringVar(&f.report, "report", "", "write the migration report as JSON to `FILE`")
+	fl.StringVar(&f.reportHTML, "report-html", "", "write the migration report as one self-contained HTML page (summary, every repair and drop, each package's graph before and after) to `FILE`")
 	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	fl.BoolVar(&f.dropInvalidRelatedImages, "drop-invalid-related-images", false, "leave out related images with an invalid reference instead of failing")
 	fl.BoolVar(&f.dropInvalidBundles, "drop-invalid-bundles", false, "leave out bundles that cannot be served (invalid image, version, skipRange, properties) instead of failing")
@@ -119,6 +127,11 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 	if f.verify {
 		opts = append(opts, migrate.WithBeforeCommit(verifyParity(stderr, dbPath)))
 	}
+	var graphs *htmlreport.MigrationGraphs
+	if f.reportHTML != "" {
+		graphs = htmlreport.NewMigrationGraphs()
+		opts = append(opts, migrate.WithPackageGraphs(graphs.Add))
+	}
 	rep, err := migrate.Migrate(cmd.Context(), dbPath, outDir, opts...)
 	if bar != nil {
 		bar.Done()
@@ -128,6 +141,12 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 		printSummary(stderr, rep, err == nil)
 		if f.report != "" {
 			if werr := writeReport(f.report, rep); werr != nil {
+				return errors.Join(err, werr)
+			}
+		}
+		if f.reportHTML != "" {
+			werr := writeFileAtomic(f.reportHTML, func(w io.Writer) error { return htmlreport.WriteMigration(w, rep, graphs) })
+			if werr != nil {
 				return errors.Join(err, werr)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/registry/parity"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -20,6 +21,8 @@ func newParityCmd() *cobra.Command {
 		concurrency int
 		noWarning   bool
 		imgFlags    *imageFlags
+		reportHTML  string
+		force       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "parity <left> <right>",
@@ -47,6 +50,17 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 			}
 			if maxDiffs < 0 {
 				return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", maxDiffs))
+			}
+			if reportHTML != "" {
+				var local []string
+				for _, ref := range args {
+					if in, err := source.Detect(ref); err == nil && in.Kind != source.KindGRPC {
+						local = append(local, ref)
+					}
+				}
+				if err := checkReportPath(reportHTML, force, local...); err != nil {
+					return usageError(err)
+				}
 			}
 			stderr := cmd.ErrOrStderr()
 			prog := &parityProgress{w: stderr}
@@ -84,6 +98,11 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 			if err != nil {
 				return fmt.Errorf("write result: %w", err)
 			}
+			if reportHTML != "" {
+				if err := writeFileAtomic(reportHTML, func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
+					return err
+				}
+			}
 			if !res.OK(strict) {
 				what := fmt.Sprintf("%d of %d calls lost data", res.LossCalls, res.Calls)
 				if res.LossCalls == 0 {
@@ -99,6 +118,8 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 	f.BoolVar(&strict, "strict", false, "fail on benign differences too")
 	f.IntVar(&maxDiffs, "max-diffs", 10, "differences shown in text output")
 	f.IntVar(&concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
+	f.StringVar(&reportHTML, "report-html", "", "also write the result as one self-contained HTML page (per-RPC table, differences grouped by rule) to `FILE`")
+	f.BoolVar(&force, "force", false, "replace an existing --report-html file")
 	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	imgFlags = addImageFlags(f, true)
 	return cmd

@@ -181,11 +181,16 @@ func writeEdge(w io.Writer, l *channelLayout, e Edge) {
 	var d string
 	ax, bx := a.x+l.nodeW/2, b.x+l.nodeW/2
 	switch {
-	case a.row == b.row && a.col < b.col && !l.between(a.row, a.col, b.col):
+	case e.Kind == EdgeReplaces && a.row == b.row && a.col < b.col && !l.between(a.row, a.col, b.col):
 		y := a.y + nodeHeight/2
 		d = fmt.Sprintf("M%s,%sH%s", num(a.x+l.nodeW), num(y), num(b.x))
 	case a.row == b.row:
-		h := min(18+8*float64(abs(b.col-a.col)), arcSpace-6)
+		// Skips arc lower than skipRange matches, so that both edges
+		// between the same bundles stay visible.
+		h := min(18+8*float64(abs(b.col-a.col)), arcSpace-16)
+		if e.Kind == EdgeSkipRange {
+			h += 12
+		}
 		d = fmt.Sprintf("M%s,%sC%s,%s %s,%s %s,%s", num(ax), num(a.y), num(ax), num(a.y-h), num(bx), num(b.y-h), num(bx), num(b.y))
 	default:
 		y1, y2 := a.y+nodeHeight, b.y
@@ -193,7 +198,9 @@ func writeEdge(w io.Writer, l *channelLayout, e Edge) {
 			y1, y2 = a.y, b.y+nodeHeight
 		}
 		mid := (y1 + y2) / 2
-		d = fmt.Sprintf("M%s,%sC%s,%s %s,%s %s,%s", num(ax), num(y1), num(ax), num(mid), num(bx), num(mid), num(bx), num(y2))
+		// Edges of different kinds between the same bundles bend apart.
+		bend := map[EdgeKind]float64{EdgeReplaces: 0, EdgeSkips: -14, EdgeSkipRange: 14}[e.Kind]
+		d = fmt.Sprintf("M%s,%sC%s,%s %s,%s %s,%s", num(ax), num(y1), num(ax+bend), num(mid), num(bx+bend), num(mid), num(bx), num(y2))
 	}
 	classes := "edge " + string(e.Kind)
 	if e.Problem != "" {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// checkReportPath validates an HTML report path before any work is done:
+// its directory exists, it is not an existing file unless force, and it
+// neither is, contains nor lies inside any of the paths in avoid (inputs
+// and the output directory).
+func checkReportPath(path string, force bool, avoid ...string) error {
+	abs, err := resolvePath(path)
+	if err != nil {
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	if st, err := os.Stat(filepath.Dir(abs)); err != nil || !st.IsDir() {
+		return fmt.Errorf("report %s: directory %s does not exist", path, filepath.Dir(abs))
+	}
+	for _, other := range avoid {
+		o, err := resolvePath(other)
+		if err != nil {
+			return fmt.Errorf("report %s: %w", path, err)
+		}
+		if err := checkSeparateDirs(abs, o); err != nil {
+			return fmt.Errorf("report %s overlaps %s; write the report outside the inputs and the output", path, other)
+		}
+	}
+	switch st, err := os.Stat(abs); {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("report %s: is a directory", path)
+	case err == nil && !force:
+		return fmt.Errorf("report %s: exists (pass --force to replace it)", path)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("report %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes path through a temporary file beside it, renamed
+// into place once write succeeded.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriterSize(tmp, 256*1024)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
