@@ -44,6 +44,8 @@ and checks that two catalogs answer that API the same way.`,
 		newMigrateCmd(),
 		newServeCmd(),
 		newParityCmd(),
+		newGenerateCmd(),
+		newUnpackCmd(),
 		newGraphCmd(),
 	)
 	return root
