@@ -15,7 +15,9 @@ func newGenerateCmd() *cobra.Command {
 		Use:   "generate",
 		Short: "Generate files for catalogs (dockerfile)",
 		Args:  exactArgs(0),
-		RunE:  func(cmd *cobra.Command, _ []string) error { return usageError(errors.New("missing subcommand: dockerfile")) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageError(errors.New("missing subcommand: dockerfile"))
+		},
 	}
 	cmd.AddCommand(newGenerateDockerfileCmd())
 	return cmd
