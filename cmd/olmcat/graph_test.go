@@ -104,3 +104,17 @@ func TestReportHTML(t *testing.T) {
 		assert.Contains(t, stderr, "overlaps")
 	})
 }
+
+// TestReadmePicture keeps the SVG the README shows what the command it
+// names prints today.
+func TestReadmePicture(t *testing.T) {
+	out, stderr, code := runCLI(t, "graph", "../../fixtures/legacy/opm-manifests/index.db", "--package", "etcd", "-o", "svg", "--no-deprecation-warning")
+	require.Equal(t, 0, code, stderr)
+	committed, err := os.ReadFile("../../fixtures/graphs/etcd.svg")
+	require.NoError(t, err)
+	assert.Equal(t, string(committed), out, "regenerate fixtures/graphs/etcd.svg with the command in README.md")
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(readme), "olmcat graph fixtures/legacy/opm-manifests/index.db --package etcd -o svg > fixtures/graphs/etcd.svg")
+	assert.Contains(t, string(readme), "](fixtures/graphs/etcd.svg)")
+}
