@@ -36,7 +36,10 @@ test-race:
 
 # Each fuzzer runs for FUZZTIME (go test allows one -fuzz target per run).
 FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg \
-	FuzzAppendIndented:./declcfg FuzzValid:./internal/jsonscan FuzzKind:./internal/manifest FuzzSplitObjects:./legacy
+	FuzzAppendIndented:./declcfg FuzzSplitObjects:./legacy \
+	FuzzValid:./internal/jsonscan FuzzSkipValue:./internal/jsonscan FuzzObjectFields:./internal/jsonscan \
+	FuzzArrayElems:./internal/jsonscan FuzzString:./internal/jsonscan FuzzObjects:./internal/jsonscan \
+	FuzzKind:./internal/manifest FuzzReadHead:./internal/manifest
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // Layout is the directory layout of a written catalog.
@@ -498,84 +500,12 @@ func uniqueName(base, ext string, used map[string]bool) string {
 // objectFileBase names an object file after the proposal:
 // <metadata.name>_<group>_<version>_<kind lowercased>.
 func objectFileBase(obj []byte) string {
-	head, ok := plainObjectHead(obj)
-	if !ok {
-		head = objectHead{}
-		_ = json.Unmarshal(obj, &head) // a non-conforming object still gets a (less telling) name
-	}
+	head := manifest.ReadHead(obj)
 	group, version := "", head.APIVersion
 	if i := strings.LastIndex(head.APIVersion, "/"); i >= 0 {
 		group, version = head.APIVersion[:i], head.APIVersion[i+1:]
 	}
-	return safePathElement(strings.Join([]string{head.Metadata.Name, group, version, strings.ToLower(head.Kind)}, "_"))
-}
-
-// objectHead holds the fields of a Kubernetes object that name its file.
-type objectHead struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-}
-
-// plainObjectHead reads objectHead from the top level of obj (and the top
-// level of its metadata) without decoding the whole manifest. ok is false
-// when encoding/json might decode something else: obj is not valid JSON,
-// a key differs from a field name only in case, or a field is not a
-// string without escapes (metadata: not an object).
-func plainObjectHead(obj []byte) (head objectHead, ok bool) {
-	if !json.Valid(obj) {
-		return objectHead{}, false
-	}
-	ok = true
-	fields := func(b []byte, fn func(key, val []byte) bool) {
-		if err := topLevelFields(b, func(key, val []byte) error {
-			if !fn(key, val) {
-				ok = false
-				return errStop
-			}
-			return nil
-		}); err != nil {
-			ok = false
-		}
-	}
-	str := func(dst *string, val []byte) bool {
-		v, plain := plainString(val)
-		if plain {
-			*dst = v
-		}
-		return plain
-	}
-	fields(obj, func(key, val []byte) bool {
-		switch {
-		case string(key) == "apiVersion":
-			return str(&head.APIVersion, val)
-		case string(key) == "kind":
-			return str(&head.Kind, val)
-		case string(key) == "metadata":
-			if len(val) == 0 || val[0] != '{' {
-				return false
-			}
-			fields(val, func(key, val []byte) bool {
-				switch {
-				case string(key) == "name":
-					return str(&head.Metadata.Name, val)
-				case bytes.EqualFold(key, []byte("name")):
-					return false
-				}
-				return true
-			})
-			return ok
-		case bytes.EqualFold(key, []byte("apiVersion")), bytes.EqualFold(key, []byte("kind")), bytes.EqualFold(key, []byte("metadata")):
-			return false
-		}
-		return true
-	})
-	if !ok {
-		return objectHead{}, false
-	}
-	return head, true
+	return safePathElement(strings.Join([]string{head.Name, group, version, strings.ToLower(head.Kind)}, "_"))
 }
 
 // objectFileContent returns the bytes to store for object obj so that
@@ -626,8 +556,8 @@ func canonicalJSON(obj []byte) bool {
 				stack = stack[:len(stack)-1]
 			}
 		case '"':
-			end := endOfString(obj, i)
-			if end < 0 {
+			end, err := jsonscan.SkipString(obj, i)
+			if err != nil {
 				return false
 			}
 			if end < len(obj) && obj[end] == ':' && len(stack) > 0 {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 )
 
 // This file writes olm.bundle blobs in opm's JSON form (what encoding/json
@@ -84,19 +86,19 @@ func appendBundleJSON(b []byte, bd *Bundle) ([]byte, error) {
 // the form {"data":"<base64>"} (any JSON whitespace around the tokens),
 // or nil when v is not of that form or the text needs JSON escapes.
 func inlineBase64(v []byte) []byte {
-	i := skipSpace(v, 0)
+	i := jsonscan.SkipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return nil
 	}
-	i = skipSpace(v, i+1)
+	i = jsonscan.SkipSpace(v, i+1)
 	if !bytes.HasPrefix(v[i:], []byte(`"data"`)) {
 		return nil
 	}
-	i = skipSpace(v, i+len(`"data"`))
+	i = jsonscan.SkipSpace(v, i+len(`"data"`))
 	if i >= len(v) || v[i] != ':' {
 		return nil
 	}
-	i = skipSpace(v, i+1)
+	i = jsonscan.SkipSpace(v, i+1)
 	if i >= len(v) || v[i] != '"' {
 		return nil
 	}
@@ -108,8 +110,8 @@ func inlineBase64(v []byte) []byte {
 	if end >= len(v) || v[end] != '"' {
 		return nil
 	}
-	i = skipSpace(v, end+1)
-	if i >= len(v) || v[i] != '}' || skipSpace(v, i+1) != len(v) {
+	i = jsonscan.SkipSpace(v, end+1)
+	if i >= len(v) || v[i] != '}' || jsonscan.SkipSpace(v, i+1) != len(v) {
 		return nil
 	}
 	return v[start:end]
@@ -129,7 +131,7 @@ func appendValue(b []byte, p Property) ([]byte, error) {
 			return append(b, `"`+indent3+"}"...), nil
 		}
 	}
-	if !json.Valid(v) {
+	if !jsonscan.Valid(v) {
 		return nil, fmt.Errorf("%s property value is not valid JSON", p.Type)
 	}
 	return appendIndented(b, v, 3), nil
@@ -152,11 +154,11 @@ func appendIndented(b, v []byte, depth int) []byte {
 		switch c {
 		case ' ', '\t', '\n', '\r':
 		case '"':
-			end := endOfString(v, i) // v is valid: the string ends
+			end, _ := jsonscan.SkipString(v, i) // v is valid: the string ends
 			b = append(b, v[i:end]...)
 			i = end - 1
 		case '{', '[':
-			j := skipSpace(v, i+1)
+			j := jsonscan.SkipSpace(v, i+1)
 			if j < len(v) && (v[j] == '}' || v[j] == ']') {
 				b = append(b, c, v[j])
 				i = j

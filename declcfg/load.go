@@ -18,6 +18,7 @@ import (
 	gitignore "github.com/sabhiram/go-gitignore"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
@@ -270,7 +271,7 @@ func metaKeys(blob json.RawMessage) (Meta, error) {
 	m := Meta{}
 	var seen [3]string
 	var has [3]bool
-	err := topLevelFields(blob, func(key, val []byte) error {
+	err := jsonscan.ObjectFields(blob, func(key, val []byte) error {
 		var idx int
 		var dst *string
 		switch {
@@ -296,6 +297,9 @@ func metaKeys(blob json.RawMessage) (Meta, error) {
 		}
 		return nil
 	})
+	if errors.Is(err, jsonscan.ErrSyntax) {
+		return Meta{}, errors.New("decode blob: malformed JSON object")
+	}
 	if err != nil {
 		return Meta{}, err
 	}
@@ -303,132 +307,6 @@ func metaKeys(blob json.RawMessage) (Meta, error) {
 		return Meta{}, errors.New("missing root schema field")
 	}
 	return m, nil
-}
-
-// topLevelFields calls fn with each key (unescaped) and raw value of the
-// JSON object blob, without decoding nested values.
-func topLevelFields(b []byte, fn func(key, val []byte) error) error {
-	bad := errors.New("decode blob: malformed JSON object")
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return bad
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return bad
-		}
-		end := endOfString(b, i)
-		if end < 0 {
-			return bad
-		}
-		key := b[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			if err := json.Unmarshal(b[i:end], &k); err != nil {
-				return bad
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return bad
-		}
-		i = skipSpace(b, i+1)
-		vend := endOfValue(b, i)
-		if vend < 0 {
-			return bad
-		}
-		if err := fn(key, b[i:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return bad
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return nil
-		default:
-			return bad
-		}
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// endOfString returns the index after the string starting at b[i] ('"'),
-// or -1. It jumps from quote to quote (bytes.IndexByte is vectorised:
-// the base64 manifests of bundle objects are long strings) and takes a
-// quote as the end when an even number of backslashes precedes it.
-func endOfString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		j += k
-		n := 0
-		for m := j - 1; m > i && b[m] == '\\'; m-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
-}
-
-// endOfValue returns the index after the JSON value starting at b[i], or
-// -1. Nested objects and arrays are skipped by bracket depth.
-func endOfValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return endOfString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				e := endOfString(b, j)
-				if e < 0 {
-					return -1
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default:
-		j := i
-		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
 }
 
 func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin) error {
@@ -642,7 +520,7 @@ func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
 		return true
 	}
 	ok = true
-	err := topLevelFields(blob, func(key, val []byte) error {
+	err := jsonscan.ObjectFields(blob, func(key, val []byte) error {
 		var dst *string
 		switch string(key) {
 		case "schema":
@@ -669,7 +547,9 @@ func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
 			ok = false
 		}
 		if ok && dst != nil {
-			*dst, ok = plainString(val)
+			var v []byte
+			v, ok = jsonscan.PlainString(val)
+			*dst = string(v)
 		}
 		if !ok {
 			return errStop
@@ -682,16 +562,8 @@ func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
 	return b, true
 }
 
-// errStop ends a topLevelFields walk early.
+// errStop ends a jsonscan walk early.
 var errStop = errors.New("stop")
-
-// plainString returns the JSON string val when it holds no escape.
-func plainString(val []byte) (string, bool) {
-	if len(val) < 2 || val[0] != '"' || val[len(val)-1] != '"' || bytes.IndexByte(val, '\\') >= 0 {
-		return "", false
-	}
-	return string(val[1 : len(val)-1]), true
-}
 
 // plainProperties decodes a properties array of the shape
 // decodePlainBundle accepts; values are copied as they are, as
@@ -701,58 +573,53 @@ func plainProperties(val []byte) ([]Property, bool) {
 		return nil, false
 	}
 	props := []Property{}
-	i := skipSpace(val, 1)
-	if i < len(val) && val[i] == ']' {
-		return props, true
-	}
-	for i < len(val) {
-		end := endOfValue(val, i)
-		if end < 0 || val[i] != '{' {
-			return nil, false
-		}
-		var p Property
-		var hasType, hasValue bool
-		ok := true
-		err := topLevelFields(val[i:end], func(key, v []byte) error {
-			switch string(key) {
-			case "type":
-				if hasType {
-					ok = false
-					break
-				}
-				hasType = true
-				p.Type, ok = plainString(v)
-			case "value":
-				if hasValue || len(v) == 0 || v[0] == 'n' {
-					ok = false
-					break
-				}
-				hasValue = true
-				p.Value = append(json.RawMessage(nil), v...)
-			default:
-				ok = false
-			}
-			if !ok {
-				return errStop
-			}
-			return nil
-		})
-		if err != nil || !ok {
-			return nil, false
+	err := jsonscan.ArrayElems(val, func(elem []byte) error {
+		p, ok := plainProperty(elem)
+		if !ok {
+			return errStop
 		}
 		props = append(props, p)
-		i = skipSpace(val, end)
-		if i >= len(val) {
-			return nil, false
-		}
-		switch val[i] {
-		case ',':
-			i = skipSpace(val, i+1)
-		case ']':
-			return props, skipSpace(val, i+1) == len(val)
-		default:
-			return nil, false
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, false
 	}
-	return nil, false
+	return props, true
+}
+
+// plainProperty decodes one property object of exactly "type" (a plain
+// string) and a non-null "value".
+func plainProperty(elem []byte) (p Property, ok bool) {
+	if elem[0] != '{' {
+		return Property{}, false
+	}
+	var hasType, hasValue bool
+	ok = true
+	err := jsonscan.ObjectFields(elem, func(key, v []byte) error {
+		switch string(key) {
+		case "type":
+			if hasType {
+				ok = false
+				break
+			}
+			hasType = true
+			var t []byte
+			t, ok = jsonscan.PlainString(v)
+			p.Type = string(t)
+		case "value":
+			if hasValue || len(v) == 0 || v[0] == 'n' {
+				ok = false
+				break
+			}
+			hasValue = true
+			p.Value = append(json.RawMessage(nil), v...)
+		default:
+			ok = false
+		}
+		if !ok {
+			return errStop
+		}
+		return nil
+	})
+	return p, err == nil && ok
 }

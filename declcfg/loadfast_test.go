@@ -103,17 +103,6 @@ func goldenBundleBlobs(t *testing.T) []string {
 	return out
 }
 
-func TestEndOfString(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want int
-	}{
-		{`"abc"`, 5}, {`"a\"b"x`, 6}, {`"a\\"b`, 5}, {`"a\\\"b"`, 8}, {`"\\\\"`, 6}, {`"abc`, -1}, {`"a\"`, -1}, {`""`, 2},
-	} {
-		assert.Equal(t, c.want, endOfString([]byte(c.in), 0), c.in)
-	}
-}
-
 // decodeJSONAll returns every blob a JSON-stream decoder hands out and its
 // error text.
 func decodeJSONAll(dec func(*bufio.Reader, func(json.RawMessage, int) error) error, data []byte) ([]string, string) {

@@ -10,6 +10,8 @@ import (
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 )
 
 // DecodeStream reads a stream of blobs from r and calls fn with each one as
@@ -140,7 +142,7 @@ func (f *frameReader) consume(n int) {
 func (f *frameReader) next() (blob []byte, ok bool, err error) {
 	i := 0
 	for {
-		i = skipSpace(f.buf, i)
+		i = jsonscan.SkipSpace(f.buf, i)
 		if i < len(f.buf) {
 			break
 		}
@@ -163,8 +165,8 @@ func (f *frameReader) next() (blob []byte, ok bool, err error) {
 		}
 		switch f.buf[j] {
 		case '"':
-			end := endOfString(f.buf, j)
-			if end < 0 {
+			end, err := jsonscan.SkipString(f.buf, j)
+			if err != nil {
 				if !f.fill() {
 					return nil, false, f.err
 				}
@@ -178,7 +180,7 @@ func (f *frameReader) next() (blob []byte, ok bool, err error) {
 			depth--
 			if depth == 0 {
 				blob = f.buf[:j+1]
-				if !json.Valid(blob) {
+				if !jsonscan.Valid(blob) {
 					return nil, false, nil
 				}
 				f.consume(j + 1)

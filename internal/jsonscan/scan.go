@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // ErrSyntax is returned by the walkers for input they cannot walk.
@@ -210,15 +211,25 @@ func Field(b []byte, key string) []byte {
 	return out
 }
 
-// PlainString returns the body of the raw JSON string v when it holds no
-// escape (the body then is the decoded value); ok is false otherwise: v
-// is no string, or decoding it needs encoding/json.
+// PlainString returns the body of the raw JSON string v when it is the
+// decoded value as is: no escape, no control character, valid UTF-8
+// (encoding/json replaces invalid bytes). ok is false otherwise: v is no
+// string, or decoding it needs encoding/json.
 func PlainString(v []byte) (s []byte, ok bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return nil, false
 	}
 	body := v[1 : len(v)-1]
-	if bytes.IndexByte(body, '\\') >= 0 || bytes.IndexByte(body, '"') >= 0 {
+	ascii := true
+	for _, c := range body {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return nil, false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(body) {
 		return nil, false
 	}
 	return body, true

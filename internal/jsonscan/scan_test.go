@@ -23,3 +23,20 @@ func TestSkipValue(t *testing.T) {
 	_, err = SkipValue([]byte(`{"a":1`), 0)
 	assert.Error(t, err)
 }
+
+func TestSkipString(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int // -1: an error
+	}{
+		{`"abc"`, 5}, {`"a\"b"x`, 6}, {`"a\\"b`, 5}, {`"a\\\"b"`, 8}, {`"\\\\"`, 6}, {`"abc`, -1}, {`"a\"`, -1}, {`""`, 2},
+	} {
+		got, err := SkipString([]byte(c.in), 0)
+		if c.want < 0 {
+			assert.Error(t, err, c.in)
+			continue
+		}
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.want, got, c.in)
+	}
+}

@@ -1,0 +1,161 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+)
+
+var scanSeeds = []string{
+	`{}`, `[]`, `{"a":1,"b":[1,{"c":"}"}],"d":"\"]"}`, `[1, "x", {"k": null}, [true]]`, `"plain"`, `"esc\"aped\\"`,
+	`{"ke\u0079":"v","key":2}`, ` { "a" : [ ] , "b" : { } } `, `123`, `-1.5e3`, `null`, `"\u00e9"`, `{"a":{"b":{"c":[[[]]]}}}`,
+}
+
+func addSeeds(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range validCases {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzSkipValue: on valid JSON, SkipValue ends exactly where the value
+// does.
+func FuzzSkipValue(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		end, err := SkipValue(b, 0)
+		if err != nil {
+			t.Fatalf("SkipValue(%q): %v", b, err)
+		}
+		if want := len(bytes.TrimRight(b, " \t\r\n")); end != want {
+			t.Fatalf("SkipValue(%q) = %d, want %d", b, end, want)
+		}
+	})
+}
+
+type field struct{ key, value string }
+
+// FuzzObjectFields: on a valid object, the keys and raw values are the
+// ones json.Decoder reads, in order.
+func FuzzObjectFields(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) || b[SkipSpace(b, 0)] != '{' {
+			return
+		}
+		var got []field
+		if err := ObjectFields(b, func(k, v []byte) error {
+			got = append(got, field{string(k), string(v)})
+			return nil
+		}); err != nil {
+			t.Fatalf("ObjectFields(%q): %v", b, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
+		var want []field
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v json.RawMessage
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, field{k.(string), string(v)})
+		}
+		if len(got) != len(want) {
+			t.Fatalf("ObjectFields(%q) = %q, json.Decoder reads %q", b, got, want)
+		}
+		for i := range got {
+			// json.Decoder re-encodes invalid UTF-8 in keys; values are raw.
+			if got[i].value != want[i].value || got[i].key != want[i].key && !bytes.ContainsRune([]byte(want[i].key), '\uFFFD') {
+				t.Fatalf("ObjectFields(%q) = %q, json.Decoder reads %q", b, got, want)
+			}
+		}
+	})
+}
+
+// FuzzArrayElems: on a valid array, the raw elements are the ones
+// json.Decoder reads.
+func FuzzArrayElems(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		var got []string
+		if err := ArrayElems(b, func(e []byte) error {
+			got = append(got, string(e))
+			return nil
+		}); err != nil {
+			t.Fatalf("ArrayElems(%q): %v", b, err)
+		}
+		var want []json.RawMessage
+		if json.Unmarshal(b, &want) != nil {
+			want = nil // not an array: no elements
+		}
+		if len(got) != len(want) {
+			t.Fatalf("ArrayElems(%q) = %q, encoding/json decodes %q", b, got, want)
+		}
+		for i := range got {
+			if !bytes.Equal([]byte(got[i]), bytes.TrimSpace(want[i])) {
+				t.Fatalf("ArrayElems(%q) = %q, encoding/json decodes %q", b, got, want)
+			}
+		}
+	})
+}
+
+// FuzzString: String accepts exactly the JSON strings and decodes them as
+// encoding/json does.
+func FuzzString(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, v []byte) {
+		var want string
+		werr := json.Unmarshal(v, &want)
+		isString := werr == nil && len(v) > 0 && v[0] == '"'
+		got, ok := String(v)
+		if ok != isString || ok && got != want {
+			t.Fatalf("String(%q) = %q, %v; encoding/json: %q, %v", v, got, ok, want, werr)
+		}
+	})
+}
+
+// FuzzObjects: when Objects accepts a stream, json.Decoder splits it into
+// the same values.
+func FuzzObjects(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte(`{"a":1}{"b":2}` + "\n" + `[3]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ok := Objects(data)
+		if !ok {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for i := 0; ; i++ {
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			if errors.Is(err, io.EOF) {
+				if i != len(got) {
+					t.Fatalf("Objects(%q) = %d values, json.Decoder reads %d", data, len(got), i)
+				}
+				return
+			}
+			if err != nil {
+				return // grammar inside a value is the consumer's to check
+			}
+			if i >= len(got) || !bytes.Equal(raw, got[i]) {
+				t.Fatalf("Objects(%q) = %q, json.Decoder reads %q as value %d", data, got, raw, i)
+			}
+		}
+	})
+}

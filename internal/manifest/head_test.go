@@ -1,0 +1,47 @@
+package manifest
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+var headCases = []string{
+	`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"op","labels":{"name":"x"}}}`,
+	`{"kind":"A","kind":"B"}`, `{"metadata":{"name":"a"},"metadata":{}}`, `{"metadata":{"name":"a"},"metadata":{"name":"b"}}`,
+	`{"Kind":"A"}`, `{"metadata":{"Name":"a"}}`, `{"kind":5}`, `{"kind":null}`, `{"kind":"a\"b"}`, `{"metadata":null}`, `{"metadata":[1]}`,
+	`not json`, `{"kind":"A"`, `[]`, `{}`, ` {"apiVersion" : "v1" , "kind" : "Service" } `, `{"\u212aind":"K"}`,
+}
+
+func decodeHead(obj []byte) Head {
+	var head struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(obj, &head)
+	return Head{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name}
+}
+
+func TestReadHeadMatchesDecoding(t *testing.T) {
+	for _, o := range headCases {
+		assert.Equal(t, decodeHead([]byte(o)), ReadHead([]byte(o)), o)
+	}
+}
+
+func FuzzReadHead(f *testing.F) {
+	for _, c := range headCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		if !json.Valid(obj) {
+			return // encoding/json's partial result on bad input is not promised
+		}
+		if want, got := decodeHead(obj), ReadHead(obj); want != got {
+			t.Fatalf("ReadHead(%q) = %+v, encoding/json decodes %+v", obj, got, want)
+		}
+	})
+}
