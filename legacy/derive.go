@@ -161,16 +161,8 @@ func findCSV(objects [][]byte) []byte {
 	return nil
 }
 
-// gvkValue is the olm.gvk property/dependency value for api, with keys in
-// the order opm writes them (group, kind, version).
-func gvkValue(a API) string {
-	b, _ := json.Marshal(struct {
-		Group   string `json:"group"`
-		Kind    string `json:"kind"`
-		Version string `json:"version"`
-	}{a.Group, a.Kind, a.Version})
-	return string(b)
-}
+// gvkValue is the olm.gvk property/dependency value for api.
+func gvkValue(a API) string { return a.GVK.PropertyValue() }
 
 // packageValue is the olm.package property value.
 func packageValue(pkg, version string) string {

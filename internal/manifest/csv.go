@@ -299,3 +299,25 @@ func (c *CSV) APIServices() (APIServiceDefinitions, error) {
 	err := c.decodeSpec(specAPIServices, &d)
 	return d, err
 }
+
+// Kind is the CSV's kind, "" when absent or not a string.
+func (c *CSV) Kind() string { return str(c.kind) }
+
+// InstallStrategy is spec.install.strategy and the number of entries of
+// spec.install.spec.deployments.
+func (c *CSV) InstallStrategy() (strategy string, deployments int, err error) {
+	install := c.spec[specInstall]
+	if install == nil || isNull(install) {
+		return "", 0, nil
+	}
+	var in struct {
+		Strategy string `json:"strategy"`
+		Spec     struct {
+			Deployments []json.RawMessage `json:"deployments"`
+		} `json:"spec"`
+	}
+	if err := decode("spec.install", install, &in); err != nil {
+		return "", 0, err
+	}
+	return in.Strategy, len(in.Spec.Deployments), nil
+}

@@ -1,5 +1,7 @@
 package manifest
 
+import "encoding/json"
+
 // GVK is a Kubernetes group, version and kind. Its JSON form is the
 // Kubernetes one (group, version, kind), as in a CSV's nativeAPIs.
 type GVK struct {
@@ -35,3 +37,14 @@ func DedupAPIs(in []API) []API {
 
 // String is "group/version/kind".
 func (g GVK) String() string { return g.Group + "/" + g.Version + "/" + g.Kind }
+
+// PropertyValue is the value of an olm.gvk property (or dependency) for
+// g as opm wrote it, byte for byte: compact, keys group, kind, version.
+func (g GVK) PropertyValue() string {
+	b, _ := json.Marshal(struct {
+		Group   string `json:"group"`
+		Kind    string `json:"kind"`
+		Version string `json:"version"`
+	}{g.Group, g.Kind, g.Version})
+	return string(b)
+}

@@ -259,17 +259,10 @@ func (q *Querier) addPlural(a legacy.API) {
 	if a.Plural == "" {
 		return
 	}
-	k := manifest.GVK{Group: a.Group, Version: a.Version, Kind: a.Kind}
+	k := a.GVK
 	if _, ok := q.plurals[k]; !ok {
 		q.plurals[k] = a.Plural
 	}
-}
-
-// gvkValueJSON is how opm decoded olm.gvk property and dependency values.
-type gvkValueJSON struct {
-	Group   string `json:"group"`
-	Kind    string `json:"kind"`
-	Version string `json:"version"`
 }
 
 func newBundleInfo(b *legacy.Bundle) *bundleInfo {
@@ -289,11 +282,11 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 		seen[k] = true
 		bi.properties = append(bi.properties, &api.Property{Type: p.Type, Value: p.Value})
 		if p.Type == "olm.gvk" {
-			var v gvkValueJSON
+			var v manifest.GVK
 			// A malformed value is still served as a property; it just
 			// provides no API (opm would have failed the whole call).
 			if json.Unmarshal([]byte(p.Value), &v) == nil {
-				bi.provided = append(bi.provided, manifest.GVK{Group: v.Group, Version: v.Version, Kind: v.Kind})
+				bi.provided = append(bi.provided, v)
 			}
 		}
 	}
@@ -306,9 +299,9 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 		seen[k] = true
 		bi.dependencies = append(bi.dependencies, &api.Dependency{Type: d.Type, Value: d.Value})
 		if d.Type == "olm.gvk" {
-			var v gvkValueJSON
+			var v manifest.GVK
 			if json.Unmarshal([]byte(d.Value), &v) == nil {
-				bi.required = append(bi.required, manifest.GVK{Group: v.Group, Version: v.Version, Kind: v.Kind})
+				bi.required = append(bi.required, v)
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package legacyquery
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,6 +22,8 @@ import (
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 const fixtures = "../../fixtures/legacy"
@@ -128,7 +129,7 @@ func replacerCandidates(t testing.TB, db *sql.DB, name, pkg, channel string) []s
 // in default channels that opm's GetDefaultBundleThatProvides could have
 // returned, one package's group being as good as another's.
 func defaultProviderCandidates(t testing.TB, db *sql.DB, group, version, kind string) []string {
-	value, _ := json.Marshal(gvkValueJSON{Group: group, Kind: kind, Version: version})
+	value := manifest.GVK{Group: group, Version: version, Kind: kind}.PropertyValue()
 	return queryStrings(t, db, `WITH p AS (
 		SELECT ce.package_name AS pkg, ce.operatorbundle_name AS bundle, ce.depth AS depth FROM channel_entry ce
 		JOIN operatorbundle b ON b.name = ce.operatorbundle_name

@@ -2,7 +2,6 @@ package legacyquery
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -141,11 +140,9 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 	return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
 }
 
-// gvkProperty is the olm.gvk property value opm compared byte for byte:
-// json.Marshal of a struct with keys group, kind, version.
+// gvkProperty is the olm.gvk property value opm compared byte for byte.
 func gvkProperty(group, version, kind string) string {
-	b, _ := json.Marshal(gvkValueJSON{Group: group, Kind: kind, Version: version})
-	return string(b)
+	return manifest.GVK{Group: group, Version: version, Kind: kind}.PropertyValue()
 }
 
 // providerEntries are the entries of bundles with an olm.gvk property

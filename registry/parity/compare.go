@@ -419,61 +419,35 @@ func (d *differ) csvMetadata(path string, l, r *api.Bundle) bool {
 // {"strategy":"deployment"} without deployments) and b serves no other
 // object; it returns the CSV's name.
 func syntheticCSV(b *api.Bundle) (string, bool) {
-	var csv struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Spec struct {
-			Install struct {
-				Strategy string `json:"strategy"`
-				Spec     struct {
-					Deployments []any `json:"deployments"`
-				} `json:"spec"`
-			} `json:"install"`
-		} `json:"spec"`
-	}
-	if json.Unmarshal([]byte(b.GetCsvJson()), &csv) != nil || csv.Kind != "ClusterServiceVersion" {
+	csv, err := manifest.ParseCSV([]byte(b.GetCsvJson()))
+	if err != nil || csv.Kind() != manifest.KindCSV {
 		return "", false
 	}
-	if csv.Spec.Install.Strategy != "deployment" || len(csv.Spec.Install.Spec.Deployments) != 0 {
+	if strategy, deployments, err := csv.InstallStrategy(); err != nil || strategy != "deployment" || deployments != 0 {
 		return "", false
 	}
 	objs := b.GetObject()
 	if len(objs) > 1 || len(objs) == 1 && canon(objs[0]) != canon(b.GetCsvJson()) {
 		return "", false
 	}
-	return csv.Metadata.Name, true
+	return csv.Name(), true
 }
 
-func csvName(csvJSON string) string {
-	var csv struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal([]byte(csvJSON), &csv)
-	return csv.Metadata.Name
-}
+func csvName(csvJSON string) string { return manifest.ReadHead([]byte(csvJSON)).Name }
 
 // objectName names a canonical JSON object by kind and name.
 func objectName(s string) string {
 	if s == "" {
 		return "empty"
 	}
-	var o struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal([]byte(s), &o) != nil || o.Kind == "" {
+	h := manifest.ReadHead([]byte(s))
+	if h.Kind == "" || !json.Valid([]byte(s)) {
 		if len(s) > 80 {
 			return s[:77] + "..."
 		}
 		return s
 	}
-	return o.Kind + "/" + o.Metadata.Name + fmt.Sprintf(" (%d bytes)", len(s))
+	return h.Kind + "/" + h.Name + fmt.Sprintf(" (%d bytes)", len(s))
 }
 
 // apis compares GVK lists as sets; plural is compared separately.

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The dependency rules of the module, checked in the style of
+// go-containerregistry's cmd/crane/depcheck_test.go: the layers stay
+// layers, the oracle stays independent, and only the CLI talks to the
+// terminal or reads OLMCAT_* variables.
+
+const module = "github.com/operator-catalog/olmcat/"
+
+// depRules: a package (or, with a trailing "/...", a tree) must not
+// depend, directly or transitively, on any package under the listed
+// prefixes. "*" means every package of the module except those listed
+// under allow.
+var depRules = []struct {
+	pkg       string
+	forbidden []string
+	allow     []string
+}{
+	{pkg: "internal/jsonscan", forbidden: []string{"*"}},
+	{pkg: "internal/manifest", forbidden: []string{"*"}, allow: []string{"internal/jsonscan"}},
+	{pkg: "fixtures/dbbuild", forbidden: []string{"*"}}, // the independent oracle
+	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd", "internal/htmlreport"}},
+	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd", "internal/htmlreport"}},
+	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest"}},
+	{pkg: "migrate", forbidden: []string{"registry", "cmd", "internal/htmlreport"}},
+	{pkg: "registry/...", forbidden: []string{"migrate", "cmd", "internal/htmlreport"}},
+}
+
+// moduleRoot is the directory holding go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root: %v", err)
+	}
+	return root
+}
+
+// modulePackages maps each package of the module (path relative to the
+// module) to its non-test imports inside the module.
+func modulePackages(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		p, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(root, path)
+		var imps []string
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, module) {
+				imps = append(imps, strings.TrimPrefix(imp, module))
+			}
+		}
+		pkgs[filepath.ToSlash(rel)] = imps
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func deps(pkgs map[string][]string, pkg string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, d := range pkgs[p] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(pkg)
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func under(pkg, prefix string) bool { return pkg == prefix || strings.HasPrefix(pkg, prefix+"/") }
+
+func TestDependencyRules(t *testing.T) {
+	root := moduleRoot(t)
+	pkgs := modulePackages(t, root)
+	for _, rule := range depRules {
+		matched := false
+		for pkg := range pkgs {
+			if !(pkg == rule.pkg || strings.HasSuffix(rule.pkg, "/...") && under(pkg, strings.TrimSuffix(rule.pkg, "/..."))) {
+				continue
+			}
+			matched = true
+			for _, d := range deps(pkgs, pkg) {
+				for _, f := range rule.forbidden {
+					allowed := false
+					for _, a := range rule.allow {
+						allowed = allowed || under(d, a)
+					}
+					if (f == "*" && !allowed && !under(d, pkg)) || (f != "*" && under(d, f)) {
+						t.Errorf("%s depends on %s (rule: %s must not depend on %s)", pkg, d, rule.pkg, f)
+					}
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("rule for %s matches no package", rule.pkg)
+		}
+	}
+}
+
+// TestOnlyTheCLITalksToTheTerminal: library code (every non-main package)
+// neither writes to stdout/stderr nor names an OLMCAT_* variable.
+func TestOnlyTheCLITalksToTheTerminal(t *testing.T) {
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	for pkg := range modulePackages(t, root) {
+		dir := filepath.Join(root, filepath.FromSlash(pkg))
+		p, err := build.Default.ImportDir(dir, 0)
+		if err != nil || p.Name == "main" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			file := filepath.Join(dir, name)
+			f, err := parser.ParseFile(fset, file, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, problem := range terminalUse(f) {
+				t.Errorf("%s/%s: %s", pkg, name, problem)
+			}
+		}
+	}
+}
+
+// terminalUse lists what in f writes to the terminal or reads OLMCAT_*.
+func terminalUse(f *ast.File) []string {
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			id, ok := n.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			switch {
+			case id.Name == "os" && (n.Sel.Name == "Stdout" || n.Sel.Name == "Stderr"):
+				out = append(out, "uses os."+n.Sel.Name)
+			case id.Name == "fmt" && strings.HasPrefix(n.Sel.Name, "Print"):
+				out = append(out, "calls fmt."+n.Sel.Name)
+			case id.Name == "log" && (strings.HasPrefix(n.Sel.Name, "Print") || strings.HasPrefix(n.Sel.Name, "Fatal")):
+				out = append(out, "calls log."+n.Sel.Name)
+			}
+		case *ast.BasicLit:
+			if n.Kind == token.STRING {
+				if s, err := strconv.Unquote(n.Value); err == nil && strings.Contains(s, "OLMCAT_") {
+					out = append(out, "names an OLMCAT_ variable: "+n.Value)
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestDepCheckCatches: the checks see what they are meant to see.
+func TestDepCheckCatches(t *testing.T) {
+	src := `package p
+import ("fmt"; "log"; "os")
+func f() { fmt.Println(); log.Printf(""); _ = os.Stderr; _ = os.Getenv("OLMCAT_X"); fmt.Fprintln(os.Stdout) }`
+	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := terminalUse(f)
+	if len(got) != 5 {
+		t.Fatalf("terminalUse found %q, want 5 uses", got)
+	}
+	pkgs := map[string][]string{"a": {"b"}, "b": {"c"}, "c": nil}
+	if d := deps(pkgs, "a"); strings.Join(d, ",") != "b,c" {
+		t.Fatalf("deps(a) = %v, want the transitive b,c", d)
+	}
+}
