@@ -1,0 +1,89 @@
+package kubetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+func newGet(ctx context.Context, url string) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+}
+
+// Admin returns a clientset authenticated as a system:masters user.
+func (c *Cluster) Admin(t testing.TB) kubernetes.Interface {
+	t.Helper()
+	return c.client(t, c.AdminConfig())
+}
+
+func (c *Cluster) client(t testing.TB, cfg *rest.Config) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	return cs
+}
+
+// Namespace creates a namespace with a random name for t and deletes it
+// when t ends (without a namespace controller it stays Terminating, which
+// isolates tests all the same).
+func (c *Cluster) Namespace(t testing.TB) string {
+	t.Helper()
+	raw := make([]byte, 4)
+	if _, err := rand.Read(raw); err != nil {
+		t.Fatal(err)
+	}
+	name := "t-" + hex.EncodeToString(raw)
+	cs := c.Admin(t)
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create namespace %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return name
+}
+
+// ServiceAccountToken asks the API server (TokenRequest) for a token of the
+// service account namespace/name, which must exist.
+func (c *Cluster) ServiceAccountToken(t testing.TB, namespace, name string) string {
+	t.Helper()
+	expiry := int64(time.Hour / time.Second)
+	tr, err := c.Admin(t).CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}},
+		metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("token for serviceaccount %s/%s: %v", namespace, name, err)
+	}
+	return tr.Status.Token
+}
+
+// Kubeconfig writes a kubeconfig file for cfg's host, CA and bearer token
+// into a temp dir of t and returns its path.
+func (c *Cluster) Kubeconfig(t testing.TB, cfg *rest.Config) string {
+	t.Helper()
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["kubetest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["kubetest"] = &clientcmdapi.AuthInfo{Token: cfg.BearerToken}
+	kc.Contexts["kubetest"] = &clientcmdapi.Context{Cluster: "kubetest", AuthInfo: "kubetest"}
+	kc.CurrentContext = "kubetest"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatalf("write kubeconfig: %v", err)
+	}
+	return path
+}

@@ -1,0 +1,298 @@
+package unpack
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/internal/kubetest"
+)
+
+// fixtureBundles returns every bundle directory (manifests/ and
+// metadata/annotations.yaml) under fixtures/bundles.
+func fixtureBundles(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir("../fixtures/bundles", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "manifests" {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(p), "metadata", AnnotationsFile)); err == nil {
+				dirs = append(dirs, filepath.Dir(p))
+			}
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 100 {
+		t.Fatalf("found %d bundle directories under fixtures/bundles, want the 109 copied there", len(dirs))
+	}
+	return dirs
+}
+
+// diskBundle is what a bundle directory should come back as.
+type diskBundle struct {
+	files       map[string]string // bundle path -> content, annotations.yaml excluded
+	annotations map[string]string
+	objects     []string // every document of every manifest, as JSON
+}
+
+func readDiskBundle(t *testing.T, dir string) diskBundle {
+	t.Helper()
+	b := diskBundle{files: map[string]string{}}
+	for _, sub := range []string{"manifests", "metadata"} {
+		entries, err := os.ReadDir(filepath.Join(dir, sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(dir, sub, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sub == "metadata" && e.Name() == AnnotationsFile {
+				var doc struct{ Annotations map[string]string }
+				if err := yaml.Unmarshal(data, &doc); err != nil {
+					t.Fatal(err)
+				}
+				b.annotations = doc.Annotations
+				continue
+			}
+			b.files[sub+"/"+e.Name()] = string(data)
+		}
+	}
+	return b
+}
+
+// TestExtractLoadRoundTrip writes every fixture bundle into a ConfigMap on
+// the API server, plain and gzipped, reads it back and loads it: the same
+// files, annotations and objects come back. A plain bundle over 1 MiB must
+// fail before writing, and then round-trips gzipped.
+func TestExtractLoadRoundTrip(t *testing.T) {
+	c := kubetest.Get(t)
+	client := c.Admin(t)
+	ns := c.Namespace(t)
+	for i, dir := range fixtureBundles(t) {
+		rel := strings.TrimPrefix(dir, "../fixtures/bundles/")
+		want := readDiskBundle(t, dir)
+		for _, gzipped := range []bool{false, true} {
+			name := fmt.Sprintf("b%d-gzip-%v", i, gzipped)
+			t.Run(rel+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				roundTrip(t, client, ns, name, dir, gzipped, want)
+			})
+		}
+	}
+}
+
+func roundTrip(t *testing.T, client kubernetes.Interface, ns, name, dir string, gzipped bool, want diskBundle) {
+	ctx := context.Background()
+	before := createConfigMap(t, client, ns, name)
+	image := "example/" + filepath.Base(dir) + ":v1"
+	_, err := Extract(ctx, client, ns, name, WithBundleDir(dir), WithGzip(gzipped), WithSourceImage(image))
+	if err != nil && !gzipped && strings.Contains(err.Error(), "over the limit") {
+		assertUnchanged(t, client, ns, name, before.ResourceVersion)
+		t.Skipf("plain bundle over 1 MiB, refused before writing: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gzipped != (cm.Annotations[AnnotationContentEncoding] == EncodingGzipBase64) || cm.Annotations[AnnotationSourceImage] != image {
+		t.Errorf("annotations %v", cm.Annotations)
+	}
+	if gzipped && len(cm.Data) != 0 {
+		t.Errorf("gzipped ConfigMap has %d data entries", len(cm.Data))
+	}
+	m, err := Load(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := diskBundle{files: map[string]string{}, annotations: m.Bundle.Annotations}
+	for _, f := range m.Bundle.Files {
+		got.files[f.Path] = string(f.Content)
+	}
+	for _, o := range m.Bundle.Objects {
+		got.objects = append(got.objects, string(o.JSON))
+	}
+	want.objects = manifestObjects(t, want.files)
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(diskBundle{})); diff != "" {
+		t.Errorf("round trip (-disk +configmap):\n%s", diff)
+	}
+	if m.Bundle.CSV == nil || m.Bundle.Image != image {
+		t.Errorf("CSV %v, image %q", m.Bundle.CSV, m.Bundle.Image)
+	}
+}
+
+// manifestObjects returns the documents of the manifests in path order, as
+// JSON, independently of Load: the reference the round trip compares with.
+func manifestObjects(t *testing.T, files map[string]string) []string {
+	var paths []string
+	for p := range files {
+		if strings.HasPrefix(p, "manifests/") {
+			paths = append(paths, p)
+		}
+	}
+	var out []string
+	sort.Strings(paths)
+	for _, p := range paths {
+		for _, doc := range splitYAMLLines(files[p]) {
+			js, err := yaml.YAMLToJSON([]byte(doc))
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			if string(js) != "null" {
+				out = append(out, string(js))
+			}
+		}
+	}
+	return out
+}
+
+func assertUnchanged(t *testing.T, client kubernetes.Interface, ns, name, resourceVersion string) {
+	t.Helper()
+	cm, err := client.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.ResourceVersion != resourceVersion || len(cm.Data)+len(cm.BinaryData)+len(cm.Annotations) != 0 {
+		t.Errorf("ConfigMap changed: resourceVersion %s -> %s, %d data, %d binaryData, %d annotations",
+			resourceVersion, cm.ResourceVersion, len(cm.Data), len(cm.BinaryData), len(cm.Annotations))
+	}
+}
+
+// TestExtractOverLimit: a bundle over the ConfigMap limit (incompressible
+// content, so gzip does not save it) fails before anything is written and
+// names the biggest files.
+func TestExtractOverLimit(t *testing.T) {
+	c := kubetest.Get(t)
+	client := c.Admin(t)
+	ns := c.Namespace(t)
+	dir := t.TempDir()
+	noise := func(n int) string {
+		b := make([]byte, n)
+		rand.Read(b)
+		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\nbinaryData:\n  x: %x\n", b)
+	}
+	writeFiles(t, dir, map[string]string{
+		"metadata/annotations.yaml": "annotations:\n  operators.operatorframework.io.bundle.package.v1: big\n",
+		"manifests/csv.yaml":        testCSV,
+		"manifests/huge.yaml":       noise(400 << 10),
+		"manifests/large.yaml":      noise(300 << 10),
+		"manifests/medium.yaml":     noise(100 << 10),
+		"manifests/small.yaml":      noise(10 << 10),
+	})
+	for _, gzipped := range []bool{false, true} {
+		name := fmt.Sprintf("big-%v", gzipped)
+		before := createConfigMap(t, client, ns, name)
+		_, err := Extract(context.Background(), client, ns, name, WithBundleDir(dir), WithGzip(gzipped))
+		if err == nil {
+			t.Fatalf("gzip %v: extract of a >1 MiB bundle succeeded", gzipped)
+		}
+		msg := err.Error()
+		for _, want := range []string{"over the limit of 1048576 bytes", "biggest files: manifests/huge.yaml (", "manifests/large.yaml (", "manifests/medium.yaml ("} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("gzip %v: error %q does not contain %q", gzipped, msg, want)
+			}
+		}
+		if strings.Contains(msg, "small.yaml") {
+			t.Errorf("error names more than the three biggest files: %s", msg)
+		}
+		assertUnchanged(t, client, ns, name, before.ResourceVersion)
+	}
+}
+
+// TestExtractMissingConfigMap: the ConfigMap must exist (Launch creates it).
+func TestExtractMissingConfigMap(t *testing.T) {
+	c := kubetest.Get(t)
+	dir := "../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"
+	_, err := Extract(context.Background(), c.Admin(t), c.Namespace(t), "absent", WithBundleDir(dir))
+	if !apierrors.IsNotFound(err) {
+		t.Fatalf("extract into a missing ConfigMap: %v, want NotFound", err)
+	}
+}
+
+// TestExtractKeysAndBinary: file names outside the key alphabet, names
+// sanitizing to one key, the same name in manifests/ and metadata/, and
+// non-UTF-8 content pass the API server's validation and come back byte for
+// byte under distinct keys.
+func TestExtractKeysAndBinary(t *testing.T) {
+	c := kubetest.Get(t)
+	client := c.Admin(t)
+	ns := c.Namespace(t)
+	dir := t.TempDir()
+	binary := string([]byte{0xff, 0xfe, 0x00, 0x01})
+	deps := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deps\n"
+	writeFiles(t, dir, map[string]string{
+		"metadata/annotations.yaml":   "annotations:\n  operators.operatorframework.io.bundle.package.v1: keys\n",
+		"metadata/dependencies.yaml":  "dependencies: []\n",
+		"manifests/csv+v1.yaml":       testCSV,
+		"manifests/svc:a.yaml":        testSvc,
+		"manifests/svc+a.yaml":        testCRD,
+		"manifests/dependencies.yaml": deps,
+		"manifests/icon.bin":          binary,
+	})
+	createConfigMap(t, client, ns, "keys")
+	if _, err := Extract(context.Background(), client, ns, "keys", WithBundleDir(dir)); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := client.CoreV1().ConfigMaps(ns).Get(context.Background(), "keys", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantData := map[string]string{
+		"csv-v1.yaml":         testCSV,
+		"dependencies.yaml":   deps,
+		"svc-a.yaml":          testCRD, // "svc+a.yaml" sorts before "svc:a.yaml"
+		"svc-a-2.yaml":        testSvc,
+		"dependencies-2.yaml": "dependencies: []\n",
+	}
+	if diff := cmp.Diff(wantData, cm.Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+	if got := string(cm.BinaryData["icon.bin"]); got != binary || len(cm.BinaryData) != 1 {
+		t.Errorf("binaryData = %q", cm.BinaryData)
+	}
+	wantPaths := `{"csv-v1.yaml":"manifests/csv+v1.yaml","dependencies-2.yaml":"metadata/dependencies.yaml","dependencies.yaml":"manifests/dependencies.yaml","icon.bin":"manifests/icon.bin","svc-a-2.yaml":"manifests/svc:a.yaml","svc-a.yaml":"manifests/svc+a.yaml"}`
+	if got := cm.Annotations[AnnotationPaths]; got != wantPaths {
+		t.Errorf("paths annotation = %s", got)
+	}
+	// The binary file is no Kubernetes object: Load names it.
+	if _, err := Load(cm); err == nil || !strings.Contains(err.Error(), `key "icon.bin"`) {
+		t.Errorf("Load error = %v, want it to name icon.bin", err)
+	}
+}
+
+// splitYAMLLines splits a YAML stream at "---" lines.
+func splitYAMLLines(s string) []string {
+	var docs []string
+	var cur bytes.Buffer
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if strings.TrimRight(line, " \r\n") == "---" {
+			docs = append(docs, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteString(line)
+	}
+	return append(docs, cur.String())
+}

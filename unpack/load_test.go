@@ -1,0 +1,98 @@
+package unpack
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	testCSV = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: foo.v1.0.0\n"
+	testCRD = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.example.com\n"
+	testSvc = "apiVersion: v1\nkind: Service\nmetadata:\n  name: foo-metrics\n"
+)
+
+func configMap(data map[string]string, binary map[string][]byte, ann map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "ns", Annotations: ann},
+		Data:       data,
+		BinaryData: binary,
+	}
+}
+
+func TestLoad(t *testing.T) {
+	gz, err := gzipBase64([]byte(testCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(configMap(
+		map[string]string{
+			"b.crd.yaml":        testCRD,
+			"a.csv.yaml":        testCSV,
+			"extra.yaml":        testSvc + "---\n# only a comment\n---\n" + testSvc,
+			"foo.package.yaml":  "packageName: foo\nchannels:\n- name: stable\n  currentCSV: foo.v1.0.0\ndefaultChannel: stable\n",
+			"dependencies.yaml": "dependencies:\n- type: olm.gvk\n  value: {group: g, kind: K, version: v1}\n",
+		}, nil,
+		map[string]string{AnnotationSourceImage: "example/foo:v1", "operators.operatorframework.io.bundle.package.v1": "foo"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := m.Bundle
+	if b.Name != "foo.v1.0.0" || b.CSV == nil || b.CSV.Key != "a.csv.yaml" {
+		t.Errorf("CSV = %+v, name %q", b.CSV, b.Name)
+	}
+	if len(b.CRDs) != 1 || b.CRDs[0].Name != "foos.example.com" || len(b.Others) != 2 || len(b.Objects) != 4 {
+		t.Errorf("CRDs %d, others %d, objects %d", len(b.CRDs), len(b.Others), len(b.Objects))
+	}
+	if b.Image != "example/foo:v1" || b.Annotations["operators.operatorframework.io.bundle.package.v1"] != "foo" || len(b.Annotations) != 1 {
+		t.Errorf("image %q, annotations %v", b.Image, b.Annotations)
+	}
+	if m.PackageManifest == nil || m.PackageManifest.PackageName != "foo" || m.PackageManifest.Channels[0].CurrentCSV != "foo.v1.0.0" {
+		t.Errorf("package manifest = %+v", m.PackageManifest)
+	}
+	for _, f := range b.Files {
+		if f.Key == "dependencies.yaml" && f.Path != "metadata/dependencies.yaml" {
+			t.Errorf("dependencies.yaml path %q", f.Path)
+		}
+	}
+
+	m, err = Load(configMap(map[string]string{"ignored-by-nobody.yaml": testSvc}, map[string][]byte{"csv.yaml": gz},
+		map[string]string{AnnotationContentEncoding: EncodingGzipBase64}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bundle.Name != "foo.v1.0.0" || len(m.Bundle.Objects) != 2 {
+		t.Errorf("gzip: name %q, %d objects", m.Bundle.Name, len(m.Bundle.Objects))
+	}
+}
+
+func TestLoadErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cm      *corev1.ConfigMap
+		wantErr string
+	}{
+		{"no kind", configMap(map[string]string{"csv.yaml": testCSV, "bad.yaml": "metadata:\n  name: x\n"}, nil, nil), `key "bad.yaml": not a Kubernetes object`},
+		{"not yaml", configMap(map[string]string{"csv.yaml": testCSV, "bad.yaml": "a: [\n"}, nil, nil), `key "bad.yaml"`},
+		{"second document bad", configMap(map[string]string{"csv.yaml": testCSV, "two.yaml": testSvc + "---\nfoo: bar\n"}, nil, nil), `key "two.yaml": document 2`},
+		{"two CSVs", configMap(map[string]string{"a.yaml": testCSV, "b.yaml": testCSV}, nil, nil), `key "b.yaml": second ClusterServiceVersion`},
+		{"no CSV", configMap(map[string]string{"svc.yaml": testSvc}, nil, nil), "no ClusterServiceVersion"},
+		{"bad base64", configMap(nil, map[string][]byte{"csv.yaml": []byte("%%%")}, map[string]string{AnnotationContentEncoding: EncodingGzipBase64}), `key "csv.yaml": not base64`},
+		{"not gzip", configMap(nil, map[string][]byte{"csv.yaml": []byte("aGVsbG8=")}, map[string]string{AnnotationContentEncoding: EncodingGzipBase64}), `key "csv.yaml": not gzip`},
+		{"unknown encoding", configMap(map[string]string{"csv.yaml": testCSV}, nil, map[string]string{AnnotationContentEncoding: "zstd"}), `unknown olm.contentEncoding "zstd"`},
+		{"path escapes", configMap(map[string]string{"csv.yaml": testCSV}, nil, map[string]string{AnnotationPaths: `{"csv.yaml":"../csv.yaml"}`}), "not manifests/<name>"},
+		{"empty", configMap(nil, nil, nil), "no ClusterServiceVersion"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.cm)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Load error = %v, want it to contain %q", err, tc.wantErr)
+			}
+			if !strings.Contains(err.Error(), "configmap ns/cm") {
+				t.Errorf("error %q does not name the configmap", err)
+			}
+		})
+	}
+}

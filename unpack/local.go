@@ -1,0 +1,164 @@
+package unpack
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+)
+
+// LocalOption configures WriteLocal.
+type LocalOption func(*localOptions)
+
+type localOptions struct {
+	name  string
+	force bool
+}
+
+// WithBundleName names the bundle, and so the file <root>/<name>.tar.gz
+// (default: the ConfigMap's name). It must be a DNS subdomain name, which
+// cannot climb out of the root directory.
+func WithBundleName(name string) LocalOption {
+	return func(o *localOptions) { o.name = name }
+}
+
+// WithForce replaces an existing archive.
+func WithForce(force bool) LocalOption {
+	return func(o *localOptions) { o.force = force }
+}
+
+// WriteLocal stores a ConfigMap as a local bundle source (rukpak's "local"
+// source): <root>/<bundle-name>.tar.gz holding a manifests directory with
+// every entry of the ConfigMap as manifests/<key>. Every document of every
+// entry must be a Kubernetes object (apiVersion and kind) and there must be
+// at least one. Keys and names that are not plain file names are refused,
+// so nothing is written outside root. The archive is written to a temp
+// file in root and renamed into place; an existing archive is an error
+// unless WithForce. It returns the archive's path.
+func WriteLocal(cm *corev1.ConfigMap, root string, opts ...LocalOption) (string, error) {
+	if cm == nil {
+		return "", errors.New("local bundle: no configmap")
+	}
+	o := localOptions{name: cm.Name}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	where := cm.Namespace + "/" + cm.Name
+	if errs := validation.IsDNS1123Subdomain(o.name); len(errs) > 0 {
+		return "", fmt.Errorf("bundle name %q: %s", o.name, strings.Join(errs, "; "))
+	}
+	files, err := decodeEntries(cm)
+	if err != nil {
+		return "", fmt.Errorf("configmap %s: %w", where, err)
+	}
+	if len(files) == 0 {
+		return "", fmt.Errorf("configmap %s is empty: at least one object is required", where)
+	}
+	for _, f := range files {
+		if err := checkLocalEntry(f); err != nil {
+			return "", fmt.Errorf("configmap %s key %q: %w", where, f.Key, err)
+		}
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("local bundle root: %w", err)
+	}
+	dest := filepath.Join(root, o.name+".tar.gz")
+	if err := writeFileAtomic(dest, o.force, func(w *os.File) error { return writeTarGz(w, files) }); err != nil {
+		return "", err
+	}
+	return dest, nil
+}
+
+// checkLocalEntry refuses keys that are not plain file names and entries
+// that are not Kubernetes objects.
+func checkLocalEntry(f File) error {
+	if errs := validation.IsConfigMapKey(f.Key); len(errs) > 0 || strings.ContainsAny(f.Key, `/\`) {
+		return fmt.Errorf("key is not a plain file name: %s", strings.Join(errs, "; "))
+	}
+	docs, err := splitDocuments(f.Content)
+	if err != nil {
+		return err
+	}
+	for i, doc := range docs {
+		tm, err := manifest.Identify(doc)
+		if err != nil {
+			return fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if tm.APIVersion == "" || tm.Kind == "" {
+			return fmt.Errorf("document %d is not a Kubernetes object: apiVersion or kind missing", i+1)
+		}
+	}
+	return nil
+}
+
+// writeTarGz writes manifests/ and manifests/<key> for each file, owned by
+// root with a fixed time so that the same ConfigMap gives the same bytes.
+func writeTarGz(w *os.File, files []File) error {
+	zw := gzip.NewWriter(w)
+	tw := tar.NewWriter(zw)
+	epoch := time.Unix(0, 0)
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "manifests/", Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	for _, f := range files {
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: "manifests/" + f.Key, Mode: 0o644, Size: int64(len(f.Content)), ModTime: epoch, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(f.Content); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// writeFileAtomic writes dest through a temp file in its directory and
+// renames it into place (or, without force, links it, which fails if dest
+// exists), so dest is either the old file or the whole new one.
+func writeFileAtomic(dest string, force bool, write func(*os.File) error) error {
+	if !force {
+		if _, err := os.Lstat(dest); err == nil {
+			return fmt.Errorf("%s exists (use --force to replace it)", dest)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if force {
+		err = os.Rename(tmp.Name(), dest)
+	} else {
+		err = os.Link(tmp.Name(), dest)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", dest, err)
+	}
+	return nil
+}

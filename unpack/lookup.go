@@ -1,0 +1,157 @@
+package unpack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BundleLookup condition types and reasons, as in OLM's InstallPlan
+// status.bundleLookups.
+const (
+	ConditionPending = "BundleLookupPending"
+	ConditionFailed  = "BundleLookupFailed"
+
+	ReasonCatalogSourceMissing = "CatalogSourceMissing"
+	ReasonJobNotStarted        = "JobNotStarted"
+	ReasonJobIncomplete        = "JobIncomplete"
+	// ReasonInvalidBundle fails a lookup whose Job completed but whose
+	// ConfigMap does not load (OLM calls this ErrorPreventedUnpacking).
+	ReasonInvalidBundle = "ErrorPreventedUnpacking"
+)
+
+// Condition is one BundleLookup condition.
+type Condition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// BundleLookup is the unpack state of one bundle image. No conditions means
+// unpacked: Manifest holds the bundle.
+type BundleLookup struct {
+	Image      string      `json:"path"`
+	Namespace  string      `json:"namespace"`
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions,omitempty"`
+	Manifest   *Manifest   `json:"-"`
+}
+
+// Pending reports whether the lookup waits for something.
+func (l *BundleLookup) Pending() bool { return l.condition(ConditionPending) != nil }
+
+// Failed returns the failure condition, or nil.
+func (l *BundleLookup) Failed() *Condition { return l.condition(ConditionFailed) }
+
+func (l *BundleLookup) condition(t string) *Condition {
+	for i := range l.Conditions {
+		if l.Conditions[i].Type == t {
+			return &l.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func newLookup(image, namespace, name string, conds ...Condition) *BundleLookup {
+	return &BundleLookup{Image: image, Namespace: namespace, Name: name, Conditions: conds}
+}
+
+func pending(reason, message string) Condition {
+	return Condition{Type: ConditionPending, Status: "True", Reason: reason, Message: message}
+}
+
+// Lookup reads the unpack state of image in namespace without changing
+// anything: CatalogSourceMissing when the catalog (WithCatalogSource) does
+// not exist, JobNotStarted without a Job, BundleLookupFailed with the Job's
+// failure reason and message (DeadlineExceeded, BackoffLimitExceeded),
+// JobIncomplete (with the waiting reasons of pending unpack pods) until the
+// Job completes, and then the bundle loaded from the ConfigMap.
+func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...LaunchOption) (*BundleLookup, error) {
+	o := newLaunchOptions(opts)
+	if err := o.validate(image, namespace); err != nil {
+		return nil, err
+	}
+	name := Name(image)
+	if ref := o.catalogSource; ref != nil {
+		if _, err := c.getCatalogSource(ctx, *ref); apierrors.IsNotFound(err) {
+			return newLookup(image, namespace, name, pending(ReasonCatalogSourceMissing, "referenced catalogsource not found")), nil
+		} else if err != nil {
+			return nil, fmt.Errorf("get catalogsource %s: %w", ref, err)
+		}
+	}
+	job, err := c.Kube.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return newLookup(image, namespace, name, pending(ReasonJobNotStarted, "unpack job not yet started")), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get job %s/%s: %w", namespace, name, err)
+	}
+	if cond := jobCondition(job, batchv1.JobFailed); cond != nil {
+		return newLookup(image, namespace, name, Condition{
+			Type: ConditionFailed, Status: "True", Reason: cond.Reason, Message: cond.Message,
+		}), nil
+	}
+	if jobCondition(job, batchv1.JobComplete) == nil {
+		msg, err := pendingPods(ctx, c, job)
+		if err != nil {
+			return nil, err
+		}
+		return newLookup(image, namespace, name, pending(ReasonJobIncomplete, msg)), nil
+	}
+	cm, err := c.Kube.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get configmap %s/%s: %w", namespace, name, err)
+	}
+	m, err := Load(cm)
+	if err != nil {
+		return newLookup(image, namespace, name, Condition{
+			Type: ConditionFailed, Status: "True", Reason: ReasonInvalidBundle, Message: err.Error(),
+		}), nil
+	}
+	l := newLookup(image, namespace, name)
+	l.Manifest = m
+	return l, nil
+}
+
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range job.Status.Conditions {
+		if c := &job.Status.Conditions[i]; c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
+// pendingPods describes why the Job's pending pods wait (an image that
+// cannot be pulled never fails the Job, it only times out), as OLM's
+// message does.
+func pendingPods(ctx context.Context, c Clients, job *batchv1.Job) (string, error) {
+	msg := "unpack job not completed"
+	pods, err := c.Kube.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job.Name})
+	if err != nil {
+		return "", fmt.Errorf("list pods of job %s/%s: %w", job.Namespace, job.Name, err)
+	}
+	var waiting []string
+	for _, pod := range pods.Items {
+		if pod.Status.Phase != corev1.PodPending {
+			continue
+		}
+		for _, st := range pod.Status.InitContainerStatuses {
+			if st.Ready || st.State.Waiting == nil {
+				continue
+			}
+			waiting = append(waiting, fmt.Sprintf("Unpack pod(%s/%s) container(%s) is pending. Reason: %s, Message: %s",
+				pod.Namespace, pod.Name, st.Name, st.State.Waiting.Reason, st.State.Waiting.Message))
+		}
+	}
+	if len(waiting) > 0 {
+		msg += ": " + strings.Join(waiting, " | ")
+	}
+	return msg, nil
+}
