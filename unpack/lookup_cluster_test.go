@@ -1,0 +1,145 @@
+package unpack
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/operator-catalog/olmcat/internal/kubetest"
+)
+
+// setJobConditions writes Job status as the Job controller would (there is
+// none on the test API server).
+func setJobConditions(t *testing.T, clients Clients, ns, name string, conds ...batchv1.JobCondition) {
+	t.Helper()
+	ctx := context.Background()
+	job := getJob(t, clients, ns, name)
+	now := metav1.NewTime(time.Now().Add(-time.Second).Truncate(time.Second))
+	job.Status.StartTime = &now
+	for _, c := range conds {
+		c.Status = corev1.ConditionTrue
+		c.LastProbeTime, c.LastTransitionTime = now, now
+		job.Status.Conditions = append(job.Status.Conditions, c)
+		switch c.Type {
+		case batchv1.JobComplete:
+			done := metav1.NewTime(now.Add(time.Second))
+			job.Status.CompletionTime = &done
+			job.Status.Succeeded = 1
+		case batchv1.JobFailed:
+			job.Status.Failed = 1
+		}
+	}
+	if _, err := clients.Kube.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("write job status: %v", err)
+	}
+}
+
+func wantCondition(t *testing.T, l *BundleLookup, typ, reason, message string) {
+	t.Helper()
+	if len(l.Conditions) != 1 {
+		t.Fatalf("conditions = %+v, want one %s", l.Conditions, typ)
+	}
+	c := l.Conditions[0]
+	if c.Type != typ || c.Status != "True" || c.Reason != reason || !strings.HasPrefix(c.Message, message) {
+		t.Fatalf("condition = %+v, want %s %s %q", c, typ, reason, message)
+	}
+	if l.Manifest != nil {
+		t.Fatal("a pending or failed lookup carries a bundle")
+	}
+}
+
+// TestLookupTransitions walks one unpack through every state by writing Job
+// status: catalog missing, not started, incomplete (with a pod waiting on
+// its image), complete (the bundle loaded), and a second unpack that fails
+// with DeadlineExceeded.
+func TestLookupTransitions(t *testing.T) {
+	c := kubetest.Get(t)
+	clients := installCatalogSourceCRD(t, c)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+	image := "example/foo-bundle:v0.1.0"
+	name := Name(image)
+	withCS := WithCatalogSource(CatalogSourceRef{ns, "catalog"})
+
+	// The catalog does not exist yet: nothing is created.
+	l, err := Launch(ctx, clients, image, ns, withCS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, l, ConditionPending, ReasonCatalogSourceMissing, "referenced catalogsource not found")
+	if _, err := clients.Kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("configmap created without a catalog source: %v", err)
+	}
+
+	createCatalogSource(t, clients, ns, "catalog")
+	l, err = Lookup(ctx, clients, image, ns, withCS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, l, ConditionPending, ReasonJobNotStarted, "unpack job not yet started")
+
+	if l, err = Launch(ctx, clients, image, ns, withCS); err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, l, ConditionPending, ReasonJobIncomplete, "unpack job not completed")
+	if l.Conditions[0].Message != "unpack job not completed" {
+		t.Errorf("message %q names pods, but there are none", l.Conditions[0].Message)
+	}
+
+	// A pod of the Job waits for the bundle image.
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name + "-x", Labels: map[string]string{"job-name": name}},
+		Spec:       corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "extract", Image: "olmcat:test"}}},
+	}
+	pod, err = clients.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod.Status.Phase = corev1.PodPending
+	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "pull", Image: image,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}}}}
+	if _, err := clients.Kube.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = Lookup(ctx, clients, image, ns, withCS); err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, l, ConditionPending, ReasonJobIncomplete,
+		"unpack job not completed: Unpack pod("+ns+"/"+name+"-x) container(pull) is pending. Reason: ImagePullBackOff, Message: Back-off pulling image")
+
+	// The Job's extract container writes the ConfigMap as the Job's
+	// service account, then the Job completes.
+	sa, err := NewClients(c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Extract(ctx, sa.Kube, ns, name, WithBundleDir("../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"), WithGzip(true), WithSourceImage(image)); err != nil {
+		t.Fatal(err)
+	}
+	setJobConditions(t, clients, ns, name, batchv1.JobCondition{Type: batchv1.JobSuccessCriteriaMet}, batchv1.JobCondition{Type: batchv1.JobComplete})
+	if l, err = Lookup(ctx, clients, image, ns, withCS); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Conditions) != 0 || l.Manifest == nil || l.Manifest.Bundle.Name != "foo.v0.1.0" || l.Manifest.Bundle.Image != image {
+		t.Fatalf("completed lookup: conditions %+v, manifest %v", l.Conditions, l.Manifest)
+	}
+
+	// Another image's Job runs past its deadline.
+	failing := "example/bar-bundle:v0.1.0"
+	if _, err := Launch(ctx, clients, failing, ns, withCS); err != nil {
+		t.Fatal(err)
+	}
+	setJobConditions(t, clients, ns, Name(failing),
+		batchv1.JobCondition{Type: batchv1.JobFailureTarget, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline"},
+		batchv1.JobCondition{Type: batchv1.JobFailed, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline"})
+	if l, err = Lookup(ctx, clients, failing, ns, withCS); err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, l, ConditionFailed, "DeadlineExceeded", "Job was active longer than specified deadline")
+}

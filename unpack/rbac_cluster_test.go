@@ -1,0 +1,63 @@
+package unpack
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/operator-catalog/olmcat/internal/kubetest"
+)
+
+// TestServiceAccountWritesOnlyItsConfigMap authenticates as the unpack
+// Job's ServiceAccount with a token from the API server: Extract into its
+// ConfigMap works; every other write, and reading anything else, is
+// forbidden by the Role Launch created.
+func TestServiceAccountWritesOnlyItsConfigMap(t *testing.T) {
+	c := kubetest.Get(t)
+	clients := installCatalogSourceCRD(t, c)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+	image := "example/baz-bundle:v1.0.0"
+	name := Name(image)
+	if _, err := Launch(ctx, clients, image, ns); err != nil {
+		t.Fatal(err)
+	}
+	createConfigMap(t, clients.Kube, ns, "other")
+	sa, err := NewClients(c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.0.0")
+	if _, err := Extract(ctx, sa.Kube, ns, name, dir); err != nil {
+		t.Fatalf("extract into its own configmap: %v", err)
+	}
+	if _, err := Extract(ctx, sa.Kube, ns, "other", dir); !apierrors.IsForbidden(err) {
+		t.Errorf("extract into another configmap: %v, want Forbidden", err)
+	}
+	cms := sa.Kube.CoreV1().ConfigMaps(ns)
+	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: ns}, Data: map[string]string{"x": "y"}}
+	for what, call := range map[string]func() error{
+		"update another configmap": func() error { _, err := cms.Update(ctx, other, metav1.UpdateOptions{}); return err },
+		"create a configmap": func() error {
+			_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "new"}}, metav1.CreateOptions{})
+			return err
+		},
+		"delete its configmap":  func() error { return cms.Delete(ctx, name, metav1.DeleteOptions{}) },
+		"list configmaps":       func() error { _, err := cms.List(ctx, metav1.ListOptions{}); return err },
+		"get another configmap": func() error { _, err := cms.Get(ctx, "other", metav1.GetOptions{}); return err },
+		"read its job": func() error {
+			_, err := sa.Kube.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+			return err
+		},
+	} {
+		if err := call(); !apierrors.IsForbidden(err) {
+			t.Errorf("%s as the unpack service account: %v, want Forbidden", what, err)
+		}
+	}
+	if cm := getConfigMap(t, clients, ns, "other"); len(cm.Data) != 0 {
+		t.Errorf("other configmap was written: %v", cm.Data)
+	}
+}
