@@ -1,6 +1,7 @@
 # olmcat build and test entry points. Everything the tests need is installed
-# by these targets (Go modules, and Debian's chromium for the browser test);
-# nothing has to be set up by hand.
+# by these targets (Go modules, Debian's chromium for the browser test,
+# Debian's etcd-server and a kube-apiserver built from the Go module proxy
+# for the cluster tests); nothing has to be set up by hand.
 
 GO        ?= go
 BIN       ?= bin/olmcat
@@ -9,19 +10,41 @@ FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
-.PHONY: all build browser test test-unit test-race fuzz lint generate bench clean
+.PHONY: all build browser cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
 
 all: build
 
+# A static binary: the unpack Job runs it inside bundle images (no libc).
 build:
-	$(GO) build -o $(BIN) ./cmd/olmcat
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/olmcat
 
-test: lint browser test-unit test-race fuzz
+test: lint browser cluster-bins test-all test-race fuzz
 
-# The browser test (internal/htmlreport) drives Debian's chromium; under
-# make test a missing browser fails the test instead of skipping it.
+# Every test. The browser test (internal/htmlreport) drives Debian's
+# chromium and the cluster tests (internal/kubetest users: unpack, the
+# bundle commands) a real kube-apiserver and etcd; here a missing browser or
+# binary fails those tests instead of skipping them.
+test-all:
+	OLMCAT_REQUIRE_BROWSER=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 $(GO) test -count=1 $(PKGS)
+
+# The fast tests: -short skips the cluster tests.
 test-unit:
-	OLMCAT_REQUIRE_BROWSER=1 $(GO) test -count=1 $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 $(GO) test -short -count=1 $(PKGS)
+
+# Cluster test binaries: etcd from Debian's etcd-server, kube-apiserver
+# built once by scripts/install-kube-apiserver.sh (~10 minutes on 2 cores)
+# and cached outside the repository.
+ETCD           ?= /usr/bin/etcd
+KUBE_VERSION   ?= v1.34.4
+KUBE_APISERVER ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/olmcat-test/kube-apiserver-$(KUBE_VERSION)
+CLUSTER_ENV     = TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISERVER)
+
+cluster-bins:
+	@if [ ! -x $(ETCD) ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "$(ETCD) missing: install Debian's etcd-server package (or run make test as root)" >&2; exit 1; fi; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends etcd-server; \
+	fi
+	@if [ ! -x $(KUBE_APISERVER) ]; then KUBE_VERSION=$(KUBE_VERSION) GO=$(GO) scripts/install-kube-apiserver.sh >/dev/null; fi
 
 CHROMIUM ?= /usr/bin/chromium
 

@@ -15,7 +15,7 @@
 set -euo pipefail
 
 KUBE_VERSION=${KUBE_VERSION:-v1.34.4}
-CACHE_DIR=${OLMCAT_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/olmcat-test}
+CACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/olmcat-test
 BIN="$CACHE_DIR/kube-apiserver-$KUBE_VERSION"
 GO=${GO:-go}
 

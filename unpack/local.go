@@ -5,9 +5,12 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -161,4 +164,49 @@ func writeFileAtomic(dest string, force bool, write func(*os.File) error) error 
 		return fmt.Errorf("write %s: %w", dest, err)
 	}
 	return nil
+}
+
+// ReadLocal opens an archive WriteLocal wrote as a file system: the
+// manifests directory and its files. Entries other than regular files and
+// directories, and names that are not clean relative paths, are errors.
+func ReadLocal(path string) (fs.FS, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read local bundle: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("read local bundle %s: %w", path, err)
+	}
+	tr := tar.NewReader(zr)
+	fsys := fstest.MapFS{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return fsys, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read local bundle %s: %w", path, err)
+		}
+		name := strings.TrimSuffix(hdr.Name, "/")
+		if !fs.ValidPath(name) || name == "." {
+			return nil, fmt.Errorf("read local bundle %s: entry %q is not a clean relative path", path, hdr.Name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			fsys[name] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+		case tar.TypeReg:
+			data, err := io.ReadAll(io.LimitReader(tr, maxEntrySize+1))
+			if err != nil {
+				return nil, fmt.Errorf("read local bundle %s: %w", path, err)
+			}
+			if len(data) > maxEntrySize {
+				return nil, fmt.Errorf("read local bundle %s: entry %s is over %d bytes", path, name, maxEntrySize)
+			}
+			fsys[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+		default:
+			return nil, fmt.Errorf("read local bundle %s: entry %s is not a file or directory", path, name)
+		}
+	}
 }

@@ -4,41 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/operator-catalog/olmcat/internal/kubetest"
 )
-
-// setJobConditions writes Job status as the Job controller would (there is
-// none on the test API server).
-func setJobConditions(t *testing.T, clients Clients, ns, name string, conds ...batchv1.JobCondition) {
-	t.Helper()
-	ctx := context.Background()
-	job := getJob(t, clients, ns, name)
-	now := metav1.NewTime(time.Now().Add(-time.Second).Truncate(time.Second))
-	job.Status.StartTime = &now
-	for _, c := range conds {
-		c.Status = corev1.ConditionTrue
-		c.LastProbeTime, c.LastTransitionTime = now, now
-		job.Status.Conditions = append(job.Status.Conditions, c)
-		switch c.Type {
-		case batchv1.JobComplete:
-			done := metav1.NewTime(now.Add(time.Second))
-			job.Status.CompletionTime = &done
-			job.Status.Succeeded = 1
-		case batchv1.JobFailed:
-			job.Status.Failed = 1
-		}
-	}
-	if _, err := clients.Kube.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("write job status: %v", err)
-	}
-}
 
 func wantCondition(t *testing.T, l *BundleLookup, typ, reason, message string) {
 	t.Helper()
@@ -122,7 +94,7 @@ func TestLookupTransitions(t *testing.T) {
 	if _, err := Extract(ctx, sa.Kube, ns, name, WithBundleDir("../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"), WithGzip(true), WithSourceImage(image)); err != nil {
 		t.Fatal(err)
 	}
-	setJobConditions(t, clients, ns, name, batchv1.JobCondition{Type: batchv1.JobSuccessCriteriaMet}, batchv1.JobCondition{Type: batchv1.JobComplete})
+	kubetest.CompleteJob(t, clients.Kube, ns, name)
 	if l, err = Lookup(ctx, clients, image, ns, withCS); err != nil {
 		t.Fatal(err)
 	}
@@ -135,9 +107,7 @@ func TestLookupTransitions(t *testing.T) {
 	if _, err := Launch(ctx, clients, failing, ns, withCS); err != nil {
 		t.Fatal(err)
 	}
-	setJobConditions(t, clients, ns, Name(failing),
-		batchv1.JobCondition{Type: batchv1.JobFailureTarget, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline"},
-		batchv1.JobCondition{Type: batchv1.JobFailed, Reason: "DeadlineExceeded", Message: "Job was active longer than specified deadline"})
+	kubetest.FailJob(t, clients.Kube, ns, Name(failing), "DeadlineExceeded", "Job was active longer than specified deadline")
 	if l, err = Lookup(ctx, clients, failing, ns, withCS); err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,7 @@ and checks that two catalogs answer that API the same way.`,
 		newGenerateCmd(),
 		newUnpackCmd(),
 		newGraphCmd(),
+		newBundleCmd(),
 	)
 	return root
 }

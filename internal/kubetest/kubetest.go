@@ -50,10 +50,14 @@ func Main(m *testing.M) int {
 }
 
 // Get returns the package's cluster, starting it on first use. It skips t
-// when the binaries are missing (fails when TEST_ASSETS_REQUIRED is set) and
-// fails t when the cluster cannot start.
+// in -short mode and when the binaries are missing (unless
+// TEST_ASSETS_REQUIRED is set, when a missing binary fails t), and fails t
+// when the cluster cannot start.
 func Get(t testing.TB) *Cluster {
 	t.Helper()
+	if testing.Short() && os.Getenv(EnvRequired) == "" {
+		t.Skip("cluster test skipped in -short mode")
+	}
 	once.Do(func() {
 		var bins Binaries
 		bins, startErr = FindBinaries()

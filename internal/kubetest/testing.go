@@ -10,6 +10,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -86,4 +87,49 @@ func (c *Cluster) Kubeconfig(t testing.TB, cfg *rest.Config) string {
 		t.Fatalf("write kubeconfig: %v", err)
 	}
 	return path
+}
+
+// CompleteJob writes the status the Job controller writes when a Job
+// succeeds (SuccessCriteriaMet, then Complete).
+func CompleteJob(t testing.TB, client kubernetes.Interface, namespace, name string) {
+	t.Helper()
+	setJobConditions(t, client, namespace, name,
+		batchv1.JobCondition{Type: batchv1.JobSuccessCriteriaMet},
+		batchv1.JobCondition{Type: batchv1.JobComplete})
+}
+
+// FailJob writes the status the Job controller writes when a Job fails
+// with reason (FailureTarget, then Failed), e.g. DeadlineExceeded.
+func FailJob(t testing.TB, client kubernetes.Interface, namespace, name, reason, message string) {
+	t.Helper()
+	setJobConditions(t, client, namespace, name,
+		batchv1.JobCondition{Type: batchv1.JobFailureTarget, Reason: reason, Message: message},
+		batchv1.JobCondition{Type: batchv1.JobFailed, Reason: reason, Message: message})
+}
+
+func setJobConditions(t testing.TB, client kubernetes.Interface, namespace, name string, conds ...batchv1.JobCondition) {
+	t.Helper()
+	ctx := context.Background()
+	job, err := client.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := metav1.NewTime(time.Now().Add(-time.Second).Truncate(time.Second))
+	job.Status.StartTime = &start
+	for _, c := range conds {
+		c.Status = corev1.ConditionTrue
+		c.LastProbeTime, c.LastTransitionTime = start, start
+		job.Status.Conditions = append(job.Status.Conditions, c)
+		switch c.Type {
+		case batchv1.JobComplete:
+			done := metav1.NewTime(start.Add(time.Second))
+			job.Status.CompletionTime = &done
+			job.Status.Succeeded = 1
+		case batchv1.JobFailed:
+			job.Status.Failed = 1
+		}
+	}
+	if _, err := client.BatchV1().Jobs(namespace).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("write status of job %s/%s: %v", namespace, name, err)
+	}
 }

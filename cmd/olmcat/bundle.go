@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/operator-catalog/olmcat/unpack"
+)
+
+func newBundleCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bundle",
+		Short: "Unpack bundle images on a cluster through ConfigMaps, and read those ConfigMaps back",
+		Long: `The bundle commands move operator bundles through a Kubernetes cluster as
+OLM does: "bundle unpack" launches a Job that runs inside the bundle image
+("bundle copy") and writes the bundle into a ConfigMap ("bundle extract");
+"bundle load" prints such a ConfigMap as an olm.bundle blob and
+"bundle local" stores one as a local bundle source (tar.gz).
+
+Cluster access: --kubeconfig, else $KUBECONFIG or ~/.kube/config, else the
+in-cluster service account (as inside the unpack Job).`,
+	}
+	cmd.AddCommand(
+		newBundleExtractCmd(),
+		newBundleLoadCmd(),
+		newBundleUnpackCmd(),
+		newBundleLocalCmd(),
+		newBundleCopyCmd(),
+	)
+	return cmd
+}
+
+// restConfig loads cluster access from kubeconfig (a path, or "" for the
+// default loading rules: $KUBECONFIG, ~/.kube/config), falling back to the
+// in-cluster configuration when there is no kubeconfig.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("cluster access: %w", err)
+	}
+	return cfg, nil
+}
+
+func bundleClients(kubeconfig string) (unpack.Clients, error) {
+	cfg, err := restConfig(kubeconfig)
+	if err != nil {
+		return unpack.Clients{}, err
+	}
+	return unpack.NewClients(cfg)
+}
+
+// splitRef parses a namespace/name argument.
+func splitRef(arg, what string) (namespace, name string, err error) {
+	ns, name, ok := strings.Cut(arg, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", usageError(fmt.Errorf("%s %q: want <namespace>/<name>", what, arg))
+	}
+	return ns, name, nil
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/unpack"
+)
+
+func newBundleCopyCmd() *cobra.Command {
+	var from string
+	var self bool
+	cmd := &cobra.Command{
+		Use:   "copy <dest>",
+		Short: "Copy a bundle image's manifests and metadata to <dest> (the unpack Job's copier)",
+		Long: `Copy runs inside a bundle image, which has no shell: it finds the bundle's
+metadata/annotations.yaml under --from (searching the file system when it is
+not at metadata/annotations.yaml), and copies the manifests directory the
+annotations name and the metadata directory to <dest>/manifests and
+<dest>/metadata. With --self it copies this binary itself to the file
+<dest>, which is how the Job's util container hands it to the bundle image.`,
+		Example: `  olmcat bundle copy --self /util/olmcat
+  /util/olmcat bundle copy /bundle`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if self {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("bundle copy --self: %w", err)
+				}
+				return unpack.CopyFile(exe, args[0], 0o755)
+			}
+			return unpack.CopyBundle(from, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "/", "root to find the bundle under")
+	cmd.Flags().BoolVar(&self, "self", false, "copy this binary to the file <dest>")
+	return cmd
+}

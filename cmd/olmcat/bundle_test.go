@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/unpack"
+)
+
+// The bundle command tests share one API server (started on first use).
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
+
+func createEmptyConfigMap(t *testing.T, c *kubetest.Cluster, ns, name string) {
+	t.Helper()
+	_, err := c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// TestBundleExtractLoadMatchesOPMRender: every real bundle dir, extracted
+// into a ConfigMap on the API server (plain and gzipped) and printed by
+// bundle load, is the olm.bundle blob opm renders for its image.
+func TestBundleExtractLoadMatchesOPMRender(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	kubeconfig := c.Kubeconfig(t, c.AdminConfig())
+	for i, dir := range realBundleDirs(t) {
+		name := strings.TrimPrefix(dir, "../../fixtures/bundles/")
+		image := "example/" + strings.ToLower(strings.NewReplacer("/", "-", "+", "-").Replace(name)) + ":v1"
+		for _, gzip := range []bool{false, true} {
+			cm := "b" + string(rune('a'+i%26)) + strings.ToLower(strings.NewReplacer("/", "-", "+", "-", "_", "-").Replace(name))
+			args := []string{"bundle", "extract", "-m", dir, "-n", ns, "--kubeconfig", kubeconfig}
+			if gzip {
+				cm += "-z"
+				args = append(args, "-z")
+			}
+			t.Run(name+map[bool]string{false: "/plain", true: "/gzip"}[gzip], func(t *testing.T) {
+				createEmptyConfigMap(t, c, ns, cm)
+				t.Setenv("CONTAINER_IMAGE", image)
+				_, stderr, code := runCLI(t, append(args, "-c", cm)...)
+				require.Equal(t, 0, code, stderr)
+				got, stderr, code := runCLI(t, "bundle", "load", ns+"/"+cm, "--kubeconfig", kubeconfig)
+				require.Equal(t, 0, code, stderr)
+				require.Equal(t, opmImageRender(t, dir, image), got)
+			})
+		}
+	}
+}
+
+// remap rewrites the Job's container paths to test directories.
+func remap(args []string, dirs map[string]string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		for from, to := range dirs {
+			if a == from || strings.HasPrefix(a, from+"/") {
+				out[i] = to + strings.TrimPrefix(a, from)
+			}
+		}
+	}
+	return out
+}
+
+// TestBundleUnpackJobCommands launches an unpack with the CLI, then plays
+// the stored Job's three containers with this binary (paths remapped to
+// temp dirs, the bundle image's root being a fixture bundle), the extract
+// container authenticated as the Job's ServiceAccount with a token from the
+// API server. That ServiceAccount can write its ConfigMap and no other.
+// Then the Job's status moves to Complete and unpack --wait reports the
+// bundle, which bundle load prints as opm renders it.
+func TestBundleUnpackJobCommands(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	admin := c.Kubeconfig(t, c.AdminConfig())
+	image := "example/etcd-bundle:v0.9.2"
+	bundleRoot := "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+	name := unpack.Name(image)
+
+	out, stderr, code := runCLI(t, "bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test")
+	require.Equal(t, 0, code, stderr)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, ns+"/"+name, res["configMap"])
+	require.Contains(t, out, `"reason": "JobIncomplete"`)
+
+	job, err := c.Admin(t).BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	tmp := t.TempDir()
+	dirs := map[string]string{"/util": filepath.Join(tmp, "util"), "/bundle": filepath.Join(tmp, "bundle")}
+	for _, d := range dirs {
+		require.NoError(t, os.Mkdir(d, 0o755))
+	}
+	pod := job.Spec.Template.Spec
+	containers := append(append([]corev1.Container{}, pod.InitContainers...), pod.Containers...)
+	require.Len(t, containers, 3)
+
+	// util: copy this binary into the shared volume.
+	util := remap(containers[0].Command, dirs)
+	_, stderr, code = runCLI(t, util[1:]...)
+	require.Equal(t, 0, code, stderr)
+	st, err := os.Stat(filepath.Join(tmp, "util", "olmcat"))
+	require.NoError(t, err)
+	require.NotZero(t, st.Mode()&0o100, "copied binary is not executable")
+
+	// pull: inside the bundle image, whose root is the fixture bundle.
+	pull := remap(containers[1].Command, dirs)
+	_, stderr, code = runCLI(t, append(pull[1:], "--from", bundleRoot)...)
+	require.Equal(t, 0, code, stderr)
+
+	// extract, as the Job's service account.
+	sa := c.Kubeconfig(t, c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
+	extract := remap(containers[2].Command, dirs)
+	for _, e := range containers[2].Env {
+		t.Setenv(e.Name, e.Value)
+	}
+	_, stderr, code = runCLI(t, append(extract[1:], "--kubeconfig", sa)...)
+	require.Equal(t, 0, code, stderr)
+
+	createEmptyConfigMap(t, c, ns, "other")
+	other := append(remap(containers[2].Command, dirs)[1:], "--kubeconfig", sa)
+	for i := range other {
+		if other[i] == "-c" {
+			other[i+1] = "other"
+		}
+	}
+	_, stderr, code = runCLI(t, other...)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "forbidden")
+	require.Contains(t, stderr, "system:serviceaccount:"+ns+":"+name)
+
+	kubetest.CompleteJob(t, c.Admin(t), ns, name)
+	out, stderr, code = runCLI(t, "bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test", "--wait", "--poll-interval", "50ms")
+	require.Equal(t, 0, code, stderr)
+	res = nil
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	require.Equal(t, "etcdoperator.v0.9.2", res["bundle"])
+	require.Nil(t, res["conditions"])
+
+	got, stderr, code := runCLI(t, "bundle", "load", ns+"/"+name, "--kubeconfig", admin)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, opmImageRender(t, bundleRoot, image), got)
+}
+
+// TestBundleUnpackFailed: a Job that ran past its deadline fails the
+// command with the Job's reason; --wait stops waiting on failure.
+func TestBundleUnpackFailed(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	admin := c.Kubeconfig(t, c.AdminConfig())
+	image := "example/missing-bundle:v1"
+	args := []string{"bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--timeout", "30s"}
+	_, stderr, code := runCLI(t, args...)
+	require.Equal(t, 0, code, stderr)
+	job, err := c.Admin(t).BatchV1().Jobs(ns).Get(context.Background(), unpack.Name(image), metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(30), *job.Spec.ActiveDeadlineSeconds)
+
+	kubetest.FailJob(t, c.Admin(t), ns, unpack.Name(image), batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
+	out, stderr, code := runCLI(t, append(args, "--wait", "--poll-interval", "50ms")...)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, `"type": "BundleLookupFailed"`)
+	require.Contains(t, stderr, "DeadlineExceeded: Job was active longer than specified deadline")
+}
+
+// TestBundleLocal stores a ConfigMap of objects as <root>/<name>.tar.gz
+// and refuses names that leave the root, entries that are not objects and
+// overwriting without --force.
+func TestBundleLocal(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	admin := c.Kubeconfig(t, c.AdminConfig())
+	manifests := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0/manifests"
+	data := map[string]string{}
+	entries, err := os.ReadDir(manifests)
+	require.NoError(t, err)
+	for _, e := range entries {
+		content, err := os.ReadFile(filepath.Join(manifests, e.Name()))
+		require.NoError(t, err)
+		data[e.Name()] = string(content)
+	}
+	_, err = c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Data: data}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "notes"}, Data: map[string]string{"readme.md": "# not an object\n"}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	parent := t.TempDir()
+	root := filepath.Join(parent, "bundles")
+	out, stderr, code := runCLI(t, "bundle", "local", ns+"/foo", "--root", root, "--kubeconfig", admin)
+	require.Equal(t, 0, code, stderr)
+	archive := filepath.Join(root, "foo.tar.gz")
+	require.Equal(t, archive+"\n", out)
+	fsys, err := unpack.ReadLocal(archive)
+	require.NoError(t, err)
+	got := map[string]string{}
+	require.NoError(t, fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		content, err := fs.ReadFile(fsys, p)
+		got[p] = string(content)
+		return err
+	}))
+	want := map[string]string{}
+	for k, v := range data {
+		want["manifests/"+k] = v
+	}
+	require.Equal(t, want, got)
+
+	_, stderr, code = runCLI(t, "bundle", "local", ns+"/foo", "--root", root, "--kubeconfig", admin)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "exists (use --force")
+	_, stderr, code = runCLI(t, "bundle", "local", ns+"/foo", "--root", root, "--kubeconfig", admin, "--force")
+	require.Equal(t, 0, code, stderr)
+
+	for _, bad := range []string{"../escaped", "a/b", "/tmp/abs"} {
+		_, stderr, code = runCLI(t, "bundle", "local", ns+"/foo", "--root", root, "--name", bad, "--kubeconfig", admin)
+		require.Equal(t, 1, code, bad)
+		require.Contains(t, stderr, "bundle name")
+	}
+	_, stderr, code = runCLI(t, "bundle", "local", ns+"/notes", "--root", root, "--kubeconfig", admin)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `key "readme.md"`)
+	var files []string
+	require.NoError(t, filepath.WalkDir(parent, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	}))
+	require.Equal(t, []string{archive}, files, "only the one archive may exist under the parent of --root")
+}
+
+func TestBundleUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"bundle", "load", "no-namespace"},
+		{"bundle", "local", "ns/cm"},
+		{"bundle", "extract", "-n", "ns"},
+		{"bundle", "unpack", "example/b:v1"},
+		{"bundle", "unpack", "example/b:v1", "-n", "ns", "--catalog-source", "bad"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+}
