@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -32,6 +33,7 @@ type LoadOption func(*loadOptions)
 
 type loadOptions struct {
 	concurrency int
+	packages    map[string]bool // nil: every package
 }
 
 // WithConcurrency bounds the number of files decoded at once (default
@@ -83,7 +85,7 @@ func LoadFS(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeC
 			if err := ctx.Err(); err != nil {
 				errs[i] = err
 			} else {
-				results[i], errs[i] = loadFile(ctx, r, rel)
+				results[i], errs[i] = loadFile(ctx, r, rel, o.packages)
 			}
 			if errs[i] != nil {
 				for {
@@ -142,7 +144,7 @@ func LoadFile(ctx context.Context, root, relPath string) (*DeclarativeConfig, er
 	if !fs.ValidPath(rel) {
 		return nil, fmt.Errorf("load %s: path is not inside the catalog root %s", relPath, root)
 	}
-	return loadFile(ctx, r, rel)
+	return loadFile(ctx, r, rel, nil)
 }
 
 func openRoot(root string) (*os.Root, error) {
@@ -230,14 +232,25 @@ func listCatalogFiles(r *os.Root) ([]string, error) {
 }
 
 // loadFile decodes one blob stream file.
-func loadFile(ctx context.Context, r *os.Root, rel string) (*DeclarativeConfig, error) {
+func loadFile(ctx context.Context, r *os.Root, rel string, packages map[string]bool) (*DeclarativeConfig, error) {
 	f, err := r.Open(rel)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", rel, err)
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if packages != nil {
+		data, err := readAll(f)
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", rel, err)
+		}
+		if !mayHold(data, packages) {
+			return &DeclarativeConfig{}, nil
+		}
+		in = bytes.NewReader(data)
+	}
 	cfg := &DeclarativeConfig{}
-	err = DecodeStream(f, func(blob json.RawMessage, index int) error {
+	err = DecodeStream(in, func(blob json.RawMessage, index int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -252,6 +265,9 @@ func loadFile(ctx context.Context, r *os.Root, rel string) (*DeclarativeConfig, 
 			return nil, err
 		}
 		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
+	if packages != nil {
+		cfg.keepPackages(packages)
 	}
 	return cfg, nil
 }

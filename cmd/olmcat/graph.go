@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -54,7 +55,14 @@ are highlighted and explained in a legend.
 				return err
 			}
 			defer unpacked.Close()
-			cfg, err := loadRenderInput(cmd.Context(), renderInput{Input: local, name: args[0], unpacked: unpacked}, cmd.ErrOrStderr(), noDeprecationWarning)
+			rin := renderInput{Input: local, name: args[0], unpacked: unpacked}
+			var cfg *declcfg.DeclarativeConfig
+			if _, _, bundle := rin.bundleDir(); pkg != "" && local.Kind == source.KindDeclcfg && !bundle {
+				// Only the package's files are decoded.
+				cfg, err = declcfg.LoadFS(cmd.Context(), local.Ref, declcfg.WithPackages(pkg))
+			} else {
+				cfg, err = loadRenderInput(cmd.Context(), rin, cmd.ErrOrStderr(), noDeprecationWarning)
+			}
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}

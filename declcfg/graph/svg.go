@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -143,22 +145,24 @@ func writeNode(w io.Writer, l *channelLayout, p *placed) {
 	if n.Mark != "" {
 		classes = append(classes, n.Mark)
 	}
-	tip := n.Name
-	if n.Version != "" {
-		tip += " " + n.Version
-	}
+	// The tooltip says what the box cannot: deprecation, problems, marks.
+	tip := ""
 	if n.Deprecation != "" {
-		tip += "\ndeprecated: " + n.Deprecation
+		tip += "deprecated: " + n.Deprecation + "\n"
 	}
 	if len(n.Problems) > 0 {
-		tip += "\n" + problemList(n.Problems)
+		tip += problemList(n.Problems) + "\n"
 	}
 	if n.Mark != "" {
-		tip += "\n" + n.Mark
+		tip += n.Mark + "\n"
 	}
 	cx := p.x + l.nodeW/2
-	fmt.Fprintf(w, `<g class="%s" data-name="%s"><title>%s</title><rect x="%s" y="%s" width="%s" height="%d" rx="6"/><text x="%s" y="%s" text-anchor="middle">%s</text>`,
-		strings.Join(classes, " "), esc(n.Name), esc(tip), num(p.x), num(p.y), num(l.nodeW), nodeHeight, num(cx), num(p.y+16), esc(fit(n.Name, l.nodeW)))
+	fmt.Fprintf(w, `<g class="%s" data-name="%s">`, strings.Join(classes, " "), esc(n.Name))
+	if tip != "" {
+		fmt.Fprintf(w, `<title>%s</title>`, esc(strings.TrimSuffix(tip, "\n")))
+	}
+	fmt.Fprintf(w, `<rect x="%s" y="%s" width="%s" height="%d" rx="6"/><text x="%s" y="%s">%s</text>`,
+		num(p.x), num(p.y), num(l.nodeW), nodeHeight, num(cx), num(p.y+16), esc(fit(n.Name, l.nodeW)))
 	second := n.Version
 	if n.Absent {
 		second = "absent"
@@ -167,7 +171,7 @@ func writeNode(w io.Writer, l *channelLayout, p *placed) {
 		second = strings.TrimSpace(second + " " + n.Mark)
 	}
 	if second != "" {
-		fmt.Fprintf(w, `<text class="v" x="%s" y="%s" text-anchor="middle">%s</text>`, num(cx), num(p.y+30), esc(second))
+		fmt.Fprintf(w, `<text class="v" x="%s" y="%s">%s</text>`, num(cx), num(p.y+30), esc(second))
 	}
 	fmt.Fprint(w, "</g>\n")
 }
@@ -307,11 +311,9 @@ func fit(s string, width float64) string {
 	return string(r[:n-1]) + "…"
 }
 
-// num formats a coordinate with at most one decimal.
-func num(f float64) string {
-	s := fmt.Sprintf("%.1f", f)
-	return strings.TrimSuffix(s, ".0")
-}
+// num formats a coordinate in whole pixels: enough for the picture, and
+// short (pages hold tens of thousands of them).
+func num(f float64) string { return strconv.Itoa(int(math.Round(f))) }
 
 func abs(i int) int {
 	if i < 0 {

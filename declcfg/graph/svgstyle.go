@@ -23,6 +23,7 @@ var SVGStyle = strings.Join([]string{
 	".upgrade-graph .deprecated-channel-bg{fill:#ece6ff}",
 	".upgrade-graph .channel.deprecated-channel .channel-title{fill:#6b46c1}",
 	".node rect{fill:" + colorNode + ";stroke:" + colorStroke + ";stroke-width:1.2}",
+	".node text{text-anchor:middle}",
 	".node text.v{fill:#4a5568;font-size:10px}",
 	".node.deprecated rect{fill:" + colorDeprecated + "}",
 	".node.absent rect{fill:" + colorAbsent + ";stroke-dasharray:4 3}",
