@@ -61,7 +61,7 @@ test-race:
 FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg \
 	FuzzAppendIndented:./declcfg FuzzSplitObjects:./legacy \
 	FuzzValid:./internal/jsonscan FuzzSkipValue:./internal/jsonscan FuzzObjectFields:./internal/jsonscan \
-	FuzzArrayElems:./internal/jsonscan FuzzString:./internal/jsonscan FuzzObjects:./internal/jsonscan \
+	FuzzArrayElems:./internal/jsonscan FuzzString:./internal/jsonscan FuzzObjects:./internal/jsonscan FuzzFramer:./internal/jsonscan \
 	FuzzKind:./internal/manifest FuzzReadHead:./internal/manifest
 
 fuzz:

@@ -69,125 +69,21 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 // rest of the stream goes to decodeJSONStream, whose errors the loader
 // has always reported.
 func decodeJSONObjects(br *bufio.Reader, fn func(json.RawMessage, int) error) error {
-	fr := frameReader{r: br}
+	fr := jsonscan.NewFramer(br)
 	for i := 0; ; i++ {
-		blob, ok, err := fr.next()
+		blob, ok, err := fr.Next()
 		if err != nil {
 			return fmt.Errorf("blob #%d: decode JSON: %w", i, err)
 		}
 		if !ok {
-			if fr.eof && len(fr.buf) == 0 {
+			if fr.Done() {
 				return nil
 			}
-			return decodeJSONStreamFrom(io.MultiReader(bytes.NewReader(fr.buf), fr.r), i, fn)
+			return decodeJSONStreamFrom(fr.Rest(), i, fn)
 		}
 		if err := fn(append(json.RawMessage(nil), blob...), i); err != nil {
 			return err
 		}
-	}
-}
-
-// frameReader splits a stream into top-level JSON objects without
-// validating them.
-type frameReader struct {
-	r    io.Reader
-	data []byte // read so far; data[off:] is not consumed yet
-	off  int
-	buf  []byte // data[off:]
-	eof  bool
-	err  error
-}
-
-// fill reads more input; it reports false at the end of the input. The
-// unconsumed bytes keep their offsets within f.buf.
-func (f *frameReader) fill() bool {
-	if f.eof {
-		return false
-	}
-	const minRead = 32 * 1024
-	if cap(f.data)-len(f.data) < minRead {
-		unread := len(f.data) - f.off
-		if cap(f.data)-unread >= minRead {
-			copy(f.data, f.data[f.off:]) // room enough once consumed bytes go
-			f.data = f.data[:unread]
-		} else {
-			nb := make([]byte, unread, 2*cap(f.data)+2*minRead) // doubles for a big blob
-			copy(nb, f.data[f.off:])
-			f.data = nb
-		}
-		f.off = 0
-	}
-	n, err := f.r.Read(f.data[len(f.data):cap(f.data)])
-	f.data = f.data[:len(f.data)+n]
-	f.buf = f.data[f.off:]
-	if err != nil {
-		f.eof = true
-		if !errors.Is(err, io.EOF) {
-			f.err = err
-		}
-	}
-	return n > 0 || !f.eof
-}
-
-// consume drops the first n bytes of f.buf.
-func (f *frameReader) consume(n int) {
-	f.off += n
-	f.buf = f.data[f.off:]
-}
-
-// next returns the next object, valid JSON, and consumes it. ok is false
-// at the end of the input (f.buf empty, f.eof) or when the next value is
-// not a complete valid object; f.buf then still holds it. The returned
-// slice is valid until the next call.
-func (f *frameReader) next() (blob []byte, ok bool, err error) {
-	i := 0
-	for {
-		i = jsonscan.SkipSpace(f.buf, i)
-		if i < len(f.buf) {
-			break
-		}
-		if !f.fill() {
-			f.consume(len(f.buf))
-			return nil, false, f.err
-		}
-	}
-	f.consume(i) // drop the whitespace between objects
-	if f.buf[0] != '{' {
-		return nil, false, nil
-	}
-	depth, j := 0, 0
-	for {
-		if j >= len(f.buf) {
-			if !f.fill() {
-				return nil, false, f.err
-			}
-			continue
-		}
-		switch f.buf[j] {
-		case '"':
-			end, err := jsonscan.SkipString(f.buf, j)
-			if err != nil {
-				if !f.fill() {
-					return nil, false, f.err
-				}
-				continue // rescan the string from its quote
-			}
-			j = end
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				blob = f.buf[:j+1]
-				if !jsonscan.Valid(blob) {
-					return nil, false, nil
-				}
-				f.consume(j + 1)
-				return blob, true, nil
-			}
-		}
-		j++
 	}
 }
 

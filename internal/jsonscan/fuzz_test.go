@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 var scanSeeds = []string{
@@ -155,6 +157,70 @@ func FuzzObjects(f *testing.F) {
 			}
 			if i >= len(got) || !bytes.Equal(raw, got[i]) {
 				t.Fatalf("Objects(%q) = %q, json.Decoder reads %q as value %d", data, got, raw, i)
+			}
+		}
+	})
+}
+
+// frameAll frames data read one byte at a time (every object crosses
+// reads) and returns the objects and whether the whole input was framed.
+func frameAll(data []byte) ([][]byte, bool) {
+	f := NewFramer(iotest.OneByteReader(bytes.NewReader(data)))
+	var out [][]byte
+	for {
+		obj, ok, err := f.Next()
+		if err != nil || !ok {
+			return out, err == nil && f.Done()
+		}
+		out = append(out, append([]byte(nil), obj...))
+	}
+}
+
+func TestFramer(t *testing.T) {
+	data := []byte(" {\"a\":\"}\\\"{\"}\n{\"b\":[1,{\"c\":2}]}{}\t")
+	got, done := frameAll(data)
+	if !done || len(got) != 3 || string(got[1]) != `{"b":[1,{"c":2}]}` {
+		t.Fatalf("frameAll = %q, %v", got, done)
+	}
+	for _, bad := range []string{`{"a":1}[1]`, `{"a":1}{"b":`, `{"a":tru}`, `{"a":1}}`} {
+		f := NewFramer(strings.NewReader(bad))
+		for {
+			_, ok, err := f.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+		}
+		if f.Done() {
+			t.Errorf("%q: framed to the end", bad)
+		}
+		rest, _ := io.ReadAll(f.Rest())
+		if len(rest) == 0 {
+			t.Errorf("%q: nothing left for the fallback decoder", bad)
+		}
+	}
+}
+
+// FuzzFramer: a stream of valid objects is framed into the objects
+// json.Decoder reads; anything else is never framed past what is valid.
+func FuzzFramer(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte(`{"a":1}{"b":2}` + "\n" + `{"c":"\"}"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, done := frameAll(data)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for i, obj := range got {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil || !bytes.Equal(raw, obj) {
+				t.Fatalf("framed %q as object %d of %q; json.Decoder: %q, %v", obj, i, data, raw, err)
+			}
+		}
+		if done {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); !errors.Is(err, io.EOF) {
+				t.Fatalf("framed all of %q, json.Decoder reads more: %q, %v", data, raw, err)
 			}
 		}
 	})

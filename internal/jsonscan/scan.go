@@ -52,6 +52,45 @@ func SkipString(b []byte, i int) (int, error) {
 // structural marks the bytes SkipValue has to look at inside containers.
 var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
+// errShort: the input ends inside the value being scanned.
+var errShort = errors.New("unexpected end of JSON input")
+
+// scanNested scans an object or array from b[i] with depth brackets
+// already open (0 when b[i] opens it). It returns the index just past the
+// bracket that closes it, or, when b ends first, errShort with where to
+// resume once more input is appended (the opening quote of a string b
+// cuts short, else len(b)) and the depth there. Brackets are matched by
+// depth only; strings are jumped over.
+func scanNested(b []byte, i, depth int) (next, openDepth int, err error) {
+	for i < len(b) {
+		if !structural[b[i]] {
+			i++
+			continue
+		}
+		switch b[i] {
+		case '"':
+			end, err := SkipString(b, i)
+			if err != nil {
+				return i, depth, errShort
+			}
+			i = end
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, 0, nil
+			}
+			if depth < 0 {
+				return 0, 0, ErrSyntax
+			}
+		}
+		i++
+	}
+	return i, depth, errShort
+}
+
 // SkipValue returns the index just past the value starting at the first
 // non-space byte at or after i. Objects and arrays are skipped by bracket
 // depth; a scalar ends at the next delimiter.
@@ -64,33 +103,11 @@ func SkipValue(b []byte, i int) (int, error) {
 	case '"':
 		return SkipString(b, i)
 	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			if !structural[b[i]] {
-				i++
-				continue
-			}
-			switch b[i] {
-			case '"':
-				var err error
-				if i, err = SkipString(b, i); err != nil {
-					return 0, err
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, nil
-				}
-				if depth < 0 {
-					return 0, ErrSyntax
-				}
-			}
-			i++
+		end, _, err := scanNested(b, i, 0)
+		if err == errShort {
+			return 0, ErrSyntax
 		}
-		return 0, ErrSyntax
+		return end, err
 	case '}', ']', ',', ':':
 		return 0, ErrSyntax
 	default:
