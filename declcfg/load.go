@@ -13,11 +13,9 @@ import (
 	"path"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 
 	gitignore "github.com/sabhiram/go-gitignore"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/internal/jsonscan"
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -68,39 +66,9 @@ func LoadFS(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeC
 		return nil, fmt.Errorf("walk %s: %w", root, err)
 	}
 
-	// Errors are kept per file and the first one in file order wins, so
-	// the error reported for a catalog does not depend on scheduling.
-	// Files after the earliest failure found so far are skipped.
 	results := make([]*DeclarativeConfig, len(files))
-	errs := make([]error, len(files))
-	var firstBad atomic.Int64
-	firstBad.Store(int64(len(files)))
-	var g errgroup.Group
-	g.SetLimit(o.concurrency)
-	for i, rel := range files {
-		g.Go(func() error {
-			if int64(i) > firstBad.Load() {
-				return nil
-			}
-			if err := ctx.Err(); err != nil {
-				errs[i] = err
-			} else {
-				results[i], errs[i] = loadFile(ctx, r, rel, o.packages)
-			}
-			if errs[i] != nil {
-				for {
-					cur := firstBad.Load()
-					if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
-						break
-					}
-				}
-			}
-			return nil
-		})
-	}
-	_ = g.Wait()
-	if bad := firstBad.Load(); bad < int64(len(files)) {
-		return nil, errs[bad]
+	if err := loadEachFile(ctx, r, files, o, func(i int, cfg *DeclarativeConfig) { results[i] = cfg }); err != nil {
+		return nil, err
 	}
 
 	// Size the result once so that merging copies every blob exactly once.

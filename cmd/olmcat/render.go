@@ -63,6 +63,16 @@ the olm.bundle blob opm render gives, image field as typed.`,
 				// instead of being held in memory for merging.
 				return renderSQLite(cmd, inputs[0].name, inputs[0].Ref, format, noDeprecationWarning)
 			}
+			if len(inputs) == 1 && inputs[0].Kind == source.KindDeclcfg {
+				if _, _, isBundle := inputs[0].bundleDir(); !isBundle {
+					// A lone directory is streamed package by package.
+					w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
+					if err := declcfg.WriteDirStream(cmd.Context(), w, inputs[0].Ref, format); err != nil {
+						return &exitError{code: exitInvalid, err: err}
+					}
+					return w.Flush()
+				}
+			}
 			merged := &declcfg.DeclarativeConfig{}
 			for _, in := range inputs {
 				cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)

@@ -1,0 +1,251 @@
+package declcfg
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// loadEachFile decodes files (paths relative to r) with up to
+// o.concurrency at once, keeping o.packages' blobs, and hands each file's blobs to keep, from the decoding goroutine.
+// Errors are kept per file and the first one in file order is returned,
+// so the error reported for a catalog does not depend on scheduling;
+// files after the earliest failure found so far are skipped.
+func loadEachFile(ctx context.Context, r *os.Root, files []string, o loadOptions, keep func(i int, cfg *DeclarativeConfig)) error {
+	errs := make([]error, len(files))
+	var firstBad atomic.Int64
+	firstBad.Store(int64(len(files)))
+	var g errgroup.Group
+	g.SetLimit(o.concurrency)
+	for i, rel := range files {
+		g.Go(func() error {
+			if int64(i) > firstBad.Load() {
+				return nil
+			}
+			var cfg *DeclarativeConfig
+			if err := ctx.Err(); err != nil {
+				errs[i] = err
+			} else {
+				cfg, errs[i] = loadFile(ctx, r, rel, o.packages)
+			}
+			if errs[i] == nil {
+				keep(i, cfg)
+				return nil
+			}
+			for {
+				cur := firstBad.Load()
+				if int64(i) >= cur || firstBad.CompareAndSwap(cur, int64(i)) {
+					break
+				}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if bad := firstBad.Load(); bad < int64(len(files)) {
+		return errs[bad]
+	}
+	return nil
+}
+
+// WriteDirStream writes every blob of the declarative config directory
+// root to w in format f: the same bytes as WriteStream of LoadFS(root),
+// without holding the catalog in memory.
+//
+// A first pass decodes every file (concurrently, as LoadFS does, so a bad
+// catalog fails with the same error before anything is written) and keeps
+// only which packages each file holds. The second pass writes package by
+// package in opm's order, decoding the files of each package again (a few
+// files ahead, concurrently) and dropping each file once its last package
+// is written. Memory is bounded by the largest files, not the catalog; a
+// catalog kept in one file is held whole, as opm held it.
+func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opts ...LoadOption) error {
+	if f != FormatJSON && f != FormatYAML && f != "" {
+		return fmt.Errorf("unknown output format %q", f)
+	}
+	o := loadOptions{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.concurrency < 1 {
+		o.concurrency = runtime.GOMAXPROCS(0)
+	}
+	r, err := openRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	files, err := listCatalogFiles(r)
+	if err != nil {
+		return fmt.Errorf("walk %s: %w", root, err)
+	}
+	filePkgs := make([][]string, len(files))
+	if err := loadEachFile(ctx, r, files, o, func(i int, cfg *DeclarativeConfig) {
+		filePkgs[i] = configPackages(cfg)
+	}); err != nil {
+		return err
+	}
+	plan := planPackages(filePkgs)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	loaded, taken := prefetchFiles(ctx, r, files, o.packages, plan.fileOrder, 2*o.concurrency)
+	cache := map[int]*DeclarativeConfig{}
+	for _, pkg := range plan.packages {
+		part := &DeclarativeConfig{}
+		for _, i := range plan.files[pkg] {
+			cfg, ok := cache[i]
+			if !ok {
+				res := <-loaded[i]
+				taken()
+				if res.err != nil {
+					return res.err
+				}
+				cfg = res.cfg
+				cache[i] = cfg
+			}
+			appendPackage(part, cfg, pkg)
+			if plan.refs[i]--; plan.refs[i] == 0 {
+				delete(cache, i)
+			}
+		}
+		if err := WriteStream(w, part, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// configPackages lists the distinct package names of cfg's blobs, ""
+// standing for blobs without a package.
+func configPackages(cfg *DeclarativeConfig) []string {
+	var names []string
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for i := range cfg.Packages {
+		add(cfg.Packages[i].Name)
+	}
+	for i := range cfg.Channels {
+		add(cfg.Channels[i].Package)
+	}
+	for i := range cfg.Bundles {
+		add(cfg.Bundles[i].Package)
+	}
+	for i := range cfg.Others {
+		add(cfg.Others[i].Package)
+	}
+	for i := range cfg.Deprecations {
+		add(cfg.Deprecations[i].Package)
+	}
+	return names
+}
+
+// packagePlan is the write order of a directory streamed by package.
+type packagePlan struct {
+	// packages in opm's write order: sorted, "" (no package) last.
+	packages []string
+	// files lists, per package, the files holding its blobs in file order.
+	files map[string][]int
+	// refs counts, per file, the packages still to be written from it.
+	refs []int
+	// fileOrder lists the files in the order the writer first needs them.
+	fileOrder []int
+}
+
+func planPackages(filePkgs [][]string) packagePlan {
+	p := packagePlan{files: map[string][]int{}, refs: make([]int, len(filePkgs))}
+	for i, names := range filePkgs {
+		for _, n := range names {
+			p.files[n] = append(p.files[n], i)
+		}
+		p.refs[i] = len(names)
+	}
+	for n := range p.files {
+		if n != "" {
+			p.packages = append(p.packages, n)
+		}
+	}
+	slices.Sort(p.packages)
+	if _, ok := p.files[""]; ok {
+		p.packages = append(p.packages, "")
+	}
+	seen := make([]bool, len(filePkgs))
+	for _, n := range p.packages {
+		for _, i := range p.files[n] {
+			if !seen[i] {
+				seen[i] = true
+				p.fileOrder = append(p.fileOrder, i)
+			}
+		}
+	}
+	return p
+}
+
+// loadResult is one file decoded by prefetchFiles.
+type loadResult struct {
+	cfg *DeclarativeConfig
+	err error
+}
+
+// prefetchFiles decodes the files in order, concurrently, while fewer than
+// ahead decoded files wait to be taken, and returns one channel per file
+// index (nil for files not in order). The caller calls taken after
+// receiving each file, and cancels ctx to stop early.
+func prefetchFiles(ctx context.Context, r *os.Root, files []string, packages map[string]bool, order []int, ahead int) (out []chan loadResult, taken func()) {
+	out = make([]chan loadResult, len(files))
+	for _, i := range order {
+		out[i] = make(chan loadResult, 1)
+	}
+	slots := make(chan struct{}, ahead)
+	go func() {
+		for _, i := range order {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				cfg, err := loadFile(ctx, r, files[i], packages)
+				out[i] <- loadResult{cfg, err}
+			}()
+		}
+	}()
+	return out, func() { <-slots }
+}
+
+// appendPackage appends cfg's blobs of package pkg to dst, in cfg's order.
+func appendPackage(dst, cfg *DeclarativeConfig, pkg string) {
+	for _, b := range cfg.Packages {
+		if b.Name == pkg {
+			dst.Packages = append(dst.Packages, b)
+		}
+	}
+	for _, b := range cfg.Channels {
+		if b.Package == pkg {
+			dst.Channels = append(dst.Channels, b)
+		}
+	}
+	for _, b := range cfg.Bundles {
+		if b.Package == pkg {
+			dst.Bundles = append(dst.Bundles, b)
+		}
+	}
+	for _, b := range cfg.Others {
+		if b.Package == pkg {
+			dst.Others = append(dst.Others, b)
+		}
+	}
+	for _, b := range cfg.Deprecations {
+		if b.Package == pkg {
+			dst.Deprecations = append(dst.Deprecations, b)
+		}
+	}
+}
