@@ -1,0 +1,221 @@
+package parity
+
+import (
+	"encoding/json"
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// apis compares GVK lists as sets; plural is compared separately.
+func (d *differ) apis(path string, l, r []*api.GroupVersionKind) {
+	m := [2]map[manifest.GVK]string{{}, {}}
+	for s, list := range [][]*api.GroupVersionKind{l, r} {
+		for _, a := range list {
+			m[s][manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = a.GetPlural()
+		}
+	}
+	var plural [2][]string
+	pluralRule := RulePluralSQLiteOnly
+	for s := range 2 {
+		for _, g := range sortedKeys(keysOf(m[s]), gvkLess) {
+			p, ok := m[1-s][g]
+			if !ok {
+				lt, rt := pick(s, g.String(), "absent")
+				d.add(RuleAPIMissing, path+"["+g.String()+"]", lt, rt)
+				continue
+			}
+			if s == 1 || p == m[s][g] {
+				continue
+			}
+			// s == 0: report each plural difference once.
+			plural[0] = append(plural[0], g.String()+"="+m[0][g])
+			plural[1] = append(plural[1], g.String()+"="+p)
+			filled := 0
+			if m[0][g] == "" {
+				filled = 1
+			}
+			if (m[0][g] != "" && p != "") || !d.cat.asym(filled) {
+				pluralRule = RuleFieldDiffers
+			}
+		}
+	}
+	if len(plural[0]) > 0 {
+		d.add(pluralRule, path+"[*].plural", joinSorted(plural[0]), joinSorted(plural[1]))
+	}
+}
+
+// hasUnknown reports whether m, or a message inside it, carries fields
+// this client's proto does not define.
+func hasUnknown(m proto.Message) bool {
+	found := false
+	var walk func(protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if found || len(m.GetUnknown()) > 0 {
+			found = true
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.Message() == nil:
+			case fd.IsList():
+				for i := range v.List().Len() {
+					walk(v.List().Get(i).Message())
+				}
+			default:
+				walk(v.Message())
+			}
+			return !found
+		})
+	}
+	walk(m.ProtoReflect())
+	return found
+}
+
+// typed is a property or dependency with its value in canonical JSON.
+type typed struct{ typ, value string }
+
+func (t typed) String() string { return t.typ + " " + t.value }
+
+func typedSet[T interface {
+	GetType() string
+	GetValue() string
+}](c *canonCache, list []T) map[typed]bool {
+	m := map[typed]bool{}
+	for _, p := range list {
+		m[typed{p.GetType(), c.value(p.GetValue())}] = true
+	}
+	return m
+}
+
+// propsAndDeps compares properties and dependencies as sets of parsed
+// values, recognising the migration's and the servers' known reshapings.
+func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
+	bundles := [2]*api.Bundle{l, r}
+	c := &d.cat.canon
+	props := [2]map[typed]bool{typedSet(c, l.GetProperties()), typedSet(c, r.GetProperties())}
+	deps := [2]map[typed]bool{typedSet(c, l.GetDependencies()), typedSet(c, r.GetDependencies())}
+	hasType := func(m map[typed]bool, typ string) bool {
+		for t := range m {
+			if t.typ == typ {
+				return true
+			}
+		}
+		return false
+	}
+
+	// Properties on one side only.
+	var only [2][]typed
+	for s := range 2 {
+		for _, p := range sortedKeys(props[s], typedLess) {
+			if !props[1-s][p] {
+				only[s] = append(only[s], p)
+			}
+		}
+	}
+	var unexplained [2][]typed
+	for s := range 2 {
+		o := 1 - s
+		for _, p := range only[s] {
+			rule, ok := Rule{}, false
+			switch p.typ {
+			case typeGVKRequired:
+				ok = d.cat.asym(o) && deps[o][typed{typeGVK, p.value}]
+				rule = RuleRequiredPropertiesFBCOnly
+			case typePackageRequired:
+				ok = d.cat.asym(o) && deps[o][typed{typePackage, packageRequiredAsDependency(p.value)}]
+				rule = RuleRequiredPropertiesFBCOnly
+			case typeLabelRequired:
+				ok = d.cat.asym(o) && deps[o][typed{typeLabel, p.value}]
+				rule = RuleLabelConstraintAsProperty
+			case typeConstraint:
+				ok = d.cat.asym(o) && deps[o][typed{typeConstraint, p.value}]
+				rule = RuleLabelConstraintAsProperty
+			case typePackage:
+				ok = d.cat.asym(o) && !hasType(props[o], typePackage)
+				rule = RulePackagePropertySynthesized
+			case typeDeprecated:
+				ok = d.cat.asym(s) && bundles[o].GetDeprecation() != nil
+				rule = RuleDeprecatedPropertyAsDeprecation
+			}
+			if ok {
+				lt, rt := pick(s, p.value, "absent")
+				d.add(rule, path+".properties["+p.typ+"]", lt, rt)
+				continue
+			}
+			unexplained[s] = append(unexplained[s], p)
+		}
+	}
+	d.pairTyped(path+".properties", unexplained, RulePropertyDiffers, RulePropertyMissing)
+
+	// Dependencies on one side only.
+	var depOnly [2][]typed
+	for s := range 2 {
+		o := 1 - s
+		for _, p := range sortedKeys(deps[s], typedLess) {
+			if deps[o][p] {
+				continue
+			}
+			var ok bool
+			switch p.typ {
+			case typeLabel:
+				ok = d.cat.asym(s) && props[o][typed{typeLabelRequired, p.value}]
+			case typeConstraint:
+				ok = d.cat.asym(s) && props[o][typed{typeConstraint, p.value}]
+			}
+			if ok {
+				lt, rt := pick(s, p.value, "absent (kept as property)")
+				d.add(RuleLabelConstraintAsProperty, path+".dependencies["+p.typ+"]", lt, rt)
+				continue
+			}
+			depOnly[s] = append(depOnly[s], p)
+		}
+	}
+	d.pairTyped(path+".dependencies", depOnly, RuleDependencyMissing, RuleDependencyMissing)
+}
+
+// pairTyped reports unexplained one-sided values: a value of the same type
+// on each side is a changed value, the rest are missing.
+func (d *differ) pairTyped(path string, only [2][]typed, differs, missing Rule) {
+	byType := [2]map[string][]typed{{}, {}}
+	for s := range 2 {
+		for _, p := range only[s] {
+			byType[s][p.typ] = append(byType[s][p.typ], p)
+		}
+	}
+	types := map[string]bool{}
+	for s := range 2 {
+		for t := range byType[s] {
+			types[t] = true
+		}
+	}
+	for _, t := range sortedKeys(types, strLess) {
+		lv, rv := byType[0][t], byType[1][t]
+		n := min(len(lv), len(rv))
+		for i := range n {
+			d.add(differs, path+"["+t+"]", lv[i].value, rv[i].value)
+		}
+		for _, p := range lv[n:] {
+			d.add(missing, path+"["+t+"]", p.value, "absent")
+		}
+		for _, p := range rv[n:] {
+			d.add(missing, path+"["+t+"]", "absent", p.value)
+		}
+	}
+}
+
+// packageRequiredAsDependency turns an olm.package.required value
+// {packageName, versionRange} into the olm.package dependency value the
+// sqlite side stores ({packageName, version}), canonical.
+func packageRequiredAsDependency(v string) string {
+	var p struct {
+		PackageName  string `json:"packageName"`
+		VersionRange string `json:"versionRange"`
+	}
+	if json.Unmarshal([]byte(v), &p) != nil {
+		return ""
+	}
+	b, _ := json.Marshal(map[string]string{"packageName": p.PackageName, "version": p.VersionRange})
+	return canon(string(b))
+}
