@@ -2,13 +2,15 @@ package parity
 
 import (
 	"fmt"
-	"github.com/google/go-cmp/cmp"
-	"github.com/operator-catalog/olmcat/registry/api"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/testing/protocmp"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 func (d *differ) getBundle(a [2]answer) {

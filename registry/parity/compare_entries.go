@@ -2,10 +2,11 @@ package parity
 
 import (
 	"fmt"
-	"github.com/operator-catalog/olmcat/internal/manifest"
-	"github.com/operator-catalog/olmcat/registry/api"
 	"maps"
 	"reflect"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 func (d *differ) bundleThatReplaces(a [2]answer) {

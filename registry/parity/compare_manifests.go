@@ -3,9 +3,10 @@ package parity
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
-	"reflect"
 )
 
 // manifests compares csvJson and object as parsed JSON.

@@ -2,9 +2,11 @@ package parity
 
 import (
 	"fmt"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/operator-catalog/olmcat/registry/api"
 	"google.golang.org/protobuf/testing/protocmp"
+
+	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 func (d *differ) listPackages(a [2]answer) {

@@ -2,10 +2,12 @@ package parity
 
 import (
 	"encoding/json"
-	"github.com/operator-catalog/olmcat/internal/manifest"
-	"github.com/operator-catalog/olmcat/registry/api"
+
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 // apis compares GVK lists as sets; plural is compared separately.

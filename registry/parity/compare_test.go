@@ -6,11 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/operator-catalog/olmcat/registry/api"
-
-	"github.com/operator-catalog/olmcat/registry/source"
-
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // testCatalog is a catalog of kinds with one package p (channel c, head
