@@ -10,79 +10,127 @@ import (
 )
 
 // buildBundle assembles one Bundle from its row, the tables read at Open
-// and, where the level lacks data, the CSV.
+// and, where the level lacks data, the CSV: one step per group of
+// columns and tables, each taking the stored data when the level has it.
 func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle, head bool, edges *bundleEdges, rep *pkgReport) (Bundle, error) {
-	s := db.sch
 	key := db.rows[name]
-	b := Bundle{Name: name, BundlePath: key.bundlePath.String}
+	bb := &bundleBuild{ctx: ctx, db: db, pkg: pkg, name: name, key: key, raw: raw, head: head, edges: edges, rep: rep,
+		b: Bundle{Name: name, BundlePath: key.bundlePath.String}}
+	for _, step := range []func() error{
+		bb.manifests, bb.versionAndSkipRange, bb.edgesAndSubstitutes, bb.apis,
+		bb.properties, bb.dependencies, bb.relatedImages,
+	} {
+		if err := step(); err != nil {
+			return bb.b, err
+		}
+	}
+	b := &bb.b
+	b.Deprecated = db.deprecated[name] || hasType(b.Properties, "olm.deprecated")
+	if db.opts.skipManifests {
+		b.CSV, b.Objects = nil, nil
+	}
+	return bb.b, nil
+}
 
-	var err error
+// bundleBuild is one bundle being assembled by buildBundle.
+type bundleBuild struct {
+	ctx   context.Context
+	db    *DB
+	pkg   string
+	name  string
+	key   bundleKey
+	raw   *rawBundle
+	head  bool
+	edges *bundleEdges
+	rep   *pkgReport
+	b     Bundle
+
+	// csv is the parsed CSV once getCSV ran (csvTried), nil if none.
+	csv      *csvDoc
+	csvTried bool
+	// lostKeyed: the row lost its api, property and dependency rows to
+	// migration 5's NULL version (see versionAndSkipRange).
+	lostKeyed bool
+}
+
+// manifests splits the bundle column and reports NULL manifest columns.
+func (bb *bundleBuild) manifests() error {
+	b, raw := &bb.b, bb.raw
 	if raw.bundle != nil {
+		var err error
 		if b.Objects, err = SplitObjects(raw.bundle); err != nil {
-			return b, fmt.Errorf("bundle column: %w", err)
+			return fmt.Errorf("bundle column: %w", err)
 		}
 	}
 	b.CSV = raw.csv
 
-	// The CSV is parsed only when something has to be derived from it.
-	var csv *csvDoc
-	csvTried := false
-	getCSV := func() (*csvDoc, error) {
-		if csvTried {
-			return csv, nil
-		}
-		csvTried = true
-		data := raw.csv
-		if data == nil && b.Objects != nil {
-			data = findCSV(b.Objects)
-		}
-		if data == nil && (!raw.csvNull || (!raw.bundleNull && raw.bundle == nil)) {
-			// Not selected (SkipManifests): fetch it for this bundle only.
-			doc, err := db.fetchCSV(ctx, name)
-			csv = doc
-			return csv, err
-		}
-		if data == nil {
-			return nil, nil
-		}
-		doc, err := parseCSV(data)
-		if err != nil {
-			return nil, fmt.Errorf("csv: %w", err)
-		}
-		csv = doc
-		return csv, nil
-	}
-
 	what := "a non-head bundle"
-	if head {
+	if bb.head {
 		what = "a channel head"
 	}
 	switch {
 	case raw.csvNull && raw.bundleNull:
-		rep.add(RepairMissingManifests, "operatorbundle", name, fmt.Sprintf(
+		bb.rep.add(RepairMissingManifests, "operatorbundle", bb.name, fmt.Sprintf(
 			"csv and bundle columns are NULL on %s (cleared by opm for image-built indexes); kept with its image, properties and related images, without manifests", what))
 	case raw.csvNull:
 		if b.Objects != nil {
 			b.CSV = findCSV(b.Objects)
 		}
-		rep.add(RepairMissingManifests, "operatorbundle", name, fmt.Sprintf(
+		bb.rep.add(RepairMissingManifests, "operatorbundle", bb.name, fmt.Sprintf(
 			"csv column is NULL on %s; the CSV is taken from the bundle column's ClusterServiceVersion object", what))
 	case raw.bundleNull:
-		rep.add(RepairMissingManifests, "operatorbundle", name, fmt.Sprintf(
+		bb.rep.add(RepairMissingManifests, "operatorbundle", bb.name, fmt.Sprintf(
 			"bundle column is NULL on %s; only the CSV remains of its manifests", what))
 	}
 
-	// version and skipRange: stored columns when present and non-NULL, else
-	// the CSV; the version, last, from the olm.package property or the
-	// bundle name. Migration 5's damage leaves both columns NULL: one
-	// RepairNullVersion line says what was taken from where.
+	return nil
+}
+
+// getCSV parses the CSV the first time something has to be derived from
+// it: the csv column, else the bundle column's CSV object, else (manifests
+// not selected) the row's columns fetched for this bundle only.
+func (bb *bundleBuild) getCSV() (*csvDoc, error) {
+	if bb.csvTried {
+		return bb.csv, nil
+	}
+	bb.csvTried = true
+	raw, b := bb.raw, &bb.b
+	data := raw.csv
+	if data == nil && b.Objects != nil {
+		data = findCSV(b.Objects)
+	}
+	if data == nil && (!raw.csvNull || (!raw.bundleNull && raw.bundle == nil)) {
+		// Not selected (SkipManifests): fetch it for this bundle only.
+		doc, err := bb.db.fetchCSV(bb.ctx, bb.name)
+		bb.csv = doc
+		return bb.csv, err
+	}
+	if data == nil {
+		return nil, nil
+	}
+	doc, err := parseCSV(data)
+	if err != nil {
+		return nil, fmt.Errorf("csv: %w", err)
+	}
+	bb.csv = doc
+	return bb.csv, nil
+}
+
+// versionAndSkipRange fills version and skipRange: stored columns when
+// present and non-NULL, else the CSV; the version, last, from the
+// olm.package property or the bundle name. Migration 5's damage leaves
+// both columns NULL: one RepairNullVersion line says what was taken from
+// where.
+func (bb *bundleBuild) versionAndSkipRange() error {
+	b := &bb.b
+	db, s, key, name, raw, rep := bb.db, bb.db.sch, bb.key, bb.name, bb.raw, bb.rep
 	var nullCols, taken []string
 	if key.version.Valid && key.version.String != "" {
 		b.Version = key.version.String
 	} else {
-		c, err := getCSV()
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		src := ""
 		switch {
@@ -110,9 +158,9 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 	if raw.skipRange.Valid {
 		b.SkipRange = raw.skipRange.String
 	} else {
-		c, err := getCSV()
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		if c != nil {
 			b.SkipRange = c.annotation("olm.skipRange")
@@ -132,9 +180,9 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 	// migrations 8 and 9 backfilled dependencies and properties from those
 	// rows: a real row left with a NULL version by migration 5 lost all of
 	// them. They are derived from the CSV where missing.
-	lostKeyed := s.col("operatorbundle", "version") && !(key.version.Valid && key.version.String != "") &&
+	bb.lostKeyed = s.col("operatorbundle", "version") && !(key.version.Valid && key.version.String != "") &&
 		s.has("api_provider") && !db.apiKeyedByEntry()
-	if lostKeyed && len(nullCols) > 0 {
+	if bb.lostKeyed && len(nullCols) > 0 {
 		taken = append(taken, "missing api_provider/api_requirer, olm.gvk properties and dependencies rows (migrations 6-9 skipped NULL-version rows) derived from the manifests")
 	}
 	if len(nullCols) > 0 {
@@ -146,35 +194,48 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			"%s %s NULL or empty on a real row (as migration 5's backfill left them: it inserted junk rows instead of updating); %s",
 			strings.Join(nullCols, " and "), verb, strings.Join(taken, ", ")))
 	}
+	return nil
+}
+
+// edgesAndSubstitutes fills replaces, skips and substitutesFor.
+func (bb *bundleBuild) edgesAndSubstitutes() error {
+	b := &bb.b
+	s, raw, rep := bb.db.sch, bb.raw, bb.rep
 	if raw.replaces.Valid && raw.skips.Valid {
 		b.Replaces = raw.replaces.String
 		b.Skips = splitSkips(raw.skips.String)
 	} else {
-		c, err := getCSV()
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		switch {
 		case c != nil:
 			b.Replaces, b.Skips = c.replaces, dedupStrings(c.skips)
 			rep.derive("replaces/skips from the CSV")
-		case edges != nil:
-			b.Replaces, b.Skips = edges.replaces, edges.skips
+		case bb.edges != nil:
+			b.Replaces, b.Skips = bb.edges.replaces, bb.edges.skips
 			rep.derive("replaces/skips from channel_entry")
 		}
 	}
 	if raw.substitutes.Valid {
 		b.SubstitutesFor = raw.substitutes.String
 	} else if !s.col("operatorbundle", "substitutesfor") {
-		c, err := getCSV()
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		if c != nil {
 			b.SubstitutesFor = c.annotation("olm.substitutesFor")
 		}
 	}
+	return nil
+}
 
+// apis fills the provided and required APIs.
+func (bb *bundleBuild) apis() error {
+	b := &bb.b
+	db, s, name, rep := bb.db, bb.db.sch, bb.name, bb.rep
 	// APIs. Below level 6 the api tables are keyed by channel_entry_id and
 	// opm wrote rows only for the entries of the replaces walk, so bundles
 	// that are only skipped (or stranded) have none; below level 9 the
@@ -182,10 +243,10 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 	// no rows gets its APIs from the CRDs in its objects and its CSV.
 	// Slices read at Open are copied: callers may sort or edit what they get.
 	b.ProvidedAPIs = append([]API(nil), db.provided[name]...)
-	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties") || lostKeyed) {
-		c, err := getCSV()
+	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties") || bb.lostKeyed) {
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		if c != nil || b.Objects != nil {
 			if b.ProvidedAPIs = c.providedAPIs(b.Objects); len(b.ProvidedAPIs) > 0 {
@@ -194,10 +255,10 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 	}
 	b.RequiredAPIs = append([]API(nil), db.required[name]...)
-	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies") || lostKeyed) {
-		c, err := getCSV()
+	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies") || bb.lostKeyed) {
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		if c != nil {
 			if b.RequiredAPIs = c.requiredAPIs(); len(b.RequiredAPIs) > 0 {
@@ -205,8 +266,13 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			}
 		}
 	}
+	return nil
+}
 
-	// Properties.
+// properties fills the properties.
+func (bb *bundleBuild) properties() error {
+	b := &bb.b
+	db, s, key, name, rep := bb.db, bb.db.sch, bb.key, bb.name, bb.rep
 	if s.has("properties") {
 		rows := db.props[name]
 		nullPath := false
@@ -234,53 +300,58 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			}
 			rep.dups[t] += n
 		}
-		if lostKeyed && !hasType(b.Properties, "olm.gvk") {
+		if bb.lostKeyed && !hasType(b.Properties, "olm.gvk") {
 			for _, a := range b.ProvidedAPIs {
 				b.Properties = append(b.Properties, Property{Type: "olm.gvk", Value: gvkValue(a)})
 			}
-			c, err := getCSV()
+			c, err := bb.getCSV()
 			if err != nil {
-				return b, err
+				return err
 			}
 			if c != nil {
 				extra, err := c.annotationProperties()
 				if err != nil {
-					return b, err
+					return err
 				}
 				b.Properties = dedupProperties(append(b.Properties, extra...))
 			}
 		}
 		if !hasType(b.Properties, "olm.package") {
-			b.Properties = append([]Property{{Type: "olm.package", Value: packageValue(pkg, b.Version)}}, b.Properties...)
+			b.Properties = append([]Property{{Type: "olm.package", Value: packageValue(bb.pkg, b.Version)}}, b.Properties...)
 			rep.derive("olm.package property (none stored)")
 		}
 	} else {
-		b.Properties = append(b.Properties, Property{Type: "olm.package", Value: packageValue(pkg, b.Version)})
+		b.Properties = append(b.Properties, Property{Type: "olm.package", Value: packageValue(bb.pkg, b.Version)})
 		for _, a := range b.ProvidedAPIs {
 			b.Properties = append(b.Properties, Property{Type: "olm.gvk", Value: gvkValue(a)})
 		}
-		c, err := getCSV()
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		if c != nil {
 			extra, err := c.annotationProperties()
 			if err != nil {
-				return b, err
+				return err
 			}
 			b.Properties = append(b.Properties, extra...)
 		}
 		b.Properties = dedupProperties(b.Properties)
 		rep.derive("properties")
 	}
+	return nil
+}
 
-	// Dependencies.
+// dependencies fills the dependencies.
+func (bb *bundleBuild) dependencies() error {
+	b := &bb.b
+	db, s, name, rep := bb.db, bb.db.sch, bb.name, bb.rep
 	if s.has("dependencies") {
 		rows := db.deps[name]
 		if db.depsCorrupt {
 			var err error
-			if rows, err = db.repairDependencies(name, rows, getCSV, rep); err != nil {
-				return b, err
+			if rows, err = db.repairDependencies(name, rows, bb.getCSV, rep); err != nil {
+				return err
 			}
 		}
 		seen := map[Dependency]bool{}
@@ -305,7 +376,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 			seen[r] = true
 			b.Dependencies = append(b.Dependencies, r)
 		}
-		if lostKeyed && len(b.Dependencies) == 0 {
+		if bb.lostKeyed && len(b.Dependencies) == 0 {
 			for _, a := range b.RequiredAPIs {
 				b.Dependencies = append(b.Dependencies, Dependency{Type: "olm.gvk", Value: gvkValue(a)})
 			}
@@ -319,26 +390,26 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 		rep.derive("dependencies")
 	}
+	return nil
+}
 
-	// Related images.
+// relatedImages fills the related images.
+func (bb *bundleBuild) relatedImages() error {
+	b := &bb.b
+	db, s, name, rep := bb.db, bb.db.sch, bb.name, bb.rep
 	if s.has("related_image") {
 		b.RelatedImages = append([]string(nil), db.related[name]...)
 	} else {
-		c, err := getCSV()
+		c, err := bb.getCSV()
 		if err != nil {
-			return b, err
+			return err
 		}
 		if c != nil {
 			b.RelatedImages = c.images()
 		}
 		rep.derive("related images")
 	}
-
-	b.Deprecated = db.deprecated[name] || hasType(b.Properties, "olm.deprecated")
-	if db.opts.skipManifests {
-		b.CSV, b.Objects = nil, nil
-	}
-	return b, nil
+	return nil
 }
 
 // repairDependencies undoes migration 9's corruption for one bundle's
