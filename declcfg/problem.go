@@ -1,0 +1,94 @@
+package declcfg
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Problem is one validation finding, naming the blob it is about.
+type Problem struct {
+	// File is the blob's origin ("path#index"), empty for built blobs.
+	File string `json:"file,omitempty"`
+	// Schema is the schema of the blob the problem is about.
+	Schema string `json:"schema,omitempty"`
+	// Package is the blob's package (the name, for olm.package blobs).
+	Package string `json:"package,omitempty"`
+	// Name is the blob's name (channel or bundle name), if any.
+	Name string `json:"name,omitempty"`
+	// Message says what is wrong.
+	Message string `json:"message"`
+
+	origin Origin // for ordering the report by file and position
+}
+
+// String renders the problem as "file: schema package/name: message",
+// leaving out the parts that are empty.
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		b.WriteString(": ")
+	}
+	subject := p.Package
+	switch {
+	case subject != "" && p.Name != "":
+		subject += "/" + p.Name
+	case subject == "":
+		subject = p.Name
+	}
+	if p.Schema != "" {
+		b.WriteString(p.Schema)
+		if subject != "" {
+			b.WriteString(" ")
+		}
+	}
+	if subject != "" {
+		b.WriteString(subject)
+	}
+	if p.Schema != "" || subject != "" {
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// ValidationError lists every problem found in one validation run.
+type ValidationError struct {
+	Problems []Problem
+}
+
+// Error lists all problems, one per line.
+func (e *ValidationError) Error() string {
+	lines := make([]string, 0, len(e.Problems)+1)
+	n := len(e.Problems)
+	if n == 1 {
+		lines = append(lines, "invalid catalog: 1 problem:")
+	} else {
+		lines = append(lines, fmt.Sprintf("invalid catalog: %d problems:", n))
+	}
+	for _, p := range e.Problems {
+		lines = append(lines, "  "+p.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// problems collects findings.
+type problems []Problem
+
+func (ps *problems) add(o Origin, schema, pkg, name, format string, args ...any) {
+	*ps = append(*ps, Problem{File: o.String(), Schema: schema, Package: pkg, Name: name, Message: fmt.Sprintf(format, args...), origin: o})
+}
+
+func (ps problems) err() error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: ps}
+}
+
+func originOrMemory(o Origin) string {
+	if s := o.String(); s != "" {
+		return s
+	}
+	return "an in-memory blob"
+}

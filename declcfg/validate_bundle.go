@@ -1,0 +1,155 @@
+package declcfg
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/blang/semver/v4"
+	"github.com/distribution/reference"
+)
+
+// checkBundleBlob applies the rules that need the olm.bundle blob itself:
+// properties match their schema, the olm.package property names the
+// bundle's package and a semver version, image references parse. It
+// returns the parsed version (zero if it does not parse).
+func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
+	var version semver.Version
+	add := func(format string, args ...any) {
+		ps.add(b.Origin, SchemaBundle, b.Package, b.Name, format, args...)
+	}
+	for i, p := range b.Properties {
+		if p.Type == "" {
+			add("property #%d: type must be set", i)
+			continue
+		}
+		if err := checkPropertyValue(p); err != nil {
+			add("property #%d (%s): %v", i, p.Type, err)
+			continue
+		}
+		if p.Type != PropertyPackage {
+			continue
+		}
+		var v PackageValue
+		_ = json.Unmarshal(p.Value, &v) // checked by checkPropertyValue
+		if v.PackageName != b.Package {
+			add("olm.package property packageName %q does not match the bundle's package %q", v.PackageName, b.Package)
+		}
+		ver, err := semver.Parse(v.Version)
+		if err != nil {
+			add("invalid version %q in olm.package property: %v", v.Version, err)
+			continue
+		}
+		version = ver
+		if v.Release != "" {
+			checkRelease(add, b, v, ver)
+		}
+	}
+	if b.Image != "" {
+		if _, err := reference.ParseNormalizedNamed(b.Image); err != nil {
+			add("invalid image %q: %v", b.Image, err)
+		}
+	}
+	for _, ri := range b.RelatedImages {
+		if ri.Image == "" {
+			continue
+		}
+		if _, err := reference.ParseNormalizedNamed(ri.Image); err != nil {
+			add("invalid related image %q (name %q): %v", ri.Image, ri.Name, err)
+		}
+	}
+	return version
+}
+
+// checkRelease applies the rules of the optional olm.package release: at
+// most 20 characters of dot-separated pre-release identifiers, no build
+// metadata in the version, and a bundle name of <package>-v<version>-<release>.
+func checkRelease(add func(string, ...any), b *Bundle, v PackageValue, ver semver.Version) {
+	if len(v.Release) > maxReleaseLen {
+		add("invalid release %q in olm.package property: longer than %d characters", v.Release, maxReleaseLen)
+	} else {
+		for _, id := range strings.Split(v.Release, ".") {
+			if _, err := semver.NewPRVersion(id); err != nil {
+				add("invalid release %q in olm.package property: %v", v.Release, err)
+				break
+			}
+		}
+	}
+	if len(ver.Build) > 0 {
+		add("version %q has build metadata and a release %q: only one of them is allowed", v.Version, v.Release)
+	}
+	if want := b.Package + "-v" + v.Version + "-" + v.Release; b.Name != want {
+		add("bundle name must be %q for a bundle with release %q", want, v.Release)
+	}
+}
+
+// releaseOf returns the release of a bundle's olm.package property.
+func releaseOf(props []Property) string {
+	for _, p := range props {
+		if p.Type != PropertyPackage {
+			continue
+		}
+		var v PackageValue
+		if json.Unmarshal(p.Value, &v) == nil {
+			return v.Release
+		}
+	}
+	return ""
+}
+
+// checkPropertyValue checks that a property value is JSON and, for the
+// well-known types, that it decodes into the type's value.
+func checkPropertyValue(p Property) error {
+	invalid := func() error { return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60)) }
+	var dst any
+	switch p.Type {
+	case PropertyPackage:
+		dst = &PackageValue{}
+	case PropertyPackageRequired:
+		dst = &PackageRequiredValue{}
+	case PropertyGVK, PropertyGVKRequired:
+		dst = &GVKValue{}
+	case PropertyLabel, PropertyLabelRequired:
+		dst = &LabelValue{}
+	case PropertyBundleObject:
+		if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
+			return nil // the common inline form: no need to decode the manifest again
+		}
+		dst = &BundleObjectValue{}
+	case PropertyCSVMetadata:
+		dst = &CSVMetadataValue{}
+	case PropertyConstraint:
+		dst = &map[string]json.RawMessage{}
+	default:
+		if len(p.Value) == 0 || !json.Valid(p.Value) {
+			return invalid()
+		}
+		return nil
+	}
+	// Unmarshal checks the syntax as it goes; only on failure is it worth
+	// telling bad JSON from a schema mismatch.
+	if err := json.Unmarshal(p.Value, dst); err != nil {
+		if len(p.Value) == 0 || !json.Valid(p.Value) {
+			return invalid()
+		}
+		return fmt.Errorf("value does not match the %s schema: %v", p.Type, err)
+	}
+	return nil
+}
+
+// checkBundleRules applies the per-bundle rules that Model.Validate also
+// applies: exactly one olm.package property, image or objects present.
+func checkBundleRules(ps *problems, o Origin, pkg, name, image string, props []Property, objects int) {
+	n := 0
+	for _, p := range props {
+		if p.Type == PropertyPackage {
+			n++
+		}
+	}
+	if n != 1 {
+		ps.add(o, SchemaBundle, pkg, name, "must have exactly one olm.package property, found %d", n)
+	}
+	if image == "" && objects == 0 {
+		ps.add(o, SchemaBundle, pkg, name, "bundle image must be set (or bundle objects present)")
+	}
+}
