@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
@@ -75,7 +76,7 @@ func WriteLocal(cm *corev1.ConfigMap, root string, opts ...LocalOption) (string,
 		return "", fmt.Errorf("local bundle root: %w", err)
 	}
 	dest := filepath.Join(root, o.name+".tar.gz")
-	if err := writeFileAtomic(dest, o.force, func(w *os.File) error { return writeTarGz(w, files) }); err != nil {
+	if err := atomicfile.Write(dest, o.force, func(w io.Writer) error { return writeTarGz(w, files) }); err != nil {
 		return "", err
 	}
 	return dest, nil
@@ -105,7 +106,7 @@ func checkLocalEntry(f File) error {
 
 // writeTarGz writes manifests/ and manifests/<key> for each file, owned by
 // root with a fixed time so that the same ConfigMap gives the same bytes.
-func writeTarGz(w *os.File, files []File) error {
+func writeTarGz(w io.Writer, files []File) error {
 	zw := gzip.NewWriter(w)
 	tw := tar.NewWriter(zw)
 	epoch := time.Unix(0, 0)
@@ -125,45 +126,6 @@ func writeTarGz(w *os.File, files []File) error {
 		return err
 	}
 	return zw.Close()
-}
-
-// writeFileAtomic writes dest through a temp file in its directory and
-// renames it into place (or, without force, links it, which fails if dest
-// exists), so dest is either the old file or the whole new one.
-func writeFileAtomic(dest string, force bool, write func(*os.File) error) error {
-	if !force {
-		if _, err := os.Lstat(dest); err == nil {
-			return fmt.Errorf("%s exists (use --force to replace it)", dest)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", dest, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", dest, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", dest, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", dest, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if force {
-		err = os.Rename(tmp.Name(), dest)
-	} else {
-		err = os.Link(tmp.Name(), dest)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", dest, err)
-	}
-	return nil
 }
 
 // ReadLocal opens an archive WriteLocal wrote as a file system: the

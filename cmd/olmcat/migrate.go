@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -145,7 +146,7 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 			}
 		}
 		if f.reportHTML != "" {
-			werr := writeFileAtomic(f.reportHTML, func(w io.Writer) error { return htmlreport.WriteMigration(w, rep, graphs) })
+			werr := atomicfile.Write(f.reportHTML, f.force, func(w io.Writer) error { return htmlreport.WriteMigration(w, rep, graphs) })
 			if werr != nil {
 				return errors.Join(err, werr)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/registry/parity"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -99,7 +100,7 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 				return fmt.Errorf("write result: %w", err)
 			}
 			if reportHTML != "" {
-				if err := writeFileAtomic(reportHTML, func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
+				if err := atomicfile.Write(reportHTML, force, func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
 					return err
 				}
 			}
