@@ -157,9 +157,9 @@ func (mb *modelBuild) defaultChannels() {
 }
 
 // bundleBlobs checks the olm.bundle blobs: identity checks in order, then
-// the per-bundle content checks (independent of each other, and the costly part: property
-// schemas, semver, image references) in parallel, merged back in blob
-// order so the report is deterministic.
+// the per-bundle content checks (independent of each other, and the
+// costly part: property schemas, semver, image references) in parallel,
+// merged back in blob order so the report is deterministic.
 func (mb *modelBuild) bundleBlobs() {
 	pre := make([]problems, len(mb.cfg.Bundles))
 	infos := make([]*bundleInfo, len(mb.cfg.Bundles))
