@@ -2,6 +2,7 @@ package declcfg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,6 +92,18 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 	}); err != nil {
 		return err
 	}
+	return eachPackage(ctx, r, files, filePkgs, o, func(_ string, part *DeclarativeConfig) error {
+		return WriteStream(w, part, f)
+	})
+}
+
+// eachPackage calls fn with the blobs of each package in opm's order
+// (sorted, "" last), each package's blobs in the order LoadFS gives them.
+// filePkgs lists the packages of each file. Each file is decoded once
+// (up to 2*o.concurrency files ahead, concurrently) and dropped once its
+// last package was handed to fn. A file that no longer holds the packages
+// filePkgs lists fails with errPlanMismatch.
+func eachPackage(ctx context.Context, r *os.Root, files []string, filePkgs [][]string, o loadOptions, fn func(pkg string, cfg *DeclarativeConfig) error) error {
 	plan := planPackages(filePkgs)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -104,7 +117,10 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 				res := <-loaded[i]
 				taken()
 				if res.err != nil {
-					return res.err
+					return &fileError{file: i, err: res.err}
+				}
+				if !sameNames(configPackages(res.cfg), filePkgs[i]) {
+					return &fileError{file: i, err: fmt.Errorf("load %s: %w", files[i], errPlanMismatch)}
 				}
 				cfg = res.cfg
 				cache[i] = cfg
@@ -114,11 +130,37 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 				delete(cache, i)
 			}
 		}
-		if err := WriteStream(w, part, f); err != nil {
+		if err := fn(pkg, part); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// errPlanMismatch says a file decoded to other packages than its first
+// reading found (it changed in between, or the scan and the decoder
+// disagree).
+var errPlanMismatch = errors.New("file holds other packages than when first read")
+
+// fileError is a failure to decode the file at index file.
+type fileError struct {
+	file int
+	err  error
+}
+
+func (e *fileError) Error() string { return e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+func sameNames(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, n := range a {
+		if !slices.Contains(b, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // configPackages lists the distinct package names of cfg's blobs, ""

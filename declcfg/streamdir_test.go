@@ -3,6 +3,7 @@ package declcfg
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -115,4 +116,78 @@ func TestWriteDirStreamCanceled(t *testing.T) {
 	cancel()
 	var out bytes.Buffer
 	require.ErrorIs(t, WriteDirStream(ctx, &out, mixedCatalog(t), FormatJSON), context.Canceled)
+}
+
+// validateLoaded is what validate did before streaming.
+func validateLoaded(dir string) (DirValidation, error) {
+	var res DirValidation
+	cfg, err := LoadFS(context.Background(), dir)
+	if err != nil {
+		return res, err
+	}
+	res.Packages, res.Channels, res.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
+	m, err := ConvertToModel(cfg)
+	if err == nil {
+		res.Warnings = m.Warnings()
+	}
+	return res, err
+}
+
+func TestValidateDirSameAsLoadAndConvert(t *testing.T) {
+	invalid := mixedCatalog(t)
+	// Problems in several packages and files, interleaved in file order:
+	// the report must come out in file order as ConvertToModel sorts it.
+	files := map[string]string{
+		"a-all.json": `{"schema":"olm.package","name":"zeta","defaultChannel":"nope"}
+{"schema":"olm.bundle","package":"alpha","name":"alpha.v9","image":"img/alpha:9","properties":[{"type":"olm.package","value":{"packageName":"alpha","version":"not-semver"}}]}
+{"schema":"olm.channel","package":"ghost","name":"stable","entries":[{"name":"ghost.v1"}]}
+{"schema":"olm.package","name":"zeta"}`,
+		"c/alpha-more.json": `{"schema":"olm.channel","package":"alpha","name":"beta","entries":[{"name":"alpha.v1"},{"name":"alpha.v1"},{"name":"alpha.v2"}]}`,
+	}
+	for name, data := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(invalid, filepath.FromSlash(name)), []byte(data), 0o644))
+	}
+	// A load error found only by the full decode (a missing object ref)
+	// after a file that the scan already rejects: LoadFS reports the first
+	// in file order, whichever pass meets it.
+	scanBad, decodeBad := mixedCatalog(t), mixedCatalog(t)
+	require.NoError(t, os.WriteFile(filepath.Join(scanBad, "f", "bad.json"), []byte(`{"schema":"olm.package"`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(scanBad, "c", "bad.json"), []byte(`{"schema":"olm.bundle","package":"alpha","name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(decodeBad, "f", "bad.json"), []byte(`{"schema":"olm.bundle","package":"aaa","name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(decodeBad, "c", "bad.json"), []byte(`{"schema":"olm.bundle","package":"zeta","name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`), 0o644))
+
+	for _, dir := range []string{scanBad, decodeBad} {
+		_, err := ValidateDir(context.Background(), dir)
+		require.ErrorContains(t, err, "c/bad.json", "the first bad file in file order")
+	}
+	_, err := ValidateDir(context.Background(), invalid)
+	require.ErrorContains(t, err, "problems")
+
+	dirs := append([]string{mixedCatalog(t), invalid, scanBad, decodeBad, t.TempDir(), filepath.Join(t.TempDir(), "missing")}, opmOutputDirs(t)...)
+	for _, dir := range dirs {
+		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
+			want, wantErr := validateLoaded(dir)
+			for _, n := range []int{1, 3} {
+				got, err := ValidateDir(context.Background(), dir, WithConcurrency(n))
+				if wantErr != nil {
+					require.EqualError(t, err, wantErr.Error())
+					var wantVE, gotVE *ValidationError
+					if errors.As(wantErr, &wantVE) {
+						require.ErrorAs(t, err, &gotVE)
+						require.Equal(t, wantVE.Problems, gotVE.Problems)
+						require.Equal(t, want.Packages, got.Packages)
+						require.Equal(t, want.Bundles, got.Bundles)
+					}
+					continue
+				}
+				require.NoError(t, err)
+				require.Equal(t, want, got)
+			}
+		})
+	}
+}
+
+func TestValidateDirRefusesPackageFilter(t *testing.T) {
+	_, err := ValidateDir(context.Background(), mixedCatalog(t), WithPackages("zeta"))
+	require.ErrorContains(t, err, "WithPackages is not supported")
 }

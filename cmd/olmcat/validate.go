@@ -50,14 +50,9 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 				defer local.unpacked.Close()
 			}
 			rep := validateReport{Dir: dir, Problems: []declcfg.Problem{}, Warnings: []declcfg.Problem{}}
-			cfg, err := declcfg.LoadFS(cmd.Context(), local.Ref)
-			if err == nil {
-				rep.Packages, rep.Channels, rep.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
-				var m *declcfg.Model
-				if m, err = declcfg.ConvertToModel(cfg); err == nil {
-					rep.Warnings = append(rep.Warnings, m.Warnings()...)
-				}
-			}
+			res, err := declcfg.ValidateDir(cmd.Context(), local.Ref)
+			rep.Packages, rep.Channels, rep.Bundles = res.Packages, res.Channels, res.Bundles
+			rep.Warnings = append(rep.Warnings, res.Warnings...)
 			var ve *declcfg.ValidationError
 			switch {
 			case err == nil:

@@ -1,0 +1,166 @@
+package declcfg
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// DirValidation is what ValidateDir found besides problems.
+type DirValidation struct {
+	// Packages, Channels and Bundles count the blobs of each kind; they
+	// are set whenever the directory loads, valid or not.
+	Packages, Channels, Bundles int
+	// Warnings are the upgrade-graph warnings (Model.Warnings) of a valid
+	// catalog.
+	Warnings []Problem
+}
+
+// ValidateDir checks the declarative config directory root exactly as
+// ConvertToModel(LoadFS(root)) does, with the same error: LoadFS's error
+// when the directory does not load, else a *ValidationError with the same
+// problems in the same order. It does not hold the catalog: every rule
+// of ConvertToModel concerns one package, so the directory is checked
+// package by package.
+//
+// A first pass scans every file for the packages its blobs name (no full
+// decode); then each package's files are decoded, the package is
+// converted and checked, and its blobs are dropped. Memory is bounded by
+// the largest package (or the largest file holding several), not by the
+// catalog. WithPackages is not supported (validation is of the whole
+// catalog).
+func ValidateDir(ctx context.Context, root string, opts ...LoadOption) (DirValidation, error) {
+	var res DirValidation
+	o := loadOptions{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.packages != nil {
+		return res, errors.New("validate a directory: WithPackages is not supported")
+	}
+	if o.concurrency < 1 {
+		o.concurrency = runtime.GOMAXPROCS(0)
+	}
+	r, err := openRoot(root)
+	if err != nil {
+		return res, err
+	}
+	defer r.Close()
+	files, err := listCatalogFiles(r)
+	if err != nil {
+		return res, fmt.Errorf("walk %s: %w", root, err)
+	}
+	filePkgs, err := scanFilePackages(ctx, r, files, o)
+	if err != nil {
+		return res, err
+	}
+	var ps problems
+	err = eachPackage(ctx, r, files, filePkgs, o, func(_ string, cfg *DeclarativeConfig) error {
+		res.Packages += len(cfg.Packages)
+		res.Channels += len(cfg.Channels)
+		res.Bundles += len(cfg.Bundles)
+		m, err := ConvertToModel(cfg)
+		var ve *ValidationError
+		switch {
+		case errors.As(err, &ve):
+			ps = append(ps, ve.Problems...)
+		case err != nil:
+			return err
+		case len(ps) == 0:
+			res.Warnings = append(res.Warnings, m.Warnings()...)
+		}
+		return nil
+	})
+	if err != nil {
+		var fe *fileError
+		if !errors.As(err, &fe) {
+			return DirValidation{}, err
+		}
+		// The first file in file order that fails is LoadFS's error; files
+		// before this one may not have been decoded yet.
+		if err := loadEachFile(ctx, r, files[:fe.file+1], o, func(int, *DeclarativeConfig) {}); err != nil {
+			return DirValidation{}, err
+		}
+		return DirValidation{}, fe.err
+	}
+	if len(ps) == 0 {
+		return res, nil
+	}
+	res.Warnings = nil
+	// ConvertToModel's order: by file and position, rule order within a
+	// blob (a blob belongs to one package, so its problems come from one
+	// call and keep their order in the stable sort).
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].origin, ps[j].origin
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Index < b.Index
+	})
+	return res, ps.err()
+}
+
+// scanFilePackages lists the packages each file's blobs name, reading only
+// their schema, package and name keys. When a file cannot be scanned,
+// LoadFS's error for the files up to it is returned (the same error, as
+// LoadFS decodes with the same scanner first).
+func scanFilePackages(ctx context.Context, r *os.Root, files []string, o loadOptions) ([][]string, error) {
+	filePkgs := make([][]string, len(files))
+	scanErr := make([]error, len(files))
+	var g errgroup.Group
+	g.SetLimit(o.concurrency)
+	for i, rel := range files {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				scanErr[i] = err
+				return nil
+			}
+			filePkgs[i], scanErr[i] = scanPackages(r, rel)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for i, err := range scanErr {
+		if err == nil {
+			continue
+		}
+		if lerr := loadEachFile(ctx, r, files[:i+1], o, func(int, *DeclarativeConfig) {}); lerr != nil {
+			return nil, lerr
+		}
+		return nil, err
+	}
+	return filePkgs, nil
+}
+
+// scanPackages lists the distinct packages of one file's blobs, as
+// configPackages would list them after a full decode.
+func scanPackages(r *os.Root, rel string) ([]string, error) {
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
+	defer f.Close()
+	var names []string
+	err = DecodeStream(f, func(blob json.RawMessage, index int) error {
+		m, err := metaKeys(blob)
+		if err != nil {
+			return fmt.Errorf("load %s: blob #%d: %w", rel, index, err)
+		}
+		name := m.Package
+		if m.Schema == SchemaPackage {
+			name = m.Name
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		return nil
+	})
+	return names, err
+}
