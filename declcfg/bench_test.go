@@ -100,7 +100,7 @@ func benchLoadValidate(b *testing.B, cfg *DeclarativeConfig) string {
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		cfg, err := LoadFS(ctx, dir)
+		cfg, err := LoadDir(ctx, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func retainedHeap(b *testing.B, dir string) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestGeneratedCatalogValid(t *testing.T) {
 	if err := WriteDir(cfg, dir); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := LoadFS(context.Background(), dir)
+	loaded, err := LoadDir(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

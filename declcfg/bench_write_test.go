@@ -119,7 +119,7 @@ func TestRealisticCatalogRoundTrip(t *testing.T) {
 		if err := WriteDir(cfg, dir, WithLayout(l)); err != nil {
 			t.Fatal(err)
 		}
-		loaded, err := LoadFS(context.Background(), dir)
+		loaded, err := LoadDir(context.Background(), dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func BenchmarkLoadValidateDir(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
-		cfg, err := LoadFS(ctx, dir)
+		cfg, err := LoadDir(ctx, dir)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func BenchmarkWriteDirObjectsDir(b *testing.B) {
 	if dir == "" {
 		b.Skip("OLMCAT_BENCH_CATALOG not set")
 	}
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -630,7 +630,7 @@ func writeBundleObjects(dir string, cfg *DeclarativeConfig) (*DeclarativeConfig,
 				return nil, false, fmt.Errorf("bundle %q property #%d: %w", b.Name, j, err)
 			}
 			if v.Ref != "" || len(v.Data) == 0 {
-				return nil, false, fmt.Errorf("bundle %q property #%d: olm.bundle.object without inline data cannot be written (load the catalog with LoadFS to resolve refs)", b.Name, j)
+				return nil, false, fmt.Errorf("bundle %q property #%d: olm.bundle.object without inline data cannot be written (load the catalog with LoadDir to resolve refs)", b.Name, j)
 			}
 			fc, seen := contents[string(v.Data)]
 			if !seen {

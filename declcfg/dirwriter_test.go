@@ -18,7 +18,7 @@ import (
 func loadBlobs(t *testing.T, blobs ...string) *DeclarativeConfig {
 	t.Helper()
 	dir := writeTree(t, map[string]string{"c.json": strings.Join(blobs, "\n")})
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	require.NoError(t, err)
 	return cfg
 }
@@ -175,7 +175,7 @@ func TestObjectsLayoutFilesAndFallbacks(t *testing.T) {
 	assert.Contains(t, files["foo/foo.json"], `"ref": "objects/foo.v0.2.0/cm__v1_configmap-2.yaml"`)
 
 	// Reading back gives the same config, bytes and all.
-	back, err := LoadFS(context.Background(), out)
+	back, err := LoadDir(context.Background(), out)
 	require.NoError(t, err)
 	var a, b bytes.Buffer
 	require.NoError(t, WriteJSON(&a, cfg))
@@ -228,7 +228,7 @@ func TestPackageDirsAreSafe(t *testing.T) {
 		} else {
 			assert.Equal(t, []string{"%2E%2E/%2E%2E.json", "..%2Fescape/..%2Fescape.json"}, sortedKeys(files))
 		}
-		back, err := LoadFS(context.Background(), out)
+		back, err := LoadDir(context.Background(), out)
 		require.NoError(t, err)
 		var a, b bytes.Buffer
 		require.NoError(t, WriteJSON(&a, cfg))
@@ -298,7 +298,7 @@ schema: olm.channel
 func loadBlobsYAML(t *testing.T, text string) *DeclarativeConfig {
 	t.Helper()
 	dir := writeTree(t, map[string]string{"c.yaml": text})
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	require.NoError(t, err)
 	return cfg
 }

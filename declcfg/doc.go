@@ -4,7 +4,7 @@
 // streams, writing it in the opm layout or the objects layout, and
 // validating it into a linked Model that servers reuse.
 //
-// Loading (LoadFS, LoadFile, DecodeStream) reads every .json/.yaml/.yml
+// Loading (LoadDir, LoadFile, DecodeStream) reads every .json/.yaml/.yml
 // file under a root, honouring .indexignore files, concurrently and in a
 // deterministic order. Blobs of unknown schemas are kept verbatim.
 // olm.bundle.object refs are resolved inside the root and inlined, so a

@@ -51,7 +51,7 @@ func readTree(t testing.TB, dir string) map[string]string {
 func TestOPMLayoutByteIdentical(t *testing.T) {
 	for _, dir := range opmOutputDirs(t) {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			cfg, err := LoadFS(context.Background(), dir)
+			cfg, err := LoadDir(context.Background(), dir)
 			require.NoError(t, err)
 			out := filepath.Join(t.TempDir(), "out")
 			require.NoError(t, WriteDir(cfg, out, WithLayout(LayoutOPM), WithFormat(FormatJSON)))
@@ -70,7 +70,7 @@ func TestOPMLayoutByteIdentical(t *testing.T) {
 func TestOPMOutputsValidate(t *testing.T) {
 	for _, dir := range opmOutputDirs(t) {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			cfg, err := LoadFS(context.Background(), dir)
+			cfg, err := LoadDir(context.Background(), dir)
 			require.NoError(t, err)
 			m, err := ConvertToModel(cfg)
 			require.NoError(t, err)
@@ -88,11 +88,11 @@ func TestObjectsLayoutLossless(t *testing.T) {
 		for _, f := range []Format{FormatJSON} {
 			t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir)+"/"+string(f), func(t *testing.T) {
 				ctx := context.Background()
-				cfg, err := LoadFS(ctx, dir)
+				cfg, err := LoadDir(ctx, dir)
 				require.NoError(t, err)
 				objDir := filepath.Join(t.TempDir(), "objects")
 				require.NoError(t, WriteDir(cfg, objDir, WithLayout(LayoutObjects), WithFormat(f)))
-				back, err := LoadFS(ctx, objDir)
+				back, err := LoadDir(ctx, objDir)
 				require.NoError(t, err)
 				out := filepath.Join(t.TempDir(), "opm")
 				require.NoError(t, WriteDir(back, out, WithLayout(LayoutOPM), WithFormat(FormatJSON)))
@@ -104,7 +104,7 @@ func TestObjectsLayoutLossless(t *testing.T) {
 				}
 
 				// And the other way: objects -> opm -> objects.
-				again, err := LoadFS(ctx, out)
+				again, err := LoadDir(ctx, out)
 				require.NoError(t, err)
 				objDir2 := filepath.Join(t.TempDir(), "objects2")
 				require.NoError(t, WriteDir(again, objDir2, WithLayout(LayoutObjects), WithFormat(f)))
@@ -120,11 +120,11 @@ func TestObjectsLayoutYAMLKeepsMeaning(t *testing.T) {
 	for _, dir := range opmOutputDirs(t) {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
 			ctx := context.Background()
-			cfg, err := LoadFS(ctx, dir)
+			cfg, err := LoadDir(ctx, dir)
 			require.NoError(t, err)
 			objDir := filepath.Join(t.TempDir(), "objects")
 			require.NoError(t, WriteDir(cfg, objDir, WithLayout(LayoutObjects), WithFormat(FormatYAML)))
-			back, err := LoadFS(ctx, objDir)
+			back, err := LoadDir(ctx, objDir)
 			require.NoError(t, err)
 			var a, b bytes.Buffer
 			require.NoError(t, WriteYAML(&a, cfg))

@@ -26,7 +26,7 @@ import (
 // never loaded itself.
 const IndexIgnoreFile = ".indexignore"
 
-// LoadOption configures LoadFS.
+// LoadOption configures LoadDir.
 type LoadOption func(*loadOptions)
 
 type loadOptions struct {
@@ -40,14 +40,14 @@ func WithConcurrency(n int) LoadOption {
 	return func(o *loadOptions) { o.concurrency = n }
 }
 
-// LoadFS loads every .json, .yaml and .yml file under root (honouring
+// LoadDir loads every .json, .yaml and .yml file under the directory root (honouring
 // .indexignore files) as blob streams and returns all blobs, ordered by
 // file path then position in the file. Files are decoded concurrently.
 // olm.bundle.object refs are resolved relative to the file holding the
 // blob and inlined as data, so the result no longer depends on the
 // directory layout; refs that leave root (by ".." or by symlink) are
 // refused. The first error stops the load and names its file and blob.
-func LoadFS(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeConfig, error) {
+func LoadDir(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeConfig, error) {
 	o := loadOptions{}
 	for _, opt := range opts {
 		opt(&o)
@@ -101,7 +101,7 @@ func makeIfAny[T any](n int) []T {
 
 // LoadFile loads the single file relPath (slash-separated, relative to
 // root) as a blob stream; olm.bundle.object refs are resolved against root
-// exactly as LoadFS does.
+// exactly as LoadDir does.
 func LoadFile(ctx context.Context, root, relPath string) (*DeclarativeConfig, error) {
 	r, err := openRoot(root)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestLoadFSFormatsOrderAndOrigins(t *testing.T) {
 		"notes.txt":      "not a catalog file",
 		"README.md":      "# nor this",
 	})
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	require.NoError(t, err)
 	require.Len(t, cfg.Packages, 2)
 	assert.Equal(t, "a", cfg.Packages[0].Name)
@@ -54,9 +54,9 @@ func TestLoadFSDeterministicAcrossConcurrency(t *testing.T) {
 		files[p+"/catalog.json"] = pkgBlob(p, "s") + chBlob(p, "s", entry(p+".v1")) + bundleBlob(p, p+".v1", "1.0.0")
 	}
 	dir := writeTree(t, files)
-	one, err := LoadFS(context.Background(), dir, WithConcurrency(1))
+	one, err := LoadDir(context.Background(), dir, WithConcurrency(1))
 	require.NoError(t, err)
-	many, err := LoadFS(context.Background(), dir, WithConcurrency(16))
+	many, err := LoadDir(context.Background(), dir, WithConcurrency(16))
 	require.NoError(t, err)
 	require.Equal(t, one, many)
 	var a, b bytes.Buffer
@@ -88,7 +88,7 @@ func TestLoadFSIndexIgnore(t *testing.T) {
 	})
 	// The root .indexignore.json is a catalog file: make it valid.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".indexignore.json"), []byte(pkgBlob("dot", "s")), 0o644))
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	require.NoError(t, err)
 	var names []string
 	for _, p := range cfg.Packages {
@@ -138,7 +138,7 @@ func TestLoadFSErrorsNameFileAndBlob(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeTree(t, tt.files)
-			_, err := LoadFS(context.Background(), dir)
+			_, err := LoadDir(context.Background(), dir)
 			require.EqualError(t, err, tt.want)
 		})
 	}
@@ -152,7 +152,7 @@ func TestLoadFSRefThroughSymlinkOutsideRoot(t *testing.T) {
 	})
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "p", "objects"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(dir, "p", "objects", "link.yaml")))
-	_, err := LoadFS(context.Background(), dir)
+	_, err := LoadDir(context.Background(), dir)
 	require.ErrorContains(t, err, `load p/c.json: blob #0: olm.bundle "p.v1": property #0: ref "objects/link.yaml": `)
 	require.ErrorContains(t, err, "path escapes from parent")
 
@@ -160,7 +160,7 @@ func TestLoadFSRefThroughSymlinkOutsideRoot(t *testing.T) {
 	dir2 := writeTree(t, map[string]string{})
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "c.json"), []byte(pkgBlob("x", "s")), 0o644))
 	require.NoError(t, os.Symlink(filepath.Join(outside, "c.json"), filepath.Join(dir2, "c.json")))
-	_, err = LoadFS(context.Background(), dir2)
+	_, err = LoadDir(context.Background(), dir2)
 	require.ErrorContains(t, err, "path escapes from parent")
 
 	// A symlink inside the root is followed.
@@ -171,7 +171,7 @@ func TestLoadFSRefThroughSymlinkOutsideRoot(t *testing.T) {
 		".indexignore":    "objects/\nshared/\n",
 	})
 	require.NoError(t, os.Symlink("../../shared/cm.yaml", filepath.Join(dir3, "p", "objects", "link.yaml")))
-	cfg, err := LoadFS(context.Background(), dir3)
+	cfg, err := LoadDir(context.Background(), dir3)
 	require.NoError(t, err)
 	require.Equal(t, []string{`{"kind":"ConfigMap","metadata":{"name":"x"}}`}, cfg.Bundles[0].Objects)
 }
@@ -187,7 +187,7 @@ func TestLoadBundleObjects(t *testing.T) {
 		"p/.indexignore":     "/objects/\n",
 		"p/objects/crd.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ps.test\n",
 	})
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	require.NoError(t, err)
 	b := cfg.Bundles[0]
 	assert.Equal(t, []string{crd, csv}, b.Objects)
@@ -206,9 +206,9 @@ func TestLoadBundleObjects(t *testing.T) {
 
 func TestLoadFSNotADirectory(t *testing.T) {
 	dir := writeTree(t, map[string]string{"f.json": "{}"})
-	_, err := LoadFS(context.Background(), filepath.Join(dir, "f.json"))
+	_, err := LoadDir(context.Background(), filepath.Join(dir, "f.json"))
 	require.EqualError(t, err, "open catalog "+filepath.Join(dir, "f.json")+": not a directory")
-	_, err = LoadFS(context.Background(), filepath.Join(dir, "none"))
+	_, err = LoadDir(context.Background(), filepath.Join(dir, "none"))
 	require.ErrorContains(t, err, "no such file or directory")
 }
 
@@ -216,7 +216,7 @@ func TestLoadFSCancelled(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a.json": pkgBlob("a", "s")})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := LoadFS(ctx, dir)
+	_, err := LoadDir(ctx, dir)
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -230,7 +230,7 @@ func TestLoadFSReportsFirstBadFileInOrder(t *testing.T) {
 	files["p21/catalog.json"] = `{"name":"z"}`
 	dir := writeTree(t, files)
 	for i := 0; i < 20; i++ {
-		_, err := LoadFS(context.Background(), dir, WithConcurrency(8))
+		_, err := LoadDir(context.Background(), dir, WithConcurrency(8))
 		require.EqualError(t, err, "load p03/catalog.json: blob #1: missing root schema field")
 	}
 }

@@ -12,9 +12,9 @@ import (
 
 func TestWithPackages(t *testing.T) {
 	root := "../fixtures/legacy/small-fbb-deprecated/opm-migrate"
-	all, err := LoadFS(context.Background(), root)
+	all, err := LoadDir(context.Background(), root)
 	require.NoError(t, err)
-	foo, err := LoadFS(context.Background(), root, WithPackages("foo"))
+	foo, err := LoadDir(context.Background(), root, WithPackages("foo"))
 	require.NoError(t, err)
 	want := *all
 	want.keepPackages(map[string]bool{"foo": true})
@@ -28,7 +28,7 @@ func TestWithPackages(t *testing.T) {
 		[]byte(`{"schema":"olm.package","name":"\u0062ar","defaultChannel":"x"}`+"\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.yaml"),
 		[]byte("schema: olm.package\nname: baz\ndefaultChannel: x\n"), 0o644))
-	got, err := LoadFS(context.Background(), dir, WithPackages("bar"))
+	got, err := LoadDir(context.Background(), dir, WithPackages("bar"))
 	require.NoError(t, err)
 	require.Len(t, got.Packages, 1)
 	assert.Equal(t, "bar", got.Packages[0].Name)

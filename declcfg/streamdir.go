@@ -56,10 +56,10 @@ func loadEachFile(ctx context.Context, r *os.Root, files []string, o loadOptions
 }
 
 // WriteDirStream writes every blob of the declarative config directory
-// root to w in format f: the same bytes as WriteStream of LoadFS(root),
+// root to w in format f: the same bytes as WriteStream of LoadDir(root),
 // without holding the catalog in memory.
 //
-// A first pass decodes every file (concurrently, as LoadFS does, so a bad
+// A first pass decodes every file (concurrently, as LoadDir does, so a bad
 // catalog fails with the same error before anything is written) and keeps
 // only which packages each file holds. The second pass writes package by
 // package in opm's order, decoding the files of each package again (a few
@@ -98,7 +98,7 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 }
 
 // eachPackage calls fn with the blobs of each package in opm's order
-// (sorted, "" last), each package's blobs in the order LoadFS gives them.
+// (sorted, "" last), each package's blobs in the order LoadDir gives them.
 // filePkgs lists the packages of each file. Each file is decoded once
 // (up to 2*o.concurrency files ahead, concurrently) and dropped once its
 // last package was handed to fn. A file that no longer holds the packages

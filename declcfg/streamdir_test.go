@@ -15,7 +15,7 @@ import (
 // loaded, then written.
 func writeLoaded(t *testing.T, dir string, f Format) ([]byte, error) {
 	t.Helper()
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func TestWriteDirStreamFailsLikeLoadFSBeforeWriting(t *testing.T) {
 	// Two bad files: the first in file order is the one reported.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "c", "bad.json"), []byte(`{"schema":"olm.bundle","package":"alpha","name":`), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "f", "bad.json"), []byte(`{"schema":"olm.package"`), 0o644))
-	_, wantErr := LoadFS(context.Background(), dir)
+	_, wantErr := LoadDir(context.Background(), dir)
 	require.Error(t, wantErr)
 	var out bytes.Buffer
 	err := WriteDirStream(context.Background(), &out, dir, FormatJSON)
@@ -121,7 +121,7 @@ func TestWriteDirStreamCanceled(t *testing.T) {
 // validateLoaded is what validate did before streaming.
 func validateLoaded(dir string) (DirValidation, error) {
 	var res DirValidation
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	if err != nil {
 		return res, err
 	}
@@ -148,7 +148,7 @@ func TestValidateDirSameAsLoadAndConvert(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(invalid, filepath.FromSlash(name)), []byte(data), 0o644))
 	}
 	// A load error found only by the full decode (a missing object ref)
-	// after a file that the scan already rejects: LoadFS reports the first
+	// after a file that the scan already rejects: LoadDir reports the first
 	// in file order, whichever pass meets it.
 	scanBad, decodeBad := mixedCatalog(t), mixedCatalog(t)
 	require.NoError(t, os.WriteFile(filepath.Join(scanBad, "f", "bad.json"), []byte(`{"schema":"olm.package"`), 0o644))

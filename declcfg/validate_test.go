@@ -57,7 +57,7 @@ func validateBlobs(t *testing.T, blobs []string) []string {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(strings.Join(blobs, "\n")), 0o644))
-	cfg, err := LoadFS(context.Background(), dir)
+	cfg, err := LoadDir(context.Background(), dir)
 	require.NoError(t, err)
 	m, err := ConvertToModel(cfg)
 	if err == nil {

@@ -24,7 +24,7 @@ type DirValidation struct {
 }
 
 // ValidateDir checks the declarative config directory root exactly as
-// ConvertToModel(LoadFS(root)) does, with the same error: LoadFS's error
+// ConvertToModel(LoadDir(root)) does, with the same error: LoadDir's error
 // when the directory does not load, else a *ValidationError with the same
 // problems in the same order. It does not hold the catalog: every rule
 // of ConvertToModel concerns one package, so the directory is checked
@@ -83,7 +83,7 @@ func ValidateDir(ctx context.Context, root string, opts ...LoadOption) (DirValid
 		if !errors.As(err, &fe) {
 			return DirValidation{}, err
 		}
-		// The first file in file order that fails is LoadFS's error; files
+		// The first file in file order that fails is LoadDir's error; files
 		// before this one may not have been decoded yet.
 		if err := loadEachFile(ctx, r, files[:fe.file+1], o, func(int, *DeclarativeConfig) {}); err != nil {
 			return DirValidation{}, err
@@ -109,8 +109,8 @@ func ValidateDir(ctx context.Context, root string, opts ...LoadOption) (DirValid
 
 // scanFilePackages lists the packages each file's blobs name, reading only
 // their schema, package and name keys. When a file cannot be scanned,
-// LoadFS's error for the files up to it is returned (the same error, as
-// LoadFS decodes with the same scanner first).
+// LoadDir's error for the files up to it is returned (the same error, as
+// LoadDir decodes with the same scanner first).
 func scanFilePackages(ctx context.Context, r *os.Root, files []string, o loadOptions) ([][]string, error) {
 	filePkgs := make([][]string, len(files))
 	scanErr := make([]error, len(files))

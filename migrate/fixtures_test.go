@@ -233,7 +233,7 @@ func TestFixturesMatchOPM(t *testing.T) {
 				assert.Equal(t, before, fileSum(t, db), "the input database must not change")
 
 				// The output passes declarative config validation as loaded from disk.
-				cfg, err := declcfg.LoadFS(context.Background(), out)
+				cfg, err := declcfg.LoadDir(context.Background(), out)
 				require.NoError(t, err)
 				_, err = declcfg.ConvertToModel(cfg)
 				require.NoError(t, err)
@@ -328,7 +328,7 @@ func TestFixturesObjectsLayoutYAML(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "catalog")
 			rep, err := Migrate(context.Background(), db, out, WithLayout(declcfg.LayoutObjects), WithFormat(declcfg.FormatYAML), WithKeepDeprecated(true))
 			require.NoError(t, err)
-			got, err := declcfg.LoadFS(context.Background(), out)
+			got, err := declcfg.LoadDir(context.Background(), out)
 			require.NoError(t, err)
 			_, err = declcfg.ConvertToModel(got)
 			require.NoError(t, err)

@@ -33,7 +33,7 @@ func buildAndMigrate(t *testing.T, level int, bundles []dbbuild.Bundle, opts []d
 		assertNothingWritten(t, out)
 		return nil, rep, err
 	}
-	cfg, lerr := declcfg.LoadFS(context.Background(), out)
+	cfg, lerr := declcfg.LoadDir(context.Background(), out)
 	require.NoError(t, lerr)
 	_, verr := declcfg.ConvertToModel(cfg)
 	require.NoError(t, verr, "migrated output must validate")

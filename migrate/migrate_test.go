@@ -82,7 +82,7 @@ func TestMigrateBeforeCommitHook(t *testing.T) {
 	_, err := Migrate(context.Background(), db, out, WithBeforeCommit(func(ctx context.Context, tmp string) error {
 		_, err := os.Stat(out)
 		assert.True(t, os.IsNotExist(err), "nothing visible before commit")
-		cfg, err := declcfg.LoadFS(ctx, tmp)
+		cfg, err := declcfg.LoadDir(ctx, tmp)
 		require.NoError(t, err)
 		for _, p := range cfg.Packages {
 			seen = append(seen, p.Name)
@@ -129,7 +129,7 @@ func TestMigrateKeepDeprecatedFixture(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, rep.Drops)
 	assert.Equal(t, 1, rep.Counts.Deprecations)
-	cfg, err := declcfg.LoadFS(context.Background(), out)
+	cfg, err := declcfg.LoadDir(context.Background(), out)
 	require.NoError(t, err)
 	m, err := declcfg.ConvertToModel(cfg)
 	require.NoError(t, err)

@@ -45,7 +45,7 @@ The input is never modified.`,
 			if err := checkSeparateDirs(in, out); err != nil {
 				return usageError(err)
 			}
-			cfg, err := declcfg.LoadFS(cmd.Context(), in)
+			cfg, err := declcfg.LoadDir(cmd.Context(), in)
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}

@@ -59,7 +59,7 @@ are highlighted and explained in a legend.
 			var cfg *declcfg.DeclarativeConfig
 			if _, _, bundle := rin.bundleDir(); pkg != "" && local.Kind == source.KindDeclcfg && !bundle {
 				// Only the package's files are decoded.
-				cfg, err = declcfg.LoadFS(cmd.Context(), local.Ref, declcfg.WithPackages(pkg))
+				cfg, err = declcfg.LoadDir(cmd.Context(), local.Ref, declcfg.WithPackages(pkg))
 			} else {
 				cfg, err = loadRenderInput(cmd.Context(), rin, cmd.ErrOrStderr(), noDeprecationWarning)
 			}

@@ -50,7 +50,7 @@ func writeImageConfigs(cmd *cobra.Command, ref, dir, outDir string, f *migrateFl
 	if err != nil {
 		return usageError(err)
 	}
-	cfg, err := declcfg.LoadFS(cmd.Context(), dir)
+	cfg, err := declcfg.LoadDir(cmd.Context(), dir)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("image %s: %w", ref, err)}
 	}

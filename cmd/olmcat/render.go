@@ -151,7 +151,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 	}
 	switch in.Kind {
 	case source.KindDeclcfg:
-		return declcfg.LoadFS(ctx, arg)
+		return declcfg.LoadDir(ctx, arg)
 	case source.KindSQLite:
 		if !noDeprecationWarning {
 			warnDeprecated(stderr, in.name)

@@ -99,7 +99,7 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (renderInput, error) {
 	in, err := source.Detect(arg)
 	if err != nil || in.Kind != source.KindImage {
-		return renderInput{Input: source.Input{Ref: arg}, name: arg}, nil // LoadFS reports bad paths
+		return renderInput{Input: source.Input{Ref: arg}, name: arg}, nil // LoadDir reports bad paths
 	}
 	local, u, err := f.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
 	if err != nil {

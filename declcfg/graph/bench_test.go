@@ -20,7 +20,7 @@ func BenchmarkLargestPackageSVG(b *testing.B) {
 		b.Skip("OLMCAT_BENCH_CATALOG not set")
 	}
 	ctx := context.Background()
-	all, err := declcfg.LoadFS(ctx, dir)
+	all, err := declcfg.LoadDir(ctx, dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func BenchmarkLargestPackageSVG(b *testing.B) {
 	b.Logf("largest package %s: %d bundles", largest, count[largest])
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cfg, err := declcfg.LoadFS(ctx, dir, declcfg.WithPackages(largest))
+		cfg, err := declcfg.LoadDir(ctx, dir, declcfg.WithPackages(largest))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -30,7 +30,7 @@ var fixtures = map[string]string{
 
 func load(t *testing.T, name string) *graph.Graph {
 	t.Helper()
-	cfg, err := declcfg.LoadFS(context.Background(), fixtures[name])
+	cfg, err := declcfg.LoadDir(context.Background(), fixtures[name])
 	require.NoError(t, err)
 	g, err := graph.Build(cfg)
 	require.NoError(t, err)
@@ -139,7 +139,7 @@ func TestSVGCounts(t *testing.T) {
 func TestProblemsMatchValidate(t *testing.T) {
 	for name := range fixtures {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := declcfg.LoadFS(context.Background(), fixtures[name])
+			cfg, err := declcfg.LoadDir(context.Background(), fixtures[name])
 			require.NoError(t, err)
 			g, err := graph.Build(cfg)
 			require.NoError(t, err)
@@ -181,7 +181,7 @@ func TestProblemsMatchValidate(t *testing.T) {
 }
 
 func TestBuildFilters(t *testing.T) {
-	cfg, err := declcfg.LoadFS(context.Background(), fixtures["small-fbb-deprecated"])
+	cfg, err := declcfg.LoadDir(context.Background(), fixtures["small-fbb-deprecated"])
 	require.NoError(t, err)
 	g, err := graph.Build(cfg, graph.WithPackage("bar"), graph.WithChannel("stable"))
 	require.NoError(t, err)

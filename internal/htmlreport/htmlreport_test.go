@@ -67,7 +67,7 @@ func TestParityPage(t *testing.T) {
 }
 
 func TestGraphPage(t *testing.T) {
-	cfg, err := declcfg.LoadFS(context.Background(), filepath.Join("..", "..", "declcfg", "graph", "testdata", "problems"))
+	cfg, err := declcfg.LoadDir(context.Background(), filepath.Join("..", "..", "declcfg", "graph", "testdata", "problems"))
 	require.NoError(t, err)
 	g, err := graph.Build(cfg)
 	require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 
 // loadModel reads and validates the catalog directory.
 func loadModel(ctx context.Context, dir string) (*declcfg.Model, error) {
-	cfg, err := declcfg.LoadFS(ctx, dir)
+	cfg, err := declcfg.LoadDir(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 	}
