@@ -118,3 +118,19 @@ func TestReadmePicture(t *testing.T) {
 	assert.Contains(t, string(readme), "olmcat graph fixtures/legacy/opm-manifests/index.db --package etcd -o svg > fixtures/graphs/etcd.svg")
 	assert.Contains(t, string(readme), "](fixtures/graphs/etcd.svg)")
 }
+
+// TestValidateWarnings: validate lists the graph warnings the pictures
+// draw (on stderr, the catalog stays valid) and in -o json.
+func TestValidateWarnings(t *testing.T) {
+	catalog := "../../fixtures/legacy/opm-manifests/opm-migrate"
+	_, stderr, code := runCLI(t, "validate", catalog)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stderr, `warning: etcd/catalog.json#1: olm.channel etcd/alpha: entry "etcdoperator.v0.9.2" skips "etcdoperator.v0.9.1", which is not in the channel`)
+	assert.Contains(t, stderr, `skipRange "< 0.6.0" matches no other bundle of the channel`)
+	out, _, code := runCLI(t, "validate", catalog, "-o", "json")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, `"warnings": [`)
+	svg, _, code := runCLI(t, "graph", catalog, "--package", "etcd", "--channel", "alpha", "-o", "svg")
+	require.Equal(t, 0, code)
+	assert.Contains(t, svg, `warning: entry &quot;etcdoperator.v0.9.2&quot; skips &quot;etcdoperator.v0.9.1&quot;, which is not in the channel`)
+}
