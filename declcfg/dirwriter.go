@@ -20,6 +20,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/internal/jsonscan"
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 // Layout is the directory layout of a written catalog.
@@ -54,6 +55,7 @@ type writeOptions struct {
 	format Format
 	force  bool
 	onPkg  func(pkg string)
+	inputs []string
 }
 
 // WithLayout selects the directory layout (default LayoutOPM).
@@ -65,6 +67,13 @@ func WithFormat(f Format) WriteOption { return func(o *writeOptions) { o.format 
 // WithForce allows replacing an existing non-empty output directory. The
 // old directory is only removed once the new one is complete.
 func WithForce(force bool) WriteOption { return func(o *writeOptions) { o.force = force } }
+
+// WithInputs names the inputs the catalog is made from: the output
+// directory may not be, contain or lie inside any of them (symlinks
+// resolved), so that replacing it can never delete or change an input.
+func WithInputs(paths ...string) WriteOption {
+	return func(o *writeOptions) { o.inputs = append(o.inputs, paths...) }
+}
 
 // WithOnPackageWritten calls fn after each package is written, e.g. to
 // advance a progress bar. fn may be called concurrently.
@@ -85,9 +94,11 @@ const globalBase = "__global"
 // Nothing is visible at the output path before Commit, and a failed or
 // aborted write leaves the output path as it was.
 type DirWriter struct {
-	out  string
-	tmp  string
-	opts writeOptions
+	out     string
+	tmp     string
+	marker  *os.File // the locked owner marker in tmp
+	removed []string // abandoned temporary directories removed
+	opts    writeOptions
 
 	mu       sync.Mutex
 	written  map[string]string // directory element -> package name
@@ -114,19 +125,31 @@ func NewDirWriter(outDir string, opts ...WriteOption) (*DirWriter, error) {
 		return nil, errors.New("output directory must be set")
 	}
 	out := filepath.Clean(outDir)
+	if err := pathcheck.Separate("output directory", out, o.inputs...); err != nil {
+		return nil, err
+	}
 	if err := checkOutput(out, o.force); err != nil {
 		return nil, err
 	}
 	parent := filepath.Dir(out)
+	removed, err := removeAbandonedTemps(parent, out)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create parent of output directory %s: %w", out, err)
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-")
+	tmp, marker, err := createTempDir(parent, out)
 	if err != nil {
-		return nil, fmt.Errorf("create temporary directory for %s: %w", out, err)
+		return nil, err
 	}
-	return &DirWriter{out: out, tmp: tmp, opts: o, written: map[string]string{}}, nil
+	return &DirWriter{out: out, tmp: tmp, marker: marker, removed: removed, opts: o, written: map[string]string{}}, nil
 }
+
+// RemovedAbandoned returns the temporary directories of earlier runs
+// for the same output that NewDirWriter found abandoned (their owner died
+// without cleaning up) and removed.
+func (w *DirWriter) RemovedAbandoned() []string { return w.removed }
 
 // checkOutput refuses an output path that holds anything, unless force.
 // A non-directory is never replaced.
@@ -326,6 +349,12 @@ func (w *DirWriter) Commit() error {
 	if err := os.Chmod(w.tmp, 0o755); err != nil {
 		return fmt.Errorf("commit %s: %w", w.out, err)
 	}
+	// The marker must not end up in the output; the lock stays held (on
+	// the open file) until the rename is done.
+	if err := os.Remove(filepath.Join(w.tmp, tempOwnerFile)); err != nil {
+		return fmt.Errorf("commit %s: %w", w.out, err)
+	}
+	defer w.marker.Close()
 	st, err := os.Lstat(w.out)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -378,6 +407,7 @@ func (w *DirWriter) Abort() error {
 		return nil
 	}
 	w.finished = true
+	defer w.marker.Close()
 	if err := os.RemoveAll(w.tmp); err != nil {
 		return fmt.Errorf("remove temporary directory %s: %w", w.tmp, err)
 	}

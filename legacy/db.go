@@ -40,6 +40,7 @@ type DB struct {
 	names    []string
 	channels map[string][]Channel      // by package
 	entries  map[string][]ChannelEntry // by package, entry_id order
+	tip      int64                     // minimum depth over the whole channel_entry table
 	rows     map[string]bundleKey      // operatorbundle rows by name
 	entryPkg map[string]string         // bundle name -> a package whose entries name it
 
@@ -300,6 +301,7 @@ func (d *DB) loadEntries(ctx context.Context) error {
 	defer rows.Close()
 	d.entries = map[string][]ChannelEntry{}
 	d.entryPkg = make(map[string]string, d.sizeHint)
+	rowsRead := 0
 	for rows.Next() {
 		var id int64
 		var ch, pkg, b sql.NullString
@@ -307,6 +309,10 @@ func (d *DB) loadEntries(ctx context.Context) error {
 		if err := rows.Scan(&id, &ch, &pkg, &b, &repl, &depth); err != nil {
 			return fmt.Errorf("read table channel_entry: %w", err)
 		}
+		if rowsRead == 0 || depth.Int64 < d.tip {
+			d.tip = depth.Int64
+		}
+		rowsRead++
 		d.entries[pkg.String] = append(d.entries[pkg.String], ChannelEntry{
 			ID: id, Channel: ch.String, Package: pkg.String, Bundle: b.String,
 			Replaces: repl.Int64, Depth: depth.Int64,

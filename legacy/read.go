@@ -146,6 +146,7 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 		Package:  pkg,
 		Channels: append([]Channel(nil), db.channels[name]...),
 		Entries:  append([]ChannelEntry(nil), db.entries[name]...),
+		TipDepth: db.tip,
 	}
 	seen := map[string]bool{}
 	var members []string
@@ -165,7 +166,7 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	for _, c := range pd.Channels {
 		heads[c.Head] = true
 	}
-	edges := entryEdges(pd.Entries)
+	edges := entryEdges(pd.Entries, pd.TipDepth)
 	rep := &pkgReport{pkg: name}
 	build := func(n string) (Bundle, error) {
 		raw := raws[n]
@@ -287,18 +288,14 @@ type bundleEdges struct {
 }
 
 // entryEdges reads the replaces/skips of each bundle from channel_entry:
-// entries reachable from the minimum-depth entries through replaces form
+// entries reachable from the entries at depth tip through replaces form
 // the real chain (their replaced entry is the bundle's replaces, the
 // greatest name across channels, as opm's query); every other replaces
 // link is a synthetic skip entry.
-func entryEdges(entries []ChannelEntry) map[string]*bundleEdges {
+func entryEdges(entries []ChannelEntry, tip int64) map[string]*bundleEdges {
 	byID := make(map[int64]ChannelEntry, len(entries))
-	var tip int64
-	for i, e := range entries {
+	for _, e := range entries {
 		byID[e.ID] = e
-		if i == 0 || e.Depth < tip {
-			tip = e.Depth
-		}
 	}
 	real := map[int64]bool{}
 	var queue []int64

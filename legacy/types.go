@@ -96,6 +96,12 @@ type PackageData struct {
 	Channels []Channel
 	// Entries are the package's channel_entry rows ordered by entry_id.
 	Entries []ChannelEntry
+	// TipDepth is the minimum depth over the whole channel_entry table,
+	// not just this package's: opm's listBundlesQuery starts the real
+	// replaces chain at the entries of that depth. It is 0 for databases
+	// every current add mode wrote; loaders that put channel heads at
+	// depth 1 left tables whose minimum is 1.
+	TipDepth int64
 	// Bundles are the operatorbundle rows named by the package's channel
 	// entries, ordered by name. Names in Entries without a row (skipped
 	// or replaced bundles absent from the database) have no Bundle.

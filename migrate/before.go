@@ -22,7 +22,7 @@ func legacyGraphs(pd *legacy.PackageData) *declcfg.DeclarativeConfig {
 	for i := range pd.Bundles {
 		rows[pd.Bundles[i].Name] = &pd.Bundles[i]
 	}
-	edgesByChannel, _ := channelEdges(pd.Entries)
+	edgesByChannel, _ := channelEdges(pd.Entries, pd.TipDepth)
 	channels := append([]legacy.Channel(nil), pd.Channels...)
 	sort.Slice(channels, func(i, j int) bool { return channels[i].Name < channels[j].Name })
 	for _, ch := range channels {

@@ -110,7 +110,7 @@ func (c *converter) checkPackage() {
 
 	// Channel membership and edges, from channel_entry.
 	var dangling []legacy.ChannelEntry
-	c.edgesByChannel, dangling = channelEdges(c.pd.Entries)
+	c.edgesByChannel, dangling = channelEdges(c.pd.Entries, c.pd.TipDepth)
 	for _, e := range dangling {
 		c.drop(Finding{Kind: DropDanglingEntryLink, Channel: e.Channel, Bundle: e.Bundle, Field: "replaces", Value: fmt.Sprint(e.Replaces),
 			Detail: fmt.Sprintf("channel_entry row %d replaces entry_id %d, which does not exist; that edge is ignored, as opm ignored it", e.ID, e.Replaces)})

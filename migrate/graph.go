@@ -20,8 +20,8 @@ type edges struct {
 // edges exactly as opm's listBundlesQuery did from channel_entry:
 //
 //   - the real replaces chain is every entry reachable through
-//     channel_entry.replaces from the entries at the tip depth (the minimum
-//     depth, 0 for every channel head);
+//     channel_entry.replaces from the entries at depth tip (the minimum
+//     depth over the whole table, legacy.PackageData.TipDepth);
 //   - a bundle's replaces in a channel is the greatest name among the
 //     entries its real-chain entries replace;
 //   - every other replaces link (the synthetic entries written for skips)
@@ -29,20 +29,12 @@ type edges struct {
 //   - every name with an entry is a member of the channel, even one only
 //     skipped (callers keep only names that have an operatorbundle row).
 //
-// opm took the tip over the whole table; every opm-written channel has a
-// depth-0 head entry, so the package's minimum capped at 0 is the same.
-//
 // Entries whose replaces names an entry_id that does not exist are
 // returned in dangling (their edge is ignored, as opm's join ignored it).
-func channelEdges(entries []legacy.ChannelEntry) (out map[string]map[string]*edges, dangling []legacy.ChannelEntry) {
+func channelEdges(entries []legacy.ChannelEntry, tip int64) (out map[string]map[string]*edges, dangling []legacy.ChannelEntry) {
 	byID := make(map[int64]*legacy.ChannelEntry, len(entries))
-	var tip int64
 	for i := range entries {
-		e := &entries[i]
-		byID[e.ID] = e
-		if e.Depth < tip {
-			tip = e.Depth
-		}
+		byID[entries[i].ID] = &entries[i]
 	}
 	real := make(map[int64]bool, len(entries))
 	var queue []int64

@@ -105,7 +105,7 @@ func TestChannelEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, dangling := channelEdges(tt.entries)
+			got, dangling := channelEdges(tt.entries, 0)
 			assert.Equal(t, tt.dangling, len(dangling))
 			flat := map[string]map[string]edges{}
 			for ch, m := range got {

@@ -25,25 +25,24 @@ import (
 // cancellation of ctx the temporary directory is removed and outDir is
 // left as it was.
 //
-// The returned Report is non-nil whenever the database could be opened,
-// also on error. Unservable content is returned as a *ProblemsError.
+// The output directory may not be, hold or lie inside dbPath. Temporary
+// directories that earlier runs for the same output left behind when they
+// were killed are removed and listed as notes.
+//
+// The returned Report is non-nil whenever the output could be prepared
+// and the database opened, also on error. Unservable content is returned as a *ProblemsError.
 func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Report, error) {
 	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	db, names, rep, err := open(ctx, dbPath, o)
-	if err != nil {
-		return rep, err
-	}
-	defer db.Close()
-	rep.Output = outDir
-	o.arenas = true
-
-	w, err := declcfg.NewDirWriter(outDir,
+	// The output is checked (not an input, not in the way) before the
+	// database is read, so that a refusal is not reported as a failed
+	// migration.
+	w, err := declcfg.NewDirWriter(outDir, declcfg.WithInputs(dbPath),
 		declcfg.WithLayout(o.layout), declcfg.WithFormat(o.format), declcfg.WithForce(o.force))
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	committed := false
 	defer func() {
@@ -51,6 +50,18 @@ func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Repor
 			_ = w.Abort()
 		}
 	}()
+	db, names, rep, err := open(ctx, dbPath, o)
+	if err != nil {
+		return rep, err
+	}
+	defer db.Close()
+	rep.Output = outDir
+	for _, dir := range w.RemovedAbandoned() {
+		rep.Notes = append(rep.Notes, Finding{Kind: NoteAbandonedTemp, Value: dir,
+			Detail: "removed abandoned temporary directory " + dir + " (left by an earlier run that was killed)",
+			Hint:   Hint(NoteAbandonedTemp)})
+	}
+	o.arenas = true
 
 	var failed atomic.Bool
 	write := func(res *packageResult) error {

@@ -46,6 +46,9 @@ const (
 	// NoteStaleChannelHead: the channel table names a head bundle the
 	// database does not have; the graph comes from channel_entry anyway.
 	NoteStaleChannelHead Kind = "stale-channel-head"
+	// NoteAbandonedTemp: a temporary output directory an earlier, killed
+	// run left beside the output was removed.
+	NoteAbandonedTemp Kind = "abandoned-temp-dir"
 )
 
 // Kinds of problems: content that would not serve. Any problem fails the
@@ -84,6 +87,7 @@ var hints = map[Kind]string{
 	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
 	NoteNoCSV:               "nothing while the bundle image is pullable: clients install from the image; fix the index entry if manifests matter to you",
 	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
+	NoteAbandonedTemp:       "nothing to do: a run that was killed left it; its owner was no longer running",
 	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
 
 	ProblemInvalidImage:          "pass --drop-invalid-bundles to leave the bundle out, or fix the bundle image reference",
@@ -149,7 +153,10 @@ func (f Finding) String() string {
 	if f.Field != "" {
 		where = append(where, "field "+f.Field)
 	}
-	s := fmt.Sprintf("%s: %s: %s", f.Kind, strings.Join(where, ", "), f.Detail)
+	s := fmt.Sprintf("%s: %s", f.Kind, f.Detail)
+	if len(where) > 0 {
+		s = fmt.Sprintf("%s: %s: %s", f.Kind, strings.Join(where, ", "), f.Detail)
+	}
 	if f.Value != "" {
 		s += fmt.Sprintf(" (value %q)", f.Value)
 	}

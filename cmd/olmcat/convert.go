@@ -1,11 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/spf13/cobra"
 )
@@ -42,9 +37,6 @@ The input is never modified.`,
 				return usageError(err)
 			}
 			in, out := args[0], args[1]
-			if err := checkSeparateDirs(in, out); err != nil {
-				return usageError(err)
-			}
 			cfg, err := declcfg.LoadDir(cmd.Context(), in)
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
@@ -53,7 +45,7 @@ The input is never modified.`,
 			bar := newProgress(cmd.ErrOrStderr(), len(pkgs), "convert", quiet)
 			defer bar.Done()
 			err = declcfg.WriteDir(cfg, out,
-				declcfg.WithLayout(l), declcfg.WithFormat(f), declcfg.WithForce(force),
+				declcfg.WithInputs(in), declcfg.WithLayout(l), declcfg.WithFormat(f), declcfg.WithForce(force),
 				declcfg.WithOnPackageWritten(func(string) { bar.Add(1) }))
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
@@ -66,46 +58,4 @@ The input is never modified.`,
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty output directory")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	return cmd
-}
-
-// checkSeparateDirs refuses an output directory that is the input, holds
-// it (replacing it would delete the input) or lies inside it (writing
-// would add files to the input).
-func checkSeparateDirs(in, out string) error {
-	ai, err := resolvePath(in)
-	if err != nil {
-		return err
-	}
-	ao, err := resolvePath(out)
-	if err != nil {
-		return err
-	}
-	within := func(child, parent string) bool {
-		return child == parent || strings.HasPrefix(child, parent+string(filepath.Separator))
-	}
-	if within(ai, ao) || within(ao, ai) {
-		return fmt.Errorf("output directory %s overlaps input directory %s", out, in)
-	}
-	return nil
-}
-
-// resolvePath returns an absolute path with symlinks resolved as far as
-// the path exists.
-func resolvePath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	var rest []string
-	for cur := abs; ; cur = filepath.Dir(cur) {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(append([]string{real}, rest...)...), nil
-		} else if !os.IsNotExist(err) {
-			return "", err
-		}
-		if filepath.Dir(cur) == cur {
-			return abs, nil
-		}
-		rest = append([]string{filepath.Base(cur)}, rest...)
-	}
 }

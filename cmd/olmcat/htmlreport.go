@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 // checkReportPath validates an HTML report path before any work is done:
@@ -13,7 +15,7 @@ import (
 // neither is, contains nor lies inside any of the paths in avoid (inputs
 // and the output directory).
 func checkReportPath(path string, force bool, avoid ...string) error {
-	abs, err := resolvePath(path)
+	abs, err := pathcheck.Resolve(path)
 	if err != nil {
 		return fmt.Errorf("report %s: %w", path, err)
 	}
@@ -21,12 +23,12 @@ func checkReportPath(path string, force bool, avoid ...string) error {
 		return fmt.Errorf("report %s: directory %s does not exist", path, filepath.Dir(abs))
 	}
 	for _, other := range avoid {
-		o, err := resolvePath(other)
+		o, err := pathcheck.Resolve(other)
 		if err != nil {
 			return fmt.Errorf("report %s: %w", path, err)
 		}
-		if err := checkSeparateDirs(abs, o); err != nil {
-			return fmt.Errorf("report %s overlaps %s; write the report outside the inputs and the output", path, other)
+		if pathcheck.Within(abs, o) || pathcheck.Within(o, abs) {
+			return fmt.Errorf("report %s %w %s; write the report outside the inputs and the output", path, pathcheck.ErrOverlap, other)
 		}
 	}
 	switch st, err := os.Stat(abs); {

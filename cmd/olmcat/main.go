@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 func main() {
@@ -32,6 +34,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintln(stderr, "Error:", err)
+	if errors.Is(err, pathcheck.ErrOverlap) {
+		// Paths that overlap are a usage error whichever layer found them.
+		return exitUsage
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -115,6 +113,14 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 // image's database).
 func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
+	var report *reportFile
+	if f.report != "" {
+		var err error
+		if report, err = openReportFile(f.report, outDir, dbPath); err != nil {
+			return err
+		}
+		defer report.discard()
+	}
 	if !f.noDeprecationWarning {
 		warnDeprecated(stderr, input)
 	}
@@ -140,8 +146,8 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 	if rep != nil {
 		rep.Input = input
 		printSummary(stderr, rep, err == nil)
-		if f.report != "" {
-			if werr := writeReport(f.report, rep); werr != nil {
+		if report != nil {
+			if werr := report.write(rep); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}
@@ -220,18 +226,6 @@ func printFindings(w io.Writer, label string, fs []migrate.Finding) {
 			fmt.Fprintf(w, "  hint (%s): %s\n", f.Kind, f.Hint)
 		}
 	}
-}
-
-// writeReport writes the report as indented JSON.
-func writeReport(path string, rep *migrate.Report) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
-	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return nil
 }
 
 // renderSQLite streams the conversion of one legacy index to stdout (olmcat

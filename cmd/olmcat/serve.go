@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -48,6 +49,12 @@ SIGINT/SIGTERM stop the server gracefully.`,
 			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 			path := args[0]
 			ctx := cmd.Context()
+			if cacheDir != "" {
+				// The snapshot is written there: never into the catalog.
+				if err := pathcheck.Separate("cache directory", cacheDir, path); err != nil {
+					return err
+				}
+			}
 			in, err := source.Detect(path)
 			if err != nil {
 				return fmt.Errorf("open catalog: %w", err)
