@@ -29,11 +29,14 @@ type packageResult struct {
 
 // converter converts one package; it is not shared between goroutines.
 type converter struct {
-	o     *options
-	pkg   string
-	pd    *legacy.PackageData
-	res   *packageResult
-	arena *[]byte
+	o *options
+	// arenas: bundle object values go to a recycled arena (see
+	// bundleObject), released by the caller once the package is handled.
+	arenas bool
+	pkg    string
+	pd     *legacy.PackageData
+	res    *packageResult
+	arena  *[]byte
 
 	// edgesByChannel are the members of each channel with their edges,
 	// from channel_entry; knownChannel the channels the channel table has.
@@ -75,8 +78,8 @@ var dns1123Label = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // opm's sqlite conversion produced (see MIGRATION.md for every difference)
 // plus the findings. It never fails on content: content that would not
 // serve is returned as problems.
-func convertPackage(pd *legacy.PackageData, o *options) *packageResult {
-	c := &converter{o: o, pkg: pd.Package.Name, pd: pd, res: &packageResult{name: pd.Package.Name}}
+func convertPackage(pd *legacy.PackageData, o *options, arenas bool) *packageResult {
+	c := &converter{o: o, arenas: arenas, pkg: pd.Package.Name, pd: pd, res: &packageResult{name: pd.Package.Name}}
 	c.res.repairs = append(c.res.repairs, pd.Repairs...)
 	c.res.cfg = &declcfg.DeclarativeConfig{}
 	c.checkPackage()
@@ -262,7 +265,7 @@ func (c *converter) packageBlob() {
 // bundleBlobs writes the kept bundles, sorted by name, their manifests
 // encoded into one arena, and reports duplicate versions.
 func (c *converter) bundleBlobs() {
-	if c.o.arenas {
+	if c.arenas {
 		size := 0
 		for _, st := range c.kept {
 			for _, obj := range st.row.Objects {

@@ -83,7 +83,7 @@ func propsOf(b declcfg.Bundle) []string {
 }
 
 func TestConvertPackageDefault(t *testing.T) {
-	res := convertPackage(fooPackage(), mustOpts(t))
+	res := convertPackage(fooPackage(), mustOpts(t), false)
 	require.Empty(t, res.problems)
 	cfg := res.cfg
 
@@ -151,7 +151,7 @@ func TestConvertPackageDefault(t *testing.T) {
 }
 
 func TestConvertPackageKeepDeprecated(t *testing.T) {
-	res := convertPackage(fooPackage(), mustOpts(t, WithKeepDeprecated(true)))
+	res := convertPackage(fooPackage(), mustOpts(t, WithKeepDeprecated(true)), false)
 	require.Empty(t, res.problems)
 	require.Len(t, res.cfg.Bundles, 3)
 	assert.Equal(t, "foo.v0.2.0", res.cfg.Bundles[0].Name)
@@ -171,7 +171,7 @@ func TestConvertPackageKeepDeprecated(t *testing.T) {
 }
 
 func TestConvertPackageCSVMetadata(t *testing.T) {
-	res := convertPackage(fooPackage(), mustOpts(t, WithMigrateLevel(MigrateLevelCSVMetadata)))
+	res := convertPackage(fooPackage(), mustOpts(t, WithMigrateLevel(MigrateLevelCSVMetadata)), false)
 	require.Empty(t, res.problems)
 	b := res.cfg.Bundles[1]
 	last := b.Properties[len(b.Properties)-1]
@@ -191,7 +191,7 @@ func TestConvertPackageProblems(t *testing.T) {
 		pd.Bundles[1].SkipRange = "not a range"
 		return pd
 	}
-	res := convertPackage(bad(), mustOpts(t))
+	res := convertPackage(bad(), mustOpts(t), false)
 	var got []string
 	for _, f := range res.problems {
 		got = append(got, string(f.Kind)+" "+f.Bundle+" "+f.Field)
@@ -207,7 +207,7 @@ func TestConvertPackageProblems(t *testing.T) {
 	// With both resolutions, the invalid bundles and image are dropped,
 	// which leaves nothing to head the channel... only foo.v0.3.0 was
 	// skipped by v0.3.1, now dropped: v0.3.0 becomes the head alone.
-	res = convertPackage(bad(), mustOpts(t, WithDropInvalidBundles(true), WithDropInvalidRelatedImages(true)))
+	res = convertPackage(bad(), mustOpts(t, WithDropInvalidBundles(true), WithDropInvalidRelatedImages(true)), false)
 	var drops []string
 	for _, f := range res.drops {
 		drops = append(drops, string(f.Kind)+" "+f.Bundle)
@@ -224,7 +224,7 @@ func TestConvertPackageBadIcon(t *testing.T) {
 	pd := fooPackage()
 	csv := []byte(`{"kind":"ClusterServiceVersion","spec":{"icon":[{"base64data":"!!!","mediatype":"image/png"}]}}`)
 	pd.Bundles[2].CSV = csv
-	res := convertPackage(pd, mustOpts(t))
+	res := convertPackage(pd, mustOpts(t), false)
 	assert.Nil(t, res.cfg.Packages[0].Icon)
 	var kinds []Kind
 	for _, f := range res.drops {
@@ -242,7 +242,7 @@ func TestBundleObjectEncoding(t *testing.T) {
 func TestConvertPackageManifestsWithoutCSV(t *testing.T) {
 	pd := fooPackage()
 	pd.Bundles[2].Objects = [][]byte{[]byte(fooCRD)}
-	res := convertPackage(pd, mustOpts(t))
+	res := convertPackage(pd, mustOpts(t), false)
 	require.Empty(t, res.problems)
 	var notes []string
 	for _, f := range res.notes {
@@ -253,7 +253,7 @@ func TestConvertPackageManifestsWithoutCSV(t *testing.T) {
 	pd = fooPackage()
 	pd.Bundles[2].Objects = [][]byte{[]byte(fooCRD)}
 	pd.Bundles[2].BundlePath = ""
-	res = convertPackage(pd, mustOpts(t))
+	res = convertPackage(pd, mustOpts(t), false)
 	require.Len(t, res.problems, 1)
 	assert.Equal(t, ProblemInvalidManifest, res.problems[0].Kind)
 	assert.Equal(t, "foo.v0.3.1", res.problems[0].Bundle)

@@ -215,7 +215,7 @@ func TestFixturesMatchOPM(t *testing.T) {
 	for _, name := range fixtureNames(t) {
 		for _, variant := range []struct {
 			dir   string
-			level string
+			level Level
 		}{
 			{"opm-migrate", MigrateLevelNone},
 			{"opm-migrate-csvmetadata", MigrateLevelCSVMetadata},

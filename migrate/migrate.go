@@ -61,16 +61,11 @@ func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Repor
 			Detail: "removed abandoned temporary directory " + dir + " (left by an earlier run that was killed)",
 			Hint:   Hint(NoteAbandonedTemp)})
 	}
-	o.arenas = true
 
-	var failed atomic.Bool
-	write := func(res *packageResult) error {
-		if failed.Load() {
-			return nil
-		}
+	write := sink{arenas: true, handle: func(res *packageResult) error {
 		return w.WritePackage(res.cfg) // its errors name the package
-	}
-	if err := run(ctx, db, names, o, rep, &failed, write, nil); err != nil {
+	}}
+	if err := run(ctx, db, names, o, rep, write); err != nil {
 		return rep, err
 	}
 	if len(rep.Problems) > 0 {
@@ -101,26 +96,23 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 	if err != nil {
 		return nil, err
 	}
+	if err := o.refuseMigrateOnly("render"); err != nil {
+		return nil, err
+	}
 	db, names, rep, err := open(ctx, dbPath, o)
 	if err != nil {
 		return rep, err
 	}
 	defer db.Close()
 
-	o.arenas = true
 	bw := bufio.NewWriterSize(w, 256*1024)
-	emit := func(res *packageResult) error {
-		defer res.release()
-		if len(rep.Problems) > 0 {
-			return nil
-		}
+	emit := sink{ordered: true, arenas: true, handle: func(res *packageResult) error {
 		if err := declcfg.WriteStream(bw, res.cfg, o.format); err != nil {
 			return fmt.Errorf("write package %s: %w", res.name, err)
 		}
 		return nil
-	}
-	var failed atomic.Bool
-	runErr := run(ctx, db, names, o, rep, &failed, nil, emit)
+	}}
+	runErr := run(ctx, db, names, o, rep, emit)
 	if err := bw.Flush(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("write: %w", err)
 	}
@@ -142,18 +134,21 @@ func Load(ctx context.Context, dbPath string, opts ...Option) (*declcfg.Declarat
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := o.refuseMigrateOnly("load"); err != nil {
+		return nil, nil, err
+	}
 	db, names, rep, err := open(ctx, dbPath, o)
 	if err != nil {
 		return nil, rep, err
 	}
 	defer db.Close()
 	cfg := &declcfg.DeclarativeConfig{}
-	collect := func(res *packageResult) error {
+	// No arenas: the merged catalog keeps every package's values.
+	collect := sink{ordered: true, handle: func(res *packageResult) error {
 		cfg.Merge(res.cfg)
 		return nil
-	}
-	var failed atomic.Bool
-	if err := run(ctx, db, names, o, rep, &failed, nil, collect); err != nil {
+	}}
+	if err := run(ctx, db, names, o, rep, collect); err != nil {
 		return nil, rep, err
 	}
 	if len(rep.Problems) > 0 {
@@ -168,7 +163,7 @@ func open(ctx context.Context, dbPath string, o *options) (*legacy.DB, []string,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	rep := &Report{Input: dbPath, SchemaLevel: db.Level(), MigrateLevel: o.migrateLevel}
+	rep := &Report{Input: dbPath, SchemaLevel: db.Level(), MigrateLevel: string(o.migrateLevel)}
 	rep.init()
 	rep.Repairs = append(rep.Repairs, db.Repairs()...)
 	names, err := db.PackageNames(ctx)
@@ -179,60 +174,49 @@ func open(ctx context.Context, dbPath string, o *options) (*legacy.DB, []string,
 	return db, names, rep, nil
 }
 
-// run converts every package with o.workers goroutines. Each worker reads,
-// converts and validates one package at a time and hands it to write (in
-// the worker, any order); results are then taken in package order, added
-// to the report and handed to emit (one goroutine, package order). At most
-// 2*workers packages are in memory at once. failed is set as soon as any
-// package has a problem, so that writers can stop writing and the rest
-// only gets checked.
-func run(ctx context.Context, db *legacy.DB, names []string, o *options, rep *Report, failed *atomic.Bool,
-	write, emit func(*packageResult) error) error {
-	g, gctx := errgroup.WithContext(ctx)
-	type job struct {
-		name string
-		out  chan *packageResult
-	}
-	jobs := make(chan job)
-	order := make(chan chan *packageResult, o.workers)
+// sink is where run hands each converted package.
+type sink struct {
+	// ordered: handle runs in package order, in one goroutine (Render,
+	// Load). Otherwise it runs in the converting worker, in any order, and
+	// the package's catalog is dropped right after (Migrate writes files).
+	ordered bool
+	// arenas: bundle object values are built in recycled arenas, which
+	// are reused once handle returns; handle must not keep them.
+	arenas bool
+	// handle receives the packages until the first package with a
+	// problem; from then on the rest is only converted and checked, for
+	// the report.
+	handle func(*packageResult) error
+}
 
-	g.Go(func() error {
-		defer close(jobs)
-		defer close(order)
-		for _, name := range names {
-			j := job{name: name, out: make(chan *packageResult, 1)}
-			select {
-			case order <- j.out:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-			select {
-			case jobs <- j:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
+// run converts every package with o.workers goroutines. Each worker reads,
+// converts and validates one package at a time; results are then taken in
+// package order and added to the report. Packages go to s.handle (see
+// sink). At most 2*workers packages are in memory at once.
+func run(ctx context.Context, db *legacy.DB, names []string, o *options, rep *Report, s sink) error {
+	g, gctx := errgroup.WithContext(ctx)
+	order := make(chan chan *packageResult, o.workers)
+	jobs := queueJobs(g, gctx, names, order)
+	var failed atomic.Bool
 	for range o.workers {
 		g.Go(func() error {
 			for j := range jobs {
-				res, err := convertOne(gctx, db, j.name, o)
+				res, err := convertOne(gctx, db, j.name, o, s.arenas)
 				if err != nil {
 					return err
 				}
 				if len(res.problems) > 0 {
 					failed.Store(true)
 				}
-				if write != nil {
-					if err := write(res); err != nil {
-						return err
+				if !s.ordered {
+					if !failed.Load() {
+						if err := s.handle(res); err != nil {
+							return err
+						}
 					}
-					if emit == nil {
-						// Written: only the findings are needed from here on.
-						res.cfg = nil
-						res.release()
-					}
+					// Handled: only the findings are needed from here on.
+					res.cfg = nil
+					res.release()
 				}
 				j.out <- res
 			}
@@ -249,8 +233,13 @@ func run(ctx context.Context, db *legacy.DB, names []string, o *options, rep *Re
 				return gctx.Err()
 			}
 			rep.add(res)
-			if emit != nil {
-				if err := emit(res); err != nil {
+			if s.ordered {
+				err := error(nil)
+				if len(rep.Problems) == 0 {
+					err = s.handle(res)
+				}
+				res.release()
+				if err != nil {
 					return err
 				}
 			}
@@ -274,8 +263,39 @@ func run(ctx context.Context, db *legacy.DB, names []string, o *options, rep *Re
 	return nil
 }
 
+// job is one package to convert; its result goes to out.
+type job struct {
+	name string
+	out  chan *packageResult
+}
+
+// queueJobs feeds the package names to the workers, queuing each job's
+// result channel on order first so that results are taken in name order.
+func queueJobs(g *errgroup.Group, gctx context.Context, names []string, order chan chan *packageResult) <-chan job {
+	jobs := make(chan job)
+	g.Go(func() error {
+		defer close(jobs)
+		defer close(order)
+		for _, name := range names {
+			j := job{name: name, out: make(chan *packageResult, 1)}
+			select {
+			case order <- j.out:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			select {
+			case jobs <- j:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	return jobs
+}
+
 // convertOne reads, converts and validates one package.
-func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*packageResult, error) {
+func convertOne(ctx context.Context, db *legacy.DB, name string, o *options, arenas bool) (*packageResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -283,7 +303,7 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options) (*p
 	if err != nil {
 		return nil, fmt.Errorf("read package %s: %w", name, err)
 	}
-	res := convertPackage(pd, o)
+	res := convertPackage(pd, o, arenas)
 	if len(res.problems) == 0 {
 		// The converted package must pass the same validation a server
 		// applies when it loads the catalog; anything the checks above

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -339,4 +340,36 @@ func TestRenderStopsAtFirstProblem(t *testing.T) {
 	assert.Contains(t, out, `"name": "bar"`)
 	assert.NotContains(t, out, `"name": "baz"`)
 	assert.NotContains(t, out, `"name": "foo"`)
+}
+
+func TestRenderAndLoadRefuseMigrateOnlyOptions(t *testing.T) {
+	db := filepath.Join(fixturesDir, "small-fbb", "index.db")
+	_, err := Render(context.Background(), db, io.Discard, WithForce(true), WithLayout(declcfg.LayoutObjects))
+	require.ErrorContains(t, err, "render: WithForce, WithLayout applies to Migrate only")
+	_, _, err = Load(context.Background(), db, WithBeforeCommit(func(context.Context, string) error { return nil }))
+	require.ErrorContains(t, err, "load: WithBeforeCommit applies to Migrate only")
+}
+
+func TestParseLevel(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Level
+		err  string
+	}{
+		{"", MigrateLevelNone, ""},
+		{"none", MigrateLevelNone, ""},
+		{"bundle-object-to-csv-metadata", MigrateLevelCSVMetadata, ""},
+		{"all", MigrateLevelAll, ""},
+		{"everything", "", `unknown migrate level "everything" (want one of none, bundle-object-to-csv-metadata, all)`},
+	} {
+		got, err := ParseLevel(tc.in)
+		if tc.err != "" {
+			require.EqualError(t, err, tc.err)
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, tc.want, got)
+	}
+	_, err := Migrate(context.Background(), "unused.db", t.TempDir(), WithMigrateLevel("everything"))
+	require.ErrorContains(t, err, "unknown migrate level")
 }

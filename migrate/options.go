@@ -3,24 +3,45 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 )
 
-// Migration levels accepted by WithMigrateLevel, as opm names them.
+// Level is a declarative config migration level, as opm names them.
+type Level string
+
+// Migration levels accepted by WithMigrateLevel.
 const (
 	// MigrateLevelNone keeps bundle manifests as olm.bundle.object properties.
-	MigrateLevelNone = "none"
+	MigrateLevelNone Level = "none"
 	// MigrateLevelCSVMetadata replaces the olm.bundle.object properties of
 	// bundles that have an image and a CSV by one olm.csv.metadata property.
-	MigrateLevelCSVMetadata = "bundle-object-to-csv-metadata"
+	MigrateLevelCSVMetadata Level = "bundle-object-to-csv-metadata"
 	// MigrateLevelAll applies every migration (today: the same as
 	// MigrateLevelCSVMetadata).
-	MigrateLevelAll = "all"
+	MigrateLevelAll Level = "all"
 )
 
 // MigrateLevels lists the accepted migration levels in order.
-var MigrateLevels = []string{MigrateLevelNone, MigrateLevelCSVMetadata, MigrateLevelAll}
+var MigrateLevels = []Level{MigrateLevelNone, MigrateLevelCSVMetadata, MigrateLevelAll}
+
+// ParseLevel returns the level named s ("" is MigrateLevelNone).
+func ParseLevel(s string) (Level, error) {
+	if s == "" {
+		return MigrateLevelNone, nil
+	}
+	for _, l := range MigrateLevels {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	names := make([]string, len(MigrateLevels))
+	for i, l := range MigrateLevels {
+		names[i] = string(l)
+	}
+	return "", fmt.Errorf("unknown migrate level %q (want one of %s)", s, strings.Join(names, ", "))
+}
 
 // Option configures Migrate and Render.
 type Option func(*options)
@@ -28,17 +49,17 @@ type Option func(*options)
 type options struct {
 	layout                   declcfg.Layout
 	format                   declcfg.Format
-	migrateLevel             string
+	migrateLevel             Level
 	keepDeprecated           bool
 	force                    bool
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
 	workers                  int
-	// arenas lets conversion build bundle object values in recycled
-	// arenas; set by the entry points that release them after writing.
-	arenas       bool
-	progress     func(done, total int)
-	beforeCommit func(ctx context.Context, dir string) error
+	progress                 func(done, total int)
+	beforeCommit             func(ctx context.Context, dir string) error
+	// migrateOnly names the options given that only Migrate honours
+	// (Render and Load refuse them rather than ignore them).
+	migrateOnly []string
 	// packageGraphs sees each package's graphs (WithPackageGraphs).
 	packageGraphs func(before, after *declcfg.DeclarativeConfig)
 }
@@ -53,13 +74,11 @@ func newOptions(opts []Option) (*options, error) {
 	for _, opt := range opts {
 		opt(o)
 	}
-	switch o.migrateLevel {
-	case "", MigrateLevelNone:
-		o.migrateLevel = MigrateLevelNone
-	case MigrateLevelCSVMetadata, MigrateLevelAll:
-	default:
-		return nil, fmt.Errorf("unknown migrate level %q (want one of %v)", o.migrateLevel, MigrateLevels)
+	level, err := ParseLevel(string(o.migrateLevel))
+	if err != nil {
+		return nil, err
 	}
+	o.migrateLevel = level
 	if o.workers < 1 {
 		o.workers = 1
 	}
@@ -70,8 +89,10 @@ func newOptions(opts []Option) (*options, error) {
 func (o *options) csvMetadata() bool { return o.migrateLevel != MigrateLevelNone }
 
 // WithLayout selects the output directory layout (default declcfg.LayoutOPM:
-// <package>/catalog.<ext>, what opm migrate wrote).
-func WithLayout(l declcfg.Layout) Option { return func(o *options) { o.layout = l } }
+// <package>/catalog.<ext>, what opm migrate wrote). Migrate only.
+func WithLayout(l declcfg.Layout) Option {
+	return func(o *options) { o.layout = l; o.migrateOnly = append(o.migrateOnly, "WithLayout") }
+}
 
 // WithFormat selects JSON (default) or YAML output.
 func WithFormat(f declcfg.Format) Option { return func(o *options) { o.format = f } }
@@ -79,7 +100,7 @@ func WithFormat(f declcfg.Format) Option { return func(o *options) { o.format = 
 // WithMigrateLevel applies opm's optional declarative config migrations up
 // to level: MigrateLevelNone (default), MigrateLevelCSVMetadata or
 // MigrateLevelAll.
-func WithMigrateLevel(level string) Option { return func(o *options) { o.migrateLevel = level } }
+func WithMigrateLevel(level Level) Option { return func(o *options) { o.migrateLevel = level } }
 
 // WithKeepDeprecated keeps bundles the legacy index marked deprecated (opm
 // dropped them): they stay in their channels with their olm.deprecated
@@ -87,7 +108,10 @@ func WithMigrateLevel(level string) Option { return func(o *options) { o.migrate
 func WithKeepDeprecated(keep bool) Option { return func(o *options) { o.keepDeprecated = keep } }
 
 // WithForce lets Migrate replace an existing non-empty output directory.
-func WithForce(force bool) Option { return func(o *options) { o.force = force } }
+// Migrate only.
+func WithForce(force bool) Option {
+	return func(o *options) { o.force = force; o.migrateOnly = append(o.migrateOnly, "WithForce") }
+}
 
 // WithDropInvalidRelatedImages drops related images whose pull spec is not
 // a valid image reference (each drop is reported) instead of failing.
@@ -114,9 +138,9 @@ func WithProgress(fn func(done, total int)) Option { return func(o *options) { o
 // WithBeforeCommit runs fn on the fully written and validated temporary
 // output directory, before it is renamed into place; an error aborts the
 // migration and removes the directory. migrate --verify uses it to check
-// parity before anything becomes visible.
+// parity before anything becomes visible. Migrate only.
 func WithBeforeCommit(fn func(ctx context.Context, dir string) error) Option {
-	return func(o *options) { o.beforeCommit = fn }
+	return func(o *options) { o.beforeCommit = fn; o.migrateOnly = append(o.migrateOnly, "WithBeforeCommit") }
 }
 
 // WithPackageGraphs calls fn for every converted package with two views of
@@ -129,4 +153,13 @@ func WithBeforeCommit(fn func(ctx context.Context, dir string) error) Option {
 // written; it must not keep after, whose memory is reused.
 func WithPackageGraphs(fn func(before, after *declcfg.DeclarativeConfig)) Option {
 	return func(o *options) { o.packageGraphs = fn }
+}
+
+// refuseMigrateOnly is the error of Render and Load (named what) when
+// given an option only Migrate honours.
+func (o *options) refuseMigrateOnly(what string) error {
+	if len(o.migrateOnly) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %s applies to Migrate only", what, strings.Join(o.migrateOnly, ", "))
 }

@@ -68,7 +68,7 @@ kind of problem; see MIGRATION.md.`,
 	f.image = addImageFlags(fl, true)
 	fl.StringVar(&f.layout, "layout", "opm", "output layout: opm (<package>/catalog.<ext>) or objects")
 	fl.StringVarP(&f.output, "output", "o", "json", "output format: json or yaml")
-	fl.StringVar(&f.migrateLevel, "migrate-level", migrate.MigrateLevelNone, "declarative config migrations to apply: "+strings.Join(migrate.MigrateLevels, ", "))
+	fl.StringVar(&f.migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "declarative config migrations to apply: "+levelNames())
 	fl.BoolVar(&f.keepDeprecated, "keep-deprecated", false, "keep bundles the index deprecated (opm dropped them), listed in an olm.deprecations blob")
 	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
 	fl.StringVar(&f.report, "report", "", "write the migration report as JSON to `FILE`")
@@ -90,17 +90,14 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 	if err != nil {
 		return nil, err
 	}
-	valid := false
-	for _, l := range migrate.MigrateLevels {
-		valid = valid || l == f.migrateLevel
-	}
-	if !valid {
-		return nil, fmt.Errorf("unknown --migrate-level %q (want one of %s)", f.migrateLevel, strings.Join(migrate.MigrateLevels, ", "))
+	level, err := migrate.ParseLevel(f.migrateLevel)
+	if err != nil {
+		return nil, fmt.Errorf("--migrate-level: %w", err)
 	}
 	return []migrate.Option{
 		migrate.WithLayout(layout),
 		migrate.WithFormat(format),
-		migrate.WithMigrateLevel(f.migrateLevel),
+		migrate.WithMigrateLevel(level),
 		migrate.WithKeepDeprecated(f.keepDeprecated),
 		migrate.WithForce(f.force),
 		migrate.WithDropInvalidRelatedImages(f.dropInvalidRelatedImages),
@@ -247,4 +244,13 @@ func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format
 		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", name, err)}
 	}
 	return nil
+}
+
+// levelNames lists the migrate levels for flag help.
+func levelNames() string {
+	names := make([]string, len(migrate.MigrateLevels))
+	for i, l := range migrate.MigrateLevels {
+		names[i] = string(l)
+	}
+	return strings.Join(names, ", ")
 }

@@ -42,7 +42,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 			if err != nil {
 				return usageError(err)
 			}
-			if migrateLevel != migrate.MigrateLevelNone && migrateLevel != migrate.MigrateLevelCSVMetadata {
+			if l := migrate.Level(migrateLevel); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
 				return usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", migrateLevel, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
 			}
 			inputs := make([]renderInput, len(args))
@@ -90,7 +90,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
 	cmd.Flags().BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	cmd.Flags().StringVar(&migrateLevel, "migrate-level", migrate.MigrateLevelNone, "for bundles: "+migrate.MigrateLevelCSVMetadata+" replaces the olm.bundle.object properties with olm.csv.metadata")
+	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "for bundles: "+string(migrate.MigrateLevelCSVMetadata)+" replaces the olm.bundle.object properties with olm.csv.metadata")
 	imgFlags = addImageFlags(cmd.Flags(), true)
 	return cmd
 }
@@ -131,7 +131,7 @@ func (in renderInput) bundleDir() (dir, ref string, ok bool) {
 func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.DeclarativeConfig, error) {
 	b, _, err := declcfg.BundleFromFS(os.DirFS(dir),
 		declcfg.WithBundleImage(ref),
-		declcfg.WithCSVMetadata(in.migrateLevel == migrate.MigrateLevelCSVMetadata),
+		declcfg.WithCSVMetadata(in.migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
 		declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", in.name, err)
