@@ -37,6 +37,17 @@ type DirValidation struct {
 // catalog. WithPackages is not supported (validation is of the whole
 // catalog).
 func ValidateDir(ctx context.Context, root string, opts ...LoadOption) (DirValidation, error) {
+	return LoadDirModels(ctx, root, nil, opts...)
+}
+
+// LoadDirModels validates root exactly as ValidateDir does and calls fn,
+// when not nil, with the model of each package (in package order) as
+// long as no problem has been found, so a caller can keep what it needs
+// of each package without the catalog ever being held. When the result
+// is an error, what fn was given belongs to a catalog that does not load
+// or is invalid, and must be discarded. An error from fn stops the load
+// and is returned.
+func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts ...LoadOption) (DirValidation, error) {
 	var res DirValidation
 	o := loadOptions{}
 	for _, opt := range opts {
@@ -75,13 +86,16 @@ func ValidateDir(ctx context.Context, root string, opts ...LoadOption) (DirValid
 			return err
 		case len(ps) == 0:
 			res.Warnings = append(res.Warnings, m.Warnings()...)
+			if fn != nil {
+				return fn(m)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		var fe *fileError
 		if !errors.As(err, &fe) {
-			return DirValidation{}, err
+			return DirValidation{}, err // fn's or the context's
 		}
 		// The first file in file order that fails is LoadDir's error; files
 		// before this one may not have been decoded yet.
@@ -163,4 +177,43 @@ func scanPackages(r *os.Root, rel string) ([]string, error) {
 		return nil
 	})
 	return names, err
+}
+
+// errBlobFound stops LoadBlob's scan once its blob is decoded.
+var errBlobFound = errors.New("blob found")
+
+// LoadBlob decodes blob #index (0-based, as in Origin) of the catalog
+// file rel (slash-separated, relative to root) exactly as LoadFS decodes
+// it, refs resolved; the blobs before it are only framed, not decoded.
+func LoadBlob(ctx context.Context, root, rel string, index int) (*DeclarativeConfig, error) {
+	r, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
+	defer f.Close()
+	cfg := &DeclarativeConfig{}
+	err = DecodeStream(f, func(blob json.RawMessage, i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if i != index {
+			return nil
+		}
+		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: i}); err != nil {
+			return fmt.Errorf("load %s: blob #%d: %w", rel, i, err)
+		}
+		return errBlobFound
+	})
+	switch {
+	case errors.Is(err, errBlobFound):
+		return cfg, nil
+	case err != nil:
+		return nil, err
+	}
+	return nil, fmt.Errorf("load %s: no blob #%d", rel, index)
 }

@@ -28,8 +28,10 @@ func newServeCmd() *cobra.Command {
 operator-registry api.Registry gRPC API, as opm serve and opm registry serve did,
 plus grpc.health.v1 (always SERVING) and server reflection (grpcurl list works).
 
-A directory is validated and prepared in memory; --cache-dir keeps a snapshot
-so the next start of unchanged files is fast. A sqlite file is opened
+A directory is validated and indexed package by package; bundle manifests
+stay in the files and are read back per call, so the files must not change
+while served (a changed file fails the calls that read it). --cache-dir keeps
+a snapshot so the next start of unchanged files is fast. A sqlite file is opened
 read-only. An image reference is pulled and its catalog extracted to a
 temporary directory first (see olmcat help for images in README.md).
 SIGINT/SIGTERM stop the server gracefully.`,

@@ -370,6 +370,9 @@ type record struct{ off, n int64 }
 // manifests returns b's csvJson and object: b's own when it holds them,
 // else read back from the snapshot record b was restored from.
 func (q *Querier) manifests(b *api.Bundle) (string, []string, error) {
+	if q.files != nil {
+		return q.files.manifests(b)
+	}
 	if q.snapshot == nil {
 		return b.CsvJson, b.Object, nil
 	}

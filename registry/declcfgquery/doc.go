@@ -7,10 +7,13 @@
 // of the prepared messages so a large catalog starts fast the second time.
 //
 // Memory: the answers of the edge and provider RPCs are indexed at build
-// time (no call scans the catalog), a bundle's manifests are held once
-// however many channels it is in, and Load returns its loading peak to
-// the OS. With a snapshot the Querier does not hold manifests at all: it
-// reads a bundle's record back from the verified snapshot when an answer
-// includes them (the 10,000-bundle benchmark catalog: ~48 MiB of heap
-// instead of ~212 MiB, for ~40 us more per GetBundle).
+// time (no call scans the catalog) and a bundle's manifests are never held.
+// Without a cache, Load validates and indexes the catalog package by
+// package (declcfg.LoadDirModels), so no more than a package's blobs are
+// decoded at a time, and keeps for each bundle only where its blob is:
+// an answer that includes manifests (csvJson, object) decodes that blob
+// again from its file, after checking that the file has not changed since
+// it was loaded (a changed file fails the call instead of serving other
+// content). With a cache directory the Querier reads a bundle's record
+// back from the verified snapshot instead, which saves the decode.
 package declcfgquery

@@ -78,6 +78,16 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 		}
 	}
 
+	if o.cacheDir == "" {
+		q, err := loadFromFiles(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		debug.FreeOSMemory()
+		o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
+			"bundles", q.stats.Bundles, "duration", time.Since(start))
+		return q, nil
+	}
 	m, err := loadModel(ctx, dir)
 	if err != nil {
 		return nil, err

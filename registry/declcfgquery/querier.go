@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -34,7 +35,10 @@ type Querier struct {
 	// snapshot, when the Querier was restored from a cache, is where the
 	// manifests its bundle messages leave out are read from.
 	snapshot *snapshot
-	stats    Stats
+	// files, when the Querier was loaded without a cache, is where the
+	// manifests its bundle messages leave out are read from.
+	files *fileSource
+	stats Stats
 }
 
 var _ registry.Querier = (*Querier)(nil)
@@ -79,61 +83,66 @@ func (q *Querier) Stats() Stats { return q.stats }
 func New(m *declcfg.Model) (*Querier, error) {
 	var pkgs []*api.Package
 	var bundles []*api.Bundle
-	pkgNames := make([]string, 0, len(m.Packages))
-	for name := range m.Packages {
-		pkgNames = append(pkgNames, name)
-	}
-	sort.Strings(pkgNames)
-	for _, name := range pkgNames {
-		mp := m.Packages[name]
-		p := &api.Package{Name: mp.Name, Deprecation: deprecation(mp.Deprecation)}
-		if mp.DefaultChannel != nil {
-			p.DefaultChannelName = mp.DefaultChannel.Name
-		}
-		shared := map[string]*bundleData{}
-		chNames := make([]string, 0, len(mp.Channels))
-		for cn := range mp.Channels {
-			chNames = append(chNames, cn)
-		}
-		sort.Strings(chNames)
-		for _, cn := range chNames {
-			mc := mp.Channels[cn]
-			head, err := mc.Head()
-			if err != nil {
-				return nil, err
-			}
-			p.Channels = append(p.Channels, &api.Channel{Name: mc.Name, CsvName: head.Name, Deprecation: deprecation(mc.Deprecation)})
-			for _, mb := range mc.Bundles {
-				d, ok := shared[mb.Name]
-				if !ok {
-					if d, err = convertBundle(mb); err != nil {
-						return nil, fmt.Errorf("package %q, channel %q: %w", mp.Name, mc.Name, err)
-					}
-					shared[mb.Name] = d
-				}
-				bundles = append(bundles, &api.Bundle{
-					CsvName:      mb.Name,
-					PackageName:  mp.Name,
-					ChannelName:  mc.Name,
-					CsvJson:      d.csvJSON,
-					Object:       d.objects,
-					BundlePath:   mb.Image,
-					ProvidedApis: d.provided,
-					RequiredApis: d.required,
-					Version:      d.version,
-					SkipRange:    mb.SkipRange,
-					Dependencies: d.dependencies,
-					Properties:   d.properties,
-					Replaces:     mb.Replaces,
-					Skips:        mb.Skips,
-					Deprecation:  deprecation(mb.Deprecation),
-				})
-			}
+	for _, name := range sortedNames(m.Packages) {
+		p, bs, err := convertPackage(m.Packages[name])
+		if err != nil {
+			return nil, err
 		}
 		pkgs = append(pkgs, p)
+		bundles = append(bundles, bs...)
 	}
 	return build(pkgs, bundles)
 }
+
+// convertPackage prepares the api messages of one package: the package
+// with its channels, and one bundle message per channel membership
+// (messages of the same bundle share its channel-independent fields).
+func convertPackage(mp *declcfg.ModelPackage) (*api.Package, []*api.Bundle, error) {
+	var bundles []*api.Bundle
+	p := &api.Package{Name: mp.Name, Deprecation: deprecation(mp.Deprecation)}
+	if mp.DefaultChannel != nil {
+		p.DefaultChannelName = mp.DefaultChannel.Name
+	}
+	shared := map[string]*bundleData{}
+	for _, cn := range sortedNames(mp.Channels) {
+		mc := mp.Channels[cn]
+		head, err := mc.Head()
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Channels = append(p.Channels, &api.Channel{Name: mc.Name, CsvName: head.Name, Deprecation: deprecation(mc.Deprecation)})
+		for _, mb := range mc.Bundles {
+			d, ok := shared[mb.Name]
+			if !ok {
+				if d, err = convertBundle(mb); err != nil {
+					return nil, nil, fmt.Errorf("package %q, channel %q: %w", mp.Name, mc.Name, err)
+				}
+				shared[mb.Name] = d
+			}
+			bundles = append(bundles, &api.Bundle{
+				CsvName:      mb.Name,
+				PackageName:  mp.Name,
+				ChannelName:  mc.Name,
+				CsvJson:      d.csvJSON,
+				Object:       d.objects,
+				BundlePath:   mb.Image,
+				ProvidedApis: d.provided,
+				RequiredApis: d.required,
+				Version:      d.version,
+				SkipRange:    mb.SkipRange,
+				Dependencies: d.dependencies,
+				Properties:   d.properties,
+				Replaces:     mb.Replaces,
+				Skips:        mb.Skips,
+				Deprecation:  deprecation(mb.Deprecation),
+			})
+		}
+	}
+	return p, bundles, nil
+}
+
+// sortedNames are a map's keys in order.
+func sortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // build indexes prepared messages (from a model or a cache snapshot) and
 // checks that they are consistent: every bundle's package and channel
@@ -419,7 +428,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		out := b
 		if b.BundlePath != "" && (b.CsvJson != "" || len(b.Object) > 0) {
 			out = stripped(b)
-		} else if b.BundlePath == "" && q.snapshot != nil {
+		} else if b.BundlePath == "" && (q.snapshot != nil || q.files != nil) {
 			csv, objs, err := q.manifests(b)
 			if err != nil {
 				return err

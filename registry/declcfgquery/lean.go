@@ -1,0 +1,147 @@
+package declcfgquery
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// fileSource serves bundle manifests from the catalog files themselves: a
+// Querier loaded without a cache keeps, per bundle message, only where
+// its blob is, and a call that returns manifests decodes that one blob
+// again. The files must not change while served: a file whose size or
+// modification time differs from when it was loaded fails the call with
+// an error saying so, instead of serving other content.
+type fileSource struct {
+	dir   string
+	blobs map[*api.Bundle]blobRef
+	// stamps are the size and modification time of each file holding a
+	// bundle, taken when its package was loaded.
+	stamps map[string]fileStamp
+	// packages hold what a synthetic CSV takes from its package
+	// (description and icon), by package name.
+	packages map[string]*declcfg.ModelPackage
+}
+
+// blobRef is where a bundle blob is: file (slash path relative to the
+// catalog root) and position in the file's stream.
+type blobRef struct {
+	file  string
+	index int
+}
+
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// loadFromFiles builds a Querier package by package (declcfg.LoadDirModels)
+// holding every answer but the manifests, which stay in the files.
+// Memory is what the RPCs index (names, channels, entries, versions,
+// properties and APIs) plus one package being loaded.
+func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
+	src := &fileSource{dir: dir, blobs: map[*api.Bundle]blobRef{}, stamps: map[string]fileStamp{}, packages: map[string]*declcfg.ModelPackage{}}
+	var pkgs []*api.Package
+	var bundles []*api.Bundle
+	_, err := declcfg.LoadDirModels(ctx, dir, func(m *declcfg.Model) error {
+		for _, name := range sortedNames(m.Packages) {
+			mp := m.Packages[name]
+			p, bs, err := convertPackage(mp)
+			if err != nil {
+				return err
+			}
+			if err := src.keep(mp, bs); err != nil {
+				return err
+			}
+			pkgs = append(pkgs, p)
+			bundles = append(bundles, bs...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(dir, err)
+	}
+	q, err := build(pkgs, bundles)
+	if err != nil {
+		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+	}
+	q.files = src
+	return q, nil
+}
+
+// loadError names the step that failed as loadModel does.
+func loadError(dir string, err error) error {
+	if _, ok := err.(*declcfg.ValidationError); ok {
+		return fmt.Errorf("validate catalog %s: %w", dir, err)
+	}
+	return fmt.Errorf("load catalog %s: %w", dir, err)
+}
+
+// keep drops the manifests of a package's bundle messages, remembering
+// where each bundle's blob is and stamping its file.
+func (s *fileSource) keep(mp *declcfg.ModelPackage, bundles []*api.Bundle) error {
+	s.packages[mp.Name] = &declcfg.ModelPackage{Name: mp.Name, Description: mp.Description, Icon: mp.Icon}
+	for _, b := range bundles {
+		mb := mp.Channels[b.ChannelName].Bundles[b.CsvName]
+		ref := blobRef{file: mb.Origin.File, index: mb.Origin.Index}
+		if _, ok := s.stamps[ref.file]; !ok {
+			st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(ref.file)))
+			if err != nil {
+				return fmt.Errorf("stat %s: %w", ref.file, err)
+			}
+			s.stamps[ref.file] = fileStamp{size: st.Size(), mod: st.ModTime()}
+		}
+		s.blobs[b] = ref
+		b.CsvJson, b.Object = "", nil
+	}
+	return nil
+}
+
+// manifests decodes b's blob again and converts its manifests as New did.
+func (s *fileSource) manifests(b *api.Bundle) (string, []string, error) {
+	ref, ok := s.blobs[b]
+	if !ok {
+		return b.CsvJson, b.Object, nil
+	}
+	fail := func(err error) (string, []string, error) {
+		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", b.CsvName, ref.file, err)
+	}
+	st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(ref.file)))
+	if err != nil {
+		return fail(err)
+	}
+	if want := s.stamps[ref.file]; st.Size() != want.size || !st.ModTime().Equal(want.mod) {
+		return fail(fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
+			want.size, st.Size(), want.mod.UTC().Format(time.RFC3339Nano), st.ModTime().UTC().Format(time.RFC3339Nano)))
+	}
+	cfg, err := declcfg.LoadBlob(context.Background(), s.dir, ref.file, ref.index)
+	if err != nil {
+		return fail(err)
+	}
+	if len(cfg.Bundles) != 1 || cfg.Bundles[0].Name != b.CsvName || cfg.Bundles[0].Package != b.PackageName {
+		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.index, b.CsvName, b.PackageName))
+	}
+	bb := &cfg.Bundles[0]
+	version, _ := semver.Parse(b.Version) // only a fallback: see convertBundle
+	d, err := convertBundle(&declcfg.ModelBundle{
+		Version:       version,
+		Package:       s.packages[b.PackageName],
+		Name:          bb.Name,
+		Image:         bb.Image,
+		Properties:    bb.Properties,
+		RelatedImages: bb.RelatedImages,
+		CsvJSON:       bb.CsvJSON,
+		Objects:       bb.Objects,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return d.csvJSON, d.objects, nil
+}

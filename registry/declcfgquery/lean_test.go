@@ -1,0 +1,131 @@
+package declcfgquery
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// leanDirs are catalogs whose bundles carry manifests in every form:
+// inline objects, objects by reference (opm-migrate), olm.csv.metadata
+// (synthetic CSVs, with the package's description and icon), bundles
+// without an image (manifests in ListBundles).
+func leanDirs(t *testing.T) []string {
+	t.Helper()
+	dirs := []string{"testdata/deprecations"}
+	for _, pat := range []string{"../../fixtures/legacy/*/opm-migrate", "../../fixtures/legacy/*/opm-migrate-csvmetadata"} {
+		m, err := filepath.Glob(pat)
+		require.NoError(t, err)
+		dirs = append(dirs, m...)
+	}
+	require.Greater(t, len(dirs), 3)
+	return dirs
+}
+
+func listAll(t *testing.T, q *Querier) []*api.Bundle {
+	t.Helper()
+	var out []*api.Bundle
+	require.NoError(t, q.ListBundles(context.Background(), func(b *api.Bundle) error {
+		out = append(out, b)
+		return nil
+	}))
+	return out
+}
+
+// TestFilesServeWhatTheModelServes: a Querier that reads manifests back
+// from the catalog files per call answers exactly as one built from the
+// whole model in memory.
+func TestFilesServeWhatTheModelServes(t *testing.T) {
+	ctx := context.Background()
+	for _, dir := range leanDirs(t) {
+		t.Run(dir, func(t *testing.T) {
+			m, err := loadModel(ctx, dir)
+			require.NoError(t, err)
+			full, err := New(m)
+			require.NoError(t, err)
+			lean, err := loadFromFiles(ctx, dir)
+			require.NoError(t, err)
+			require.NotNil(t, lean.files)
+			require.Equal(t, full.stats, lean.stats)
+
+			for _, b := range lean.bundles {
+				if _, held := lean.files.blobs[b]; held {
+					require.Empty(t, b.CsvJson, "manifests are not held")
+					require.Empty(t, b.Object)
+				}
+			}
+			fl, ll := listAll(t, full), listAll(t, lean)
+			require.Len(t, ll, len(fl))
+			for i := range fl {
+				require.True(t, proto.Equal(fl[i], ll[i]), "ListBundles #%d: %s", i, fl[i].CsvName)
+			}
+			for _, b := range full.bundles {
+				want, err := full.GetBundle(ctx, b.PackageName, b.ChannelName, b.CsvName)
+				require.NoError(t, err)
+				got, err := lean.GetBundle(ctx, b.PackageName, b.ChannelName, b.CsvName)
+				require.NoError(t, err)
+				require.True(t, proto.Equal(want, got), "GetBundle %s/%s/%s", b.PackageName, b.ChannelName, b.CsvName)
+			}
+			for _, name := range full.names {
+				for _, c := range full.packages[name].pkg.Channels {
+					want, err := full.GetBundleForChannel(ctx, name, c.Name)
+					require.NoError(t, err)
+					got, err := lean.GetBundleForChannel(ctx, name, c.Name)
+					require.NoError(t, err)
+					require.True(t, proto.Equal(want, got), "GetBundleForChannel %s/%s", name, c.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestFilesChangedUnderTheServer: a catalog file rewritten after loading
+// is reported by the calls that would read it, never served.
+func TestFilesChangedUnderTheServer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("testdata/deprecations")))
+	q, err := loadFromFiles(ctx, dir)
+	require.NoError(t, err)
+	_, err = q.GetBundle(ctx, "cool", "stable", "cool.v1.0.0")
+	require.NoError(t, err)
+
+	for file := range q.files.stamps {
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(p, append(data, '\n'), 0o644))
+		require.NoError(t, os.Chtimes(p, time.Now(), time.Now().Add(time.Hour)))
+	}
+	_, err = q.GetBundle(ctx, "cool", "stable", "cool.v1.0.0")
+	require.ErrorContains(t, err, "changed since the catalog was loaded")
+	require.ErrorContains(t, err, `bundle "cool.v1.0.0"`)
+	err = q.ListBundles(ctx, func(*api.Bundle) error { return nil })
+	require.ErrorContains(t, err, "changed since the catalog was loaded", "the inline bundle's manifests are read for ListBundles")
+	// What the index holds is still served.
+	p, err := q.GetPackage(ctx, "cool")
+	require.NoError(t, err)
+	require.Equal(t, "stable", p.DefaultChannelName)
+}
+
+// TestFilesDeletedUnderTheServer: a removed file is an error naming it.
+func TestFilesDeletedUnderTheServer(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("testdata/deprecations")))
+	q, err := loadFromFiles(ctx, dir)
+	require.NoError(t, err)
+	for file := range q.files.stamps {
+		require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(file))))
+	}
+	_, err = q.GetBundle(ctx, "cool", "stable", "cool.v1.0.0")
+	require.ErrorContains(t, err, "read manifests of bundle \"cool.v1.0.0\"")
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
