@@ -169,6 +169,9 @@ func writePackages(w io.Writer, rep *migrate.Report, graphs *MigrationGraphs) er
 		if pg != nil && pg.changes > 0 {
 			fmt.Fprintf(w, "<span class=\"badge change\">%d graph changes</span>", pg.changes)
 		}
+		if n := findings(pg); n > 0 {
+			fmt.Fprintf(w, "<span class=\"badge problem\">%d graph findings after</span>", n)
+		}
 		fmt.Fprint(w, "</summary>\n")
 		if err := writePackageGraphs(w, pg); err != nil {
 			return err
@@ -203,4 +206,16 @@ func writePackageGraphs(w io.Writer, pg *packageGraphs) error {
 		return err
 	}
 	return draw("after", "after (declarative config)", pg.after)
+}
+
+// findings counts the graph findings of a package's converted graphs.
+func findings(pg *packageGraphs) int {
+	if pg == nil || pg.after == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range pg.after.Channels {
+		n += len(c.Findings)
+	}
+	return n
 }

@@ -83,10 +83,7 @@ func WriteGraphPage(w io.Writer, title string, g *graph.Graph) error {
 			open = " open"
 		}
 		for _, p := range g.Packages {
-			problems := 0
-			for _, c := range p.Channels {
-				problems += len(c.Findings)
-			}
+			problems := findings(&packageGraphs{after: p})
 			svg, err := svgOf(&graph.Graph{Packages: []*graph.Package{p}})
 			if err != nil {
 				return err
