@@ -19,6 +19,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/migrate"
+	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
 // requireBrowserEnv makes a missing Chromium fail instead of skip; make
@@ -224,4 +225,35 @@ func BenchmarkOpenMigrationReport(b *testing.B) {
 	}
 	b.ReportMetric(float64(st.Size())/1e6, "MB")
 	fmt.Fprintf(os.Stderr, "report %s: %.1f MB\n", page, float64(st.Size())/1e6)
+}
+
+// TestParityReportInBrowser opens the parity page of a real fixture (its
+// database against opm's migration of it) and checks through the DOM that
+// every RPC has its row and every rule seen its group, with no request
+// but the page itself.
+func TestParityReportInBrowser(t *testing.T) {
+	fixture := filepath.Join("..", "..", "fixtures", "legacy", "small-fbb-deprecated")
+	res, err := parity.Check(context.Background(), filepath.Join(fixture, "index.db"), filepath.Join(fixture, "opm-migrate"))
+	require.NoError(t, err)
+	page := filepath.Join(t.TempDir(), "parity.html")
+	f, err := os.Create(page)
+	require.NoError(t, err)
+	require.NoError(t, htmlreport.WriteParity(f, res))
+	require.NoError(t, f.Close())
+
+	ctx, requests := browser(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(fileURL(page)), chromedp.WaitReady(chromedp.CSS("#rules"))))
+	rpcs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('tr.rpc')].map(r => r.dataset.rpc)`))
+	require.NoError(t, err)
+	rules, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('details.rule')].map(d => d.dataset.rule + ' ' + d.querySelectorAll('tr.diff').length)`))
+	require.NoError(t, err)
+	assert.Equal(t, parity.RPCs, rpcs)
+	var want []string
+	for rule, n := range res.RulesSeen {
+		want = append(want, fmt.Sprintf("%s %d", rule, n))
+	}
+	assert.ElementsMatch(t, want, rules)
+	for _, u := range requests() {
+		assert.Equal(t, fileURL(page), u, "the page requested nothing but itself")
+	}
 }
