@@ -113,3 +113,23 @@ func TestLookupTransitions(t *testing.T) {
 	}
 	wantCondition(t, l, ConditionFailed, "DeadlineExceeded", "Job was active longer than specified deadline")
 }
+
+// TestLookupCompleteButNotABundle: a Job that completed without writing a
+// loadable bundle fails the lookup with the load error, instead of
+// leaving it pending forever as OLM did.
+func TestLookupCompleteButNotABundle(t *testing.T) {
+	c := kubetest.Get(t)
+	clients := installCatalogSourceCRD(t, c)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+	image := "example/empty-bundle:v1"
+	if _, err := Launch(ctx, clients, image, ns); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.CompleteJob(t, clients.Kube, ns, Name(image))
+	l, err := Lookup(ctx, clients, image, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCondition(t, l, ConditionFailed, ReasonInvalidBundle, "configmap "+ns+"/"+Name(image)+": no ClusterServiceVersion")
+}
