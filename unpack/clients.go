@@ -41,6 +41,7 @@ type CatalogSourceRef struct {
 	Namespace, Name string
 }
 
+// String returns namespace/name.
 func (r CatalogSourceRef) String() string { return r.Namespace + "/" + r.Name }
 
 // getCatalogSource fetches the CatalogSource ref names.

@@ -36,6 +36,7 @@ var depRules = []struct {
 	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd", "internal/htmlreport"}},
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd", "internal/htmlreport"}},
 	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest"}},
+	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd", "internal/htmlreport"}},
 	{pkg: "registry/...", forbidden: []string{"migrate", "cmd", "internal/htmlreport"}},
 }
