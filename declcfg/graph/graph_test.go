@@ -194,3 +194,31 @@ func TestBuildFilters(t *testing.T) {
 	_, err = graph.Build(cfg, graph.WithChannel("nope"))
 	assert.ErrorContains(t, err, `channel "nope" not found`)
 }
+
+// TestLegend: every mark and problem the picture uses has a legend entry,
+// and no other.
+func TestLegend(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, graph.WriteSVG(&buf, load(t, "problems")))
+	var doc struct {
+		Groups []struct {
+			Class   string `xml:"class,attr"`
+			Entries []struct {
+				Kind string `xml:"data-kind,attr"`
+			} `xml:"g"`
+		} `xml:"g"`
+	}
+	require.NoError(t, xml.Unmarshal(buf.Bytes(), &doc))
+	var kinds []string
+	for _, g := range doc.Groups {
+		if g.Class == "legend" {
+			for _, e := range g.Entries {
+				kinds = append(kinds, e.Kind)
+			}
+		}
+	}
+	assert.Equal(t, []string{
+		"edge-replaces", "edge-skips", "head", "deprecated", "absent", "deprecated-channel",
+		"problem-cycle", "problem-missing-replaces", "problem-multiple-heads", "problem-stranded", "problem-unmatched-skip-range",
+	}, kinds)
+}

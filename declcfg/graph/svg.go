@@ -247,6 +247,7 @@ func legendFor(g *Graph) []legendEntry {
 			for _, f := range c.Findings {
 				used["problem-"+string(f.Kind)] = true
 			}
+			used["deprecated-channel"] = used["deprecated-channel"] || c.Deprecation != ""
 		}
 	}
 	box := func(class string) func(io.Writer, float64) {
@@ -269,6 +270,9 @@ func legendFor(g *Graph) []legendEntry {
 		{"deprecated", "deprecated bundle (olm.deprecations)", box("deprecated")},
 		{"absent", "bundle named by an edge but absent from the channel", box("absent")},
 		{"node-" + MarkDropped, "bundle dropped by the migration", box(MarkDropped)},
+		{"deprecated-channel", "deprecated channel (olm.deprecations)", func(w io.Writer, y float64) {
+			fmt.Fprintf(w, `<rect class="deprecated-channel-bg" x="%d" y="%s" width="28" height="12" rx="3"/>`, margin, num(y-10))
+		}},
 		{"node-" + MarkAdded, "bundle added by the migration", box(MarkAdded)},
 	}
 	kinds := make([]string, 0, len(problemTitles))
