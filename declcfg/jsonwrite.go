@@ -12,18 +12,18 @@ import (
 )
 
 // This file writes olm.bundle blobs in opm's JSON form (what encoding/json
-// writes with a four-space indent and HTML escaping off) by hand.
-// Profiling a 10,000-bundle migration showed encoding/json spending about
-// half of the total CPU re-validating, compacting and re-indenting the
-// base64 manifests of olm.bundle.object values. A value that is such a
-// manifest ({"data": "<base64>"}) is copied as is; any other property
-// value is checked with json.Valid and re-indented here; the small blobs
+// writes with a four-space indent and HTML escaping off) by hand, so that
+// the base64 manifests of olm.bundle.object values, most of a catalog's
+// bytes, are copied once instead of being validated, compacted and
+// re-indented by encoding/json. A value that is such a manifest
+// ({"data": "<base64>"}) is copied as is; any other property value is
+// checked with jsonscan.Valid and re-indented here; the small blobs
 // (package, channels, deprecations, others) still go through
 // encoding/json. Tests compare the output byte for byte with encoding/json.
 
-// writerPool recycles file buffers between package files: a fresh 64 KiB
-// buffer per package file added up to a tenth of a migration's
-// allocations. Bundle blobs bigger than the buffer bypass it anyway.
+// writerPool recycles file buffers between package files, so that writing
+// a catalog allocates buffers per worker, not per package file. Bundle
+// blobs bigger than the buffer bypass it anyway.
 var writerPool = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64*1024) }}
 
 // blobPool recycles the buffer bundle blobs are assembled in.

@@ -59,12 +59,12 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 	}
 }
 
-// decodeJSONObjects reads a stream of concatenated JSON objects. It finds
-// each object's end itself (jumping from quote to quote through strings,
-// so the long base64 manifests of bundle objects cost little) and checks
-// it once with json.Valid: json.Decoder scanned every byte twice (once to
-// find the value, once more to copy it into a json.RawMessage), which was
-// half of loading a large catalog. At the first thing that is not a
+// decodeJSONObjects reads a stream of concatenated JSON objects. The
+// jsonscan.Framer finds each object's end (jumping from quote to quote
+// through strings, so the long base64 manifests of bundle objects cost
+// little) and checks it once with jsonscan.Valid, where json.Decoder
+// would scan every byte twice (to find the value, then to copy it into a
+// json.RawMessage). At the first thing that is not a
 // complete valid object (bad JSON, a non-object, a truncated stream) the
 // rest of the stream goes to decodeJSONStream, whose errors the loader
 // has always reported.

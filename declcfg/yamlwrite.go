@@ -8,8 +8,8 @@ import (
 
 // Converting an olm.bundle blob to YAML through sigs.k8s.io/yaml costs a
 // YAML parse and a YAML emit of every byte, and most of a bundle's bytes
-// are the base64 manifests of its olm.bundle.object values: at 10,000
-// bundles that was 80% of writing a YAML catalog. bundleYAML swaps each
+// are the base64 manifests of its olm.bundle.object values, which YAML
+// leaves as they are. bundleYAML swaps each
 // such manifest for a short placeholder of the same YAML kind (a plain
 // scalar that resolves to a string: letters and digits, starting with a
 // letter), converts the now small blob, and puts the manifests back in

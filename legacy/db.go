@@ -66,7 +66,7 @@ type DB struct {
 
 	repairs []Repair
 	// sizeHint is about the number of operatorbundle rows, to size the
-	// maps Open fills (growing them was a tenth of Open's time).
+	// maps Open fills once instead of growing them.
 	sizeHint int
 	// Repairs found by loaders running concurrently, merged into repairs.
 	pkgRepairs, junkRepairs []Repair

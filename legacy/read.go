@@ -90,7 +90,7 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 // (see its conn.columnBlob) and database/sql hands driver values to a
 // Scanner unchanged, so the slice can be kept; TEXT values arrive as a
 // string and are converted (one copy). Cloning every BLOB would copy every
-// manifest once more (~330 MB on a 10,000-bundle index). TestEveryLevel and
+// manifest once more (the manifests are most of an index). TestEveryLevel and
 // TestRealFixtures compare these bytes across bundles, which would catch a
 // driver that reused its buffers.
 type blob struct{ b []byte }

@@ -9,7 +9,7 @@ import (
 // canonCache remembers the digest of the canonical JSON of manifests.
 // The same bundle's csvJson and objects come back from GetBundle in each
 // channel, GetBundleThatReplaces, GetDefaultBundleThatProvides...: parsing
-// each once keeps a 10,000-bundle check fast. Keys and values are 64-bit
+// each once keeps the check linear in the catalog. Keys and values are 64-bit
 // hashes with one per-check seed (a false match needs a collision of both).
 type canonCache struct {
 	once sync.Once
