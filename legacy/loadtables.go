@@ -1,0 +1,414 @@
+package legacy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+)
+
+// The loaders below read one table each into the maps of d, once at Open:
+// the bundle-keyed tables have no index on the bundle name, so per-package
+// queries would scan them once per package.
+
+// loadPackages reads the package table.
+func (d *DB) loadPackages(ctx context.Context) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT name, default_channel FROM package`)
+	if err != nil {
+		return fmt.Errorf("read table package: %w", err)
+	}
+	defer rows.Close()
+	d.pkgs = make(map[string]Package, d.sizeHint/8)
+	nullNames := 0
+	for rows.Next() {
+		var name, def sql.NullString
+		if err := rows.Scan(&name, &def); err != nil {
+			return fmt.Errorf("read table package: %w", err)
+		}
+		if !name.Valid || name.String == "" {
+			nullNames++
+			continue
+		}
+		d.pkgs[name.String] = Package{Name: name.String, DefaultChannel: def.String}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table package: %w", err)
+	}
+	for n := range d.pkgs {
+		d.names = append(d.names, n)
+	}
+	sort.Strings(d.names)
+	if nullNames > 0 {
+		d.pkgRepairs = append(d.pkgRepairs, Repair{Kind: RepairNullNameRows, Table: "package",
+			Detail: fmt.Sprintf("%d package row(s) with a NULL or empty name ignored", nullNames)})
+	}
+
+	d.channels = map[string][]Channel{}
+	crows, err := d.db.QueryContext(ctx, `SELECT name, package_name, head_operatorbundle_name FROM channel ORDER BY package_name, name`)
+	if err != nil {
+		return fmt.Errorf("read table channel: %w", err)
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var name, pkg, head sql.NullString
+		if err := crows.Scan(&name, &pkg, &head); err != nil {
+			return fmt.Errorf("read table channel: %w", err)
+		}
+		d.channels[pkg.String] = append(d.channels[pkg.String], Channel{Name: name.String, Package: pkg.String, Head: head.String})
+	}
+	if err := crows.Err(); err != nil {
+		return fmt.Errorf("read table channel: %w", err)
+	}
+	return nil
+}
+
+// loadEntries reads the channel table and channel_entry.
+func (d *DB) loadEntries(ctx context.Context) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, channel_name, package_name, operatorbundle_name, replaces, depth FROM channel_entry ORDER BY entry_id`)
+	if err != nil {
+		return fmt.Errorf("read table channel_entry: %w", err)
+	}
+	defer rows.Close()
+	d.entries = map[string][]ChannelEntry{}
+	d.entryPkg = make(map[string]string, d.sizeHint)
+	rowsRead := 0
+	for rows.Next() {
+		var id int64
+		var ch, pkg, b sql.NullString
+		var repl, depth sql.NullInt64
+		if err := rows.Scan(&id, &ch, &pkg, &b, &repl, &depth); err != nil {
+			return fmt.Errorf("read table channel_entry: %w", err)
+		}
+		if rowsRead == 0 || depth.Int64 < d.tip {
+			d.tip = depth.Int64
+		}
+		rowsRead++
+		d.entries[pkg.String] = append(d.entries[pkg.String], ChannelEntry{
+			ID: id, Channel: ch.String, Package: pkg.String, Bundle: b.String,
+			Replaces: repl.Int64, Depth: depth.Int64,
+		})
+		if _, ok := d.entryPkg[b.String]; !ok && b.String != "" {
+			d.entryPkg[b.String] = pkg.String
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table channel_entry: %w", err)
+	}
+	return nil
+}
+
+// loadBundleKeys reads the indexed columns of operatorbundle.
+func (d *DB) loadBundleKeys(ctx context.Context) error {
+	var junk int
+	if err := d.db.GetContext(ctx, &junk, `SELECT count(*) FROM operatorbundle WHERE name IS NULL`); err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	if junk > 0 {
+		d.junkRepairs = append(d.junkRepairs, Repair{Kind: RepairNullNameRows, Table: "operatorbundle",
+			Detail: fmt.Sprintf("%d operatorbundle row(s) with NULL name ignored (junk rows inserted by the buggy migration 5 backfill)", junk)})
+	}
+	// name, version and bundlepath are all in the "pk" index (level >= 6),
+	// so this never touches the csv/bundle overflow pages.
+	q := fmt.Sprintf(`SELECT name, %s, %s FROM operatorbundle WHERE name IS NOT NULL`,
+		d.sch.colOr("operatorbundle", "version"), d.sch.colOr("operatorbundle", "bundlepath"))
+	rows, err := d.db.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	defer rows.Close()
+	d.rows = make(map[string]bundleKey, d.sizeHint)
+	for rows.Next() {
+		var name string
+		var k bundleKey
+		if err := rows.Scan(&name, &k.version, &k.bundlePath); err != nil {
+			return fmt.Errorf("read table operatorbundle: %w", err)
+		}
+		d.rows[name] = k
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table operatorbundle: %w", err)
+	}
+	return nil
+}
+
+// loadProperties reads the properties table.
+func (d *DB) loadProperties(ctx context.Context) error {
+	d.props = make(map[string][]propRow, d.sizeHint)
+	if !d.sch.has("properties") {
+		return nil
+	}
+	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL FROM properties`,
+		colOrNull(d.sch, "properties", "operatorbundle_path"))
+	rows, err := d.db.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("read table properties: %w", err)
+	}
+	defer rows.Close()
+	g := grouper[propRow]{m: d.props}
+	defer g.flush()
+	for rows.Next() {
+		var typ, val, name sql.NullString
+		var nullPath bool
+		if err := rows.Scan(&typ, &val, &name, &nullPath); err != nil {
+			return fmt.Errorf("read table properties: %w", err)
+		}
+		if !name.Valid {
+			continue
+		}
+		g.add(name.String, propRow{Property{Type: typ.String, Value: val.String}, nullPath})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table properties: %w", err)
+	}
+	return nil
+}
+
+// grouper appends rows to m[key] with one map access per run of equal
+// keys: the bundle-keyed tables hold each bundle's rows together, so the
+// map is hashed once per bundle rather than once per row.
+type grouper[T any] struct {
+	m    map[string][]T
+	key  string
+	cur  []T
+	open bool
+}
+
+func (g *grouper[T]) add(key string, v T) {
+	if !g.open || key != g.key {
+		g.flush()
+		g.key, g.cur, g.open = key, g.m[key], true
+	}
+	g.cur = append(g.cur, v)
+}
+
+// flush stores the current run; add and flush may be called after it.
+func (g *grouper[T]) flush() {
+	if g.open {
+		g.m[g.key] = g.cur
+		g.open = false
+	}
+}
+
+// colOrNull is column c of table t or the literal NULL.
+func colOrNull(s schemaInfo, t, c string) string {
+	if s.col(t, c) {
+		return c
+	}
+	return "NULL"
+}
+
+// loadDependencies reads the dependencies table.
+func (d *DB) loadDependencies(ctx context.Context) error {
+	d.deps = make(map[string][]Dependency, d.sizeHint)
+	if !d.sch.has("dependencies") {
+		return nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name FROM dependencies ORDER BY rowid`)
+	if err != nil {
+		return fmt.Errorf("read table dependencies: %w", err)
+	}
+	defer rows.Close()
+	g := grouper[Dependency]{m: d.deps}
+	defer g.flush()
+	for rows.Next() {
+		var typ, val, name sql.NullString
+		if err := rows.Scan(&typ, &val, &name); err != nil {
+			return fmt.Errorf("read table dependencies: %w", err)
+		}
+		if !name.Valid {
+			continue
+		}
+		dep := Dependency{Type: typ.String, Value: val.String}
+		if d.depsFirstBundle == "" {
+			// Migration 9 copied the first row's value into every row: that
+			// row alone is known to be genuine.
+			d.depsFirst, d.depsFirstBundle = dep, name.String
+		}
+		g.add(name.String, dep)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table dependencies: %w", err)
+	}
+	return nil
+}
+
+// loadRelatedImages reads the related_image table.
+func (d *DB) loadRelatedImages(ctx context.Context) error {
+	d.related = make(map[string][]string, d.sizeHint)
+	if !d.sch.has("related_image") {
+		return nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name FROM related_image`)
+	if err != nil {
+		return fmt.Errorf("read table related_image: %w", err)
+	}
+	g := grouper[string]{m: d.related}
+	defer rows.Close()
+	for rows.Next() {
+		var img, name sql.NullString
+		if err := rows.Scan(&img, &name); err != nil {
+			return fmt.Errorf("read table related_image: %w", err)
+		}
+		if !name.Valid || img.String == "" {
+			continue
+		}
+		g.add(name.String, img.String)
+	}
+	g.flush()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table related_image: %w", err)
+	}
+	for k, v := range d.related {
+		d.related[k] = dedupStrings(v)
+	}
+	return nil
+}
+
+// loadAPIs reads api_provider and api_requirer as stored, with plurals
+// from the api table; mapAPIs keys them by bundle name.
+func (d *DB) loadAPIs(ctx context.Context) error {
+	plural := map[[3]string]string{}
+	if d.sch.has("api") {
+		rows, err := d.db.QueryContext(ctx, `SELECT group_name, version, kind, plural FROM api`)
+		if err != nil {
+			return fmt.Errorf("read table api: %w", err)
+		}
+		for rows.Next() {
+			var g, v, k, p sql.NullString
+			if err := rows.Scan(&g, &v, &k, &p); err != nil {
+				rows.Close()
+				return fmt.Errorf("read table api: %w", err)
+			}
+			plural[[3]string{g.String, v.String, k.String}] = p.String
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("read table api: %w", err)
+		}
+	}
+	read := func(table string) (map[string][]API, error) {
+		out := make(map[string][]API, d.sizeHint)
+		key := d.apiKey(table)
+		if key == "" {
+			return out, nil
+		}
+		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT) FROM %s`, key, table))
+		if err != nil {
+			return nil, fmt.Errorf("read table %s: %w", table, err)
+		}
+		defer rows.Close()
+		// Group/version/kind repeat across bundles: share their strings.
+		intern := map[[3]string]API{}
+		grp := grouper[API]{m: out}
+		for rows.Next() {
+			var g, v, k, ref sql.NullString
+			if err := rows.Scan(&g, &v, &k, &ref); err != nil {
+				return nil, fmt.Errorf("read table %s: %w", table, err)
+			}
+			if ref.String == "" {
+				continue
+			}
+			gvk := [3]string{g.String, v.String, k.String}
+			a, ok := intern[gvk]
+			if !ok {
+				a = API{GVK: manifest.GVK{Group: g.String, Version: v.String, Kind: k.String}, Plural: plural[gvk]}
+				intern[gvk] = a
+			}
+			grp.add(ref.String, a)
+		}
+		grp.flush()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read table %s: %w", table, err)
+		}
+		return out, nil
+	}
+	var err error
+	if d.rawProvided, err = read("api_provider"); err != nil {
+		return err
+	}
+	if d.rawRequired, err = read("api_requirer"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// apiKey is the column an api table keys bundles by: operatorbundle_name
+// from level 6, channel_entry_id before; "" when the table is absent.
+func (d *DB) apiKey(table string) string {
+	switch {
+	case !d.sch.has(table):
+		return ""
+	case d.sch.col(table, "operatorbundle_name"):
+		return "operatorbundle_name"
+	case d.sch.col(table, "channel_entry_id"):
+		return "channel_entry_id"
+	}
+	return ""
+}
+
+// mapAPIs keys the api rows by bundle name, mapping channel_entry ids to
+// the entries' bundles below level 6, and deduplicates them.
+func (d *DB) mapAPIs() {
+	var entryBundle map[string]string
+	if d.apiKeyedByEntry() {
+		entryBundle = map[string]string{}
+		for _, es := range d.entries {
+			for _, e := range es {
+				entryBundle[strconv.FormatInt(e.ID, 10)] = e.Bundle
+			}
+		}
+	}
+	conv := func(raw map[string][]API) map[string][]API {
+		if entryBundle == nil {
+			for n, as := range raw {
+				raw[n] = manifest.DedupAPIs(as)
+			}
+			return raw
+		}
+		// Walk ids in entry order so that APIs keep a stable order.
+		ids := make([]string, 0, len(raw))
+		for id := range raw {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool {
+			a, _ := strconv.ParseInt(ids[i], 10, 64)
+			b, _ := strconv.ParseInt(ids[j], 10, 64)
+			return a < b
+		})
+		out := map[string][]API{}
+		for _, id := range ids {
+			if n := entryBundle[id]; n != "" {
+				out[n] = append(out[n], raw[id]...)
+			}
+		}
+		for n, as := range out {
+			out[n] = manifest.DedupAPIs(as)
+		}
+		return out
+	}
+	d.provided = conv(d.rawProvided)
+	d.required = conv(d.rawRequired)
+	d.rawProvided, d.rawRequired = nil, nil
+}
+
+// loadDeprecated reads the deprecated table.
+func (d *DB) loadDeprecated(ctx context.Context) error {
+	d.deprecated = map[string]bool{}
+	if !d.sch.has("deprecated") {
+		return nil
+	}
+	var names []sql.NullString
+	if err := d.db.SelectContext(ctx, &names, `SELECT operatorbundle_name FROM deprecated`); err != nil {
+		return fmt.Errorf("read table deprecated: %w", err)
+	}
+	for _, n := range names {
+		if n.Valid {
+			d.deprecated[n.String] = true
+		}
+	}
+	return nil
+}
