@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +22,9 @@ entries (plain or gzip+base64), identifies every object by its content and
 prints the bundle as the olm.bundle blob opm render gives for it, ready to be
 appended to a declarative config. An entry that is not a Kubernetes object
 or a PackageManifest is an error naming its key. A PackageManifest in the
-ConfigMap has no place in the blob: it is reported on stderr.`,
+ConfigMap gives the package and channels of a bundle without bundle
+annotations (the package-manifest layout); otherwise it has no place in the
+blob. Either way it is reported on stderr.`,
 		Example: `  olmcat bundle load operators/etcd-bundle >> catalog/etcd/catalog.json`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,13 +48,18 @@ ConfigMap has no place in the blob: it is reported on stderr.`,
 			if err != nil {
 				return fmt.Errorf("bundle load: %w", err)
 			}
+			if pm := m.PackageManifest; pm != nil {
+				if fillFromPackageManifest(m) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s has no bundle annotations: package %s, channels %q and default channel %q taken from its PackageManifest\n",
+						args[0], pm.PackageName, m.Bundle.Annotations[declcfg.AnnotationChannels], pm.DefaultChannel)
+				} else {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s holds the PackageManifest of package %s (%d channels, default %q), not part of the olm.bundle blob\n",
+						args[0], pm.PackageName, len(pm.Channels), pm.DefaultChannel)
+				}
+			}
 			b, err := bundleBlob(m.Bundle)
 			if err != nil {
 				return fmt.Errorf("bundle load %s: %w", args[0], err)
-			}
-			if pm := m.PackageManifest; pm != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s holds the PackageManifest of package %s (%d channels, default %q), not part of the olm.bundle blob\n",
-					args[0], pm.PackageName, len(pm.Channels), pm.DefaultChannel)
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			if err := declcfg.WriteStream(w, &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, format); err != nil {
@@ -74,4 +82,34 @@ func bundleBlob(b *unpack.Bundle) (declcfg.Bundle, error) {
 	}
 	blob, _, err := declcfg.BundleFromFS(fsys, declcfg.WithBundleImage(b.Image))
 	return blob, err
+}
+
+// fillFromPackageManifest gives a bundle in the package-manifest layout
+// (a PackageManifest, no annotations.yaml) the annotations a bundle image
+// would carry: the package, the channels whose head is this CSV (every
+// channel when none is) and the default channel. It reports whether it did.
+func fillFromPackageManifest(m *unpack.Manifest) bool {
+	pm, b := m.PackageManifest, m.Bundle
+	if pm == nil || b.Annotations[declcfg.AnnotationPackage] != "" {
+		return false
+	}
+	var heads, all []string
+	for _, c := range pm.Channels {
+		all = append(all, c.Name)
+		if c.CurrentCSV == b.Name {
+			heads = append(heads, c.Name)
+		}
+	}
+	if len(heads) == 0 {
+		heads = all
+	}
+	if b.Annotations == nil {
+		b.Annotations = map[string]string{}
+	}
+	b.Annotations[declcfg.AnnotationPackage] = pm.PackageName
+	b.Annotations[declcfg.AnnotationChannels] = strings.Join(heads, ",")
+	if pm.DefaultChannel != "" {
+		b.Annotations[declcfg.AnnotationDefaultChannel] = pm.DefaultChannel
+	}
+	return true
 }

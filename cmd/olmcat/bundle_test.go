@@ -255,3 +255,35 @@ func TestBundleUsageErrors(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 	}
 }
+
+// TestBundleLoadPackageManifest: a ConfigMap in the package-manifest layout
+// (a PackageManifest beside the objects, no bundle annotations) loads with
+// the package and channels its PackageManifest gives, and says so; found
+// through $KUBECONFIG.
+func TestBundleLoadPackageManifest(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	t.Setenv("KUBECONFIG", c.Kubeconfig(t, c.AdminConfig()))
+	manifests := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0/manifests"
+	data := map[string]string{"foo.package.yaml": "packageName: foo\nchannels:\n- name: beta\n  currentCSV: foo.v0.1.0\n- name: stable\n  currentCSV: foo.v0.2.0\ndefaultChannel: stable\n"}
+	entries, err := os.ReadDir(manifests)
+	require.NoError(t, err)
+	for _, e := range entries {
+		content, err := os.ReadFile(filepath.Join(manifests, e.Name()))
+		require.NoError(t, err)
+		data[e.Name()] = string(content)
+	}
+	_, err = c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "pm"}, Data: data}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	out, stderr, code := runCLI(t, "bundle", "load", ns+"/pm")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, `package foo, channels "beta" and default channel "stable" taken from its PackageManifest`)
+	var blob struct {
+		Schema, Name, Package string
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &blob))
+	require.Equal(t, "olm.bundle", blob.Schema)
+	require.Equal(t, "foo", blob.Package)
+	require.Equal(t, "foo.v0.1.0", blob.Name)
+}
