@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -170,6 +171,9 @@ func open(ctx context.Context, dbPath string, o *options) (*legacy.DB, []string,
 	if err != nil {
 		db.Close()
 		return nil, nil, rep, fmt.Errorf("list packages of %s: %w", dbPath, err)
+	}
+	if o.packages != nil {
+		names = slices.DeleteFunc(names, func(n string) bool { return !o.packages[n] })
 	}
 	return db, names, rep, nil
 }

@@ -60,6 +60,8 @@ type options struct {
 	// migrateOnly names the options given that only Migrate honours
 	// (Render and Load refuse them rather than ignore them).
 	migrateOnly []string
+	// packages limits the conversion to these packages (WithPackages).
+	packages map[string]bool
 	// packageGraphs sees each package's graphs (WithPackageGraphs).
 	packageGraphs func(before, after *declcfg.DeclarativeConfig)
 }
@@ -162,4 +164,16 @@ func (o *options) refuseMigrateOnly(what string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %s applies to Migrate only", what, strings.Join(o.migrateOnly, ", "))
+}
+
+// WithPackages converts only the named packages (for Load and Render:
+// looking at some packages of a large database). The database-wide repairs
+// are still reported.
+func WithPackages(names ...string) Option {
+	return func(o *options) {
+		o.packages = map[string]bool{}
+		for _, n := range names {
+			o.packages[n] = true
+		}
+	}
 }

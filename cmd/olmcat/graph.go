@@ -9,6 +9,7 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
+	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
@@ -56,6 +57,9 @@ are highlighted and explained in a legend.
 			}
 			defer unpacked.Close()
 			rin := renderInput{Input: local, name: args[0], unpacked: unpacked}
+			if pkg != "" {
+				rin.migrateOptions = []migrate.Option{migrate.WithPackages(pkg)}
+			}
 			var cfg *declcfg.DeclarativeConfig
 			if _, _, bundle := rin.bundleDir(); pkg != "" && local.Kind == source.KindDeclcfg && !bundle {
 				// Only the package's files are decoded.

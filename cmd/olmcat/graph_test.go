@@ -32,6 +32,13 @@ func TestGraphCommand(t *testing.T) {
 		assert.Equal(t, fromCatalog, fromDB)
 		assert.True(t, strings.HasPrefix(fromDB, "graph LR\n"))
 	})
+	t.Run("one package of an index.db converts only that package", func(t *testing.T) {
+		fromDB, stderr, code := runCLI(t, "graph", db, "--package", "foo", "-o", "svg", "--no-deprecation-warning")
+		require.Equal(t, 0, code, stderr)
+		fromCatalog, _, code := runCLI(t, "graph", catalog, "--package", "foo", "-o", "svg")
+		require.Equal(t, 0, code)
+		assert.Equal(t, fromCatalog, fromDB)
+	})
 	t.Run("dot and html", func(t *testing.T) {
 		out, _, code := runCLI(t, "graph", catalog, "--channel", "stable", "-o", "dot")
 		require.Equal(t, 0, code)

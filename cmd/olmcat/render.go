@@ -104,6 +104,8 @@ type renderInput struct {
 	unpacked *image.Unpacked
 	// migrateLevel applies to bundles (opm's --migrate-level).
 	migrateLevel string
+	// migrateOptions apply to the conversion of a sqlite index.
+	migrateOptions []migrate.Option
 }
 
 // bundleDir returns the directory holding a bundle's manifests/ and
@@ -156,7 +158,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		if !noDeprecationWarning {
 			warnDeprecated(stderr, in.name)
 		}
-		cfg, rep, err := migrate.Load(ctx, arg)
+		cfg, rep, err := migrate.Load(ctx, arg, in.migrateOptions...)
 		if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
 			fmt.Fprintf(stderr, "render %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
 				in.name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
