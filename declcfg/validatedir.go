@@ -217,3 +217,19 @@ func LoadBlob(ctx context.Context, root, rel string, index int) (*DeclarativeCon
 	}
 	return nil, fmt.Errorf("load %s: no blob #%d", rel, index)
 }
+
+// DecodeBlob decodes blob, read from position index of the catalog file
+// rel (slash-separated, relative to root), exactly as LoadFS decodes it,
+// refs resolved against rel's directory.
+func DecodeBlob(root, rel string, index int, blob []byte) (*DeclarativeConfig, error) {
+	r, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cfg := &DeclarativeConfig{}
+	if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}); err != nil {
+		return nil, fmt.Errorf("load %s: blob #%d: %w", rel, index, err)
+	}
+	return cfg, nil
+}

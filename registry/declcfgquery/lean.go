@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
+	"github.com/operator-catalog/olmcat/internal/lru"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -28,6 +31,11 @@ type fileSource struct {
 	// packages hold what a synthetic CSV takes from its package
 	// (description and icon), by package name.
 	packages map[string]*declcfg.ModelPackage
+
+	mu    sync.Mutex
+	spans map[string][]span // by file, filled on first read
+
+	cache *lru.Cache[blobRef, blobManifests]
 }
 
 // blobRef is where a bundle blob is: file (slash path relative to the
@@ -35,6 +43,71 @@ type fileSource struct {
 type blobRef struct {
 	file  string
 	index int
+}
+
+// span is a blob's byte range in its file.
+type span struct{ off, n int64 }
+
+// readBlob decodes the blob ref points at: from its byte range when the
+// file is plain concatenated JSON objects (the ranges of a file are found
+// on its first read and kept), else by decoding the file's stream up to it.
+func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
+	spans, err := s.fileSpans(ref.file)
+	if err != nil {
+		return nil, err
+	}
+	if ref.index >= len(spans) {
+		return declcfg.LoadBlob(context.Background(), s.dir, ref.file, ref.index)
+	}
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(ref.file)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sp := spans[ref.index]
+	blob := make([]byte, sp.n)
+	if _, err := f.ReadAt(blob, sp.off); err != nil {
+		return nil, err
+	}
+	return declcfg.DecodeBlob(s.dir, ref.file, ref.index, blob)
+}
+
+// fileSpans returns the byte ranges of a file's blobs, nil when the file
+// is not plain concatenated JSON objects (YAML, a byte order mark).
+func (s *fileSource) fileSpans(file string) ([]span, error) {
+	s.mu.Lock()
+	spans, ok := s.spans[file]
+	s.mu.Unlock()
+	if ok {
+		return spans, nil
+	}
+	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(file)))
+	if err != nil {
+		return nil, err
+	}
+	spans = objectSpans(data)
+	s.mu.Lock()
+	s.spans[file] = spans
+	s.mu.Unlock()
+	return spans, nil
+}
+
+// objectSpans splits data into the byte ranges of its top-level JSON
+// objects, or returns nil when data is anything else.
+func objectSpans(data []byte) []span {
+	var out []span
+	for i := jsonscan.SkipSpace(data, 0); i < len(data); i = jsonscan.SkipSpace(data, i) {
+		if data[i] != '{' {
+			return nil
+		}
+		end, err := jsonscan.SkipValue(data, i)
+		if err != nil {
+			return nil
+		}
+		out = append(out, span{int64(i), int64(end - i)})
+		i = end
+	}
+	return out
 }
 
 type fileStamp struct {
@@ -47,7 +120,8 @@ type fileStamp struct {
 // Memory is what the RPCs index (names, channels, entries, versions,
 // properties and APIs) plus one package being loaded.
 func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
-	src := &fileSource{dir: dir, blobs: map[*api.Bundle]blobRef{}, stamps: map[string]fileStamp{}, packages: map[string]*declcfg.ModelPackage{}}
+	src := &fileSource{dir: dir, blobs: map[*api.Bundle]blobRef{}, stamps: map[string]fileStamp{}, packages: map[string]*declcfg.ModelPackage{}, spans: map[string][]span{},
+		cache: lru.New[blobRef, blobManifests](manifestCacheBytes)}
 	var pkgs []*api.Package
 	var bundles []*api.Bundle
 	_, err := declcfg.LoadDirModels(ctx, dir, func(m *declcfg.Model) error {
@@ -121,7 +195,10 @@ func (s *fileSource) manifests(b *api.Bundle) (string, []string, error) {
 		return fail(fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
 			want.size, st.Size(), want.mod.UTC().Format(time.RFC3339Nano), st.ModTime().UTC().Format(time.RFC3339Nano)))
 	}
-	cfg, err := declcfg.LoadBlob(context.Background(), s.dir, ref.file, ref.index)
+	if m, ok := s.cache.Get(ref); ok {
+		return m.csv, m.objs, nil
+	}
+	cfg, err := s.readBlob(ref)
 	if err != nil {
 		return fail(err)
 	}
@@ -143,5 +220,22 @@ func (s *fileSource) manifests(b *api.Bundle) (string, []string, error) {
 	if err != nil {
 		return fail(err)
 	}
+	size := int64(len(d.csvJSON))
+	for _, o := range d.objects {
+		size += int64(len(o))
+	}
+	s.cache.Add(ref, blobManifests{d.csvJSON, d.objects}, size)
 	return d.csvJSON, d.objects, nil
 }
+
+// blobManifests are a bundle blob's converted manifests, as cached.
+type blobManifests struct {
+	csv  string
+	objs []string
+}
+
+// manifestCacheBytes bounds the LRU of converted manifests: clients walk
+// a catalog channel by channel and ask for the same few bundles again and
+// again (GetBundle of each member, GetBundleThatReplaces of each, which
+// returns a neighbour), so the cache saves those repeated decodes.
+const manifestCacheBytes = 16 << 20

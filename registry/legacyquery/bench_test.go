@@ -81,5 +81,5 @@ func BenchmarkBundleWalk(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(members)), "members")
-	b.ReportMetric(100*float64(q.cache.hits)/float64(max(q.cache.requests, 1)), "cache-hit-%")
+	b.ReportMetric(q.cache.HitRate(), "cache-hit-%")
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/operator-catalog/olmcat/internal/lru"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -121,7 +122,7 @@ type Querier struct {
 	// is the CSV (-1: none); see splitManifests.
 	csvAt sync.Map
 	// cache holds the most recently served bundle columns, split.
-	cache *manifestCache
+	cache *lru.Cache[string, *manifests]
 
 	closeOnce sync.Once
 	closeErr  error
@@ -150,7 +151,7 @@ func New(ctx context.Context, db *legacy.DB, opts ...Option) (*Querier, error) {
 		replacedBy: map[string][]*entry{},
 		providers:  map[string][]string{},
 		plurals:    map[manifest.GVK]string{},
-		cache:      newManifestCache(manifestCacheBytes),
+		cache:      lru.New[string, *manifests](manifestCacheBytes),
 	}
 	names, err := db.PackageNames(ctx)
 	if err != nil {
