@@ -15,16 +15,7 @@ import (
 )
 
 func newParityCmd() *cobra.Command {
-	var (
-		output      string
-		strict      bool
-		maxDiffs    int
-		concurrency int
-		noWarning   bool
-		imgFlags    *imageFlags
-		reportHTML  string
-		force       bool
-	)
+	f := &parityFlags{}
 	cmd := &cobra.Command{
 		Use:   "parity <left> <right>",
 		Short: "Check that two catalogs answer the registry gRPC API the same way",
@@ -45,85 +36,100 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
   olmcat parity index.db grpc://localhost:50051 -o json > parity.json
   olmcat parity ./old-catalog ./new-catalog --strict`,
 		Args: exactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return usageError(fmt.Errorf("-o %q: want text or json", output))
-			}
-			if maxDiffs < 0 {
-				return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", maxDiffs))
-			}
-			if reportHTML != "" {
-				var local []string
-				for _, ref := range args {
-					if in, err := source.Detect(ref); err == nil && in.Kind != source.KindGRPC {
-						local = append(local, ref)
-					}
-				}
-				if err := checkReportPath(reportHTML, force, local...); err != nil {
-					return usageError(err)
-				}
-			}
-			stderr := cmd.ErrOrStderr()
-			prog := &parityProgress{w: stderr}
-			opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(concurrency)}
-			sides := [2]string{args[0], args[1]}
-			for i, ref := range args {
-				// An input Detect rejects is reported by Check.
-				in, err := source.Detect(ref)
-				if err != nil {
-					continue
-				}
-				local, unpacked, err := imgFlags.localInput(cmd.Context(), in, false, stderr)
-				if err != nil {
-					return err
-				}
-				defer unpacked.Close()
-				if err := refuseBundle(unpacked, "parity"); err != nil {
-					return err
-				}
-				sides[i] = local.Ref
-				if local.Kind == source.KindSQLite && !noWarning {
-					warnDeprecated(stderr, ref)
-				}
-			}
-			res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)
-			if err != nil {
-				return err
-			}
-			stdout := cmd.OutOrStdout()
-			if output == "json" {
-				err = res.WriteJSON(stdout)
-			} else {
-				err = res.WriteText(stdout, maxDiffs, strict)
-			}
-			if err != nil {
-				return fmt.Errorf("write result: %w", err)
-			}
-			if reportHTML != "" {
-				if err := atomicfile.Write(reportHTML, force, func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
-					return err
-				}
-			}
-			if !res.OK(strict) {
-				what := fmt.Sprintf("%d of %d calls lost data", res.LossCalls, res.Calls)
-				if res.LossCalls == 0 {
-					what = fmt.Sprintf("%d of %d calls differ (benign, failing with --strict)", res.BenignCalls, res.Calls)
-				}
-				return &exitError{code: exitInvalid, err: errors.New("parity check failed: " + what)}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runParity(cmd, args, f) },
 	}
-	f := cmd.Flags()
-	f.StringVarP(&output, "output", "o", "text", "output format: text (summary table and first differences) or json (the full result)")
-	f.BoolVar(&strict, "strict", false, "fail on benign differences too")
-	f.IntVar(&maxDiffs, "max-diffs", 10, "differences shown in text output")
-	f.IntVar(&concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
-	f.StringVar(&reportHTML, "report-html", "", "also write the result as one self-contained HTML page (per-RPC table, differences grouped by rule) to `FILE`")
-	f.BoolVar(&force, "force", false, "replace an existing --report-html file")
-	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
-	imgFlags = addImageFlags(f, true)
+	fl := cmd.Flags()
+	fl.StringVarP(&f.output, "output", "o", "text", "output format: text (summary table and first differences) or json (the full result)")
+	fl.BoolVar(&f.strict, "strict", false, "fail on benign differences too")
+	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output")
+	fl.IntVar(&f.concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
+	fl.StringVar(&f.reportHTML, "report-html", "", "also write the result as one self-contained HTML page (per-RPC table, differences grouped by rule) to `FILE`")
+	fl.BoolVar(&f.force, "force", false, "replace an existing --report-html file")
+	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
+	f.imgFlags = addImageFlags(fl, true)
 	return cmd
+}
+
+// parityFlags are the flags of olmcat parity.
+type parityFlags struct {
+	output      string
+	strict      bool
+	maxDiffs    int
+	concurrency int
+	noWarning   bool
+	imgFlags    *imageFlags
+	reportHTML  string
+	force       bool
+}
+
+// runParity checks the two sides and prints the result.
+func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
+	if f.output != "text" && f.output != "json" {
+		return usageError(fmt.Errorf("-o %q: want text or json", f.output))
+	}
+	if f.maxDiffs < 0 {
+		return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", f.maxDiffs))
+	}
+	if f.reportHTML != "" {
+		var local []string
+		for _, ref := range args {
+			if in, err := source.Detect(ref); err == nil && in.Kind != source.KindGRPC {
+				local = append(local, ref)
+			}
+		}
+		if err := checkReportPath(f.reportHTML, f.force, local...); err != nil {
+			return usageError(err)
+		}
+	}
+	stderr := cmd.ErrOrStderr()
+	prog := &parityProgress{w: stderr}
+	opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(f.concurrency)}
+	sides := [2]string{args[0], args[1]}
+	for i, ref := range args {
+		// An input Detect rejects is reported by Check.
+		in, err := source.Detect(ref)
+		if err != nil {
+			continue
+		}
+		local, unpacked, err := f.imgFlags.localInput(cmd.Context(), in, false, stderr)
+		if err != nil {
+			return err
+		}
+		defer unpacked.Close()
+		if err := refuseBundle(unpacked, "parity"); err != nil {
+			return err
+		}
+		sides[i] = local.Ref
+		if local.Kind == source.KindSQLite && !f.noWarning {
+			warnDeprecated(stderr, ref)
+		}
+	}
+	res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)
+	if err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	if f.output == "json" {
+		err = res.WriteJSON(stdout)
+	} else {
+		err = res.WriteText(stdout, f.maxDiffs, f.strict)
+	}
+	if err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	if f.reportHTML != "" {
+		if err := atomicfile.Write(f.reportHTML, f.force, func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
+			return err
+		}
+	}
+	if !res.OK(f.strict) {
+		what := fmt.Sprintf("%d of %d calls lost data", res.LossCalls, res.Calls)
+		if res.LossCalls == 0 {
+			what = fmt.Sprintf("%d of %d calls differ (benign, failing with --strict)", res.BenignCalls, res.Calls)
+		}
+		return &exitError{code: exitInvalid, err: errors.New("parity check failed: " + what)}
+	}
+	return nil
 }
 
 // verifyParity is the migrate --verify hook: parity of the database with

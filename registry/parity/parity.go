@@ -84,70 +84,130 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 	return res, nil
 }
 
-// run makes every call on both sides and collects the result.
+// run makes every call on both sides and collects the result: first
+// what the catalogs contain (the lists and every package), from which the
+// other calls are derived, then those calls, compared as they come.
 func run(ctx context.Context, sides [2]*side, o options) (*Result, error) {
-	cat := &catalog{
-		kinds: [2]source.Kind{sides[0].kind, sides[1].kind},
-		sides: [2]*sideIndex{newSideIndex(), newSideIndex()},
+	r := &checkRun{
+		sides: sides,
+		cat: &catalog{
+			kinds: [2]source.Kind{sides[0].kind, sides[1].kind},
+			sides: [2]*sideIndex{newSideIndex(), newSideIndex()},
+		},
+		res: &Result{
+			Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind},
+			Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind},
+		},
+		stats: map[string]*RPCStats{},
 	}
-	res := &Result{
-		Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind},
-		Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind},
-	}
-	stats := map[string]*RPCStats{}
 	for _, rpc := range RPCs {
-		stats[rpc] = &RPCStats{RPC: rpc}
+		r.stats[rpc] = &RPCStats{RPC: rpc}
 	}
-	var mu sync.Mutex
-	record := func(c call, diffs []Diff) {
-		mu.Lock()
-		defer mu.Unlock()
-		st := stats[c.rpc]
-		st.Calls++
-		worst := Class("")
-		for _, d := range diffs {
-			if worst != Loss {
-				worst = d.Class
-			}
-		}
-		switch worst {
-		case "":
-			st.Identical++
-		case Benign:
-			st.Benign++
-		case Loss:
-			st.Losses++
-		}
-		res.Diffs = append(res.Diffs, diffs...)
+	first, err := r.contents(ctx, o)
+	if err != nil {
+		return nil, err
 	}
-	both := func(ctx context.Context, c call) ([2]answer, error) {
-		var a [2]answer
-		for i, s := range sides {
-			var err error
-			if a[i], err = invoke(ctx, s.client, c); err != nil {
-				return a, fmt.Errorf("%s: %w", s.ref, err)
-			}
-		}
-		return a, nil
+	calls := r.cat.calls()
+	if o.progress != nil {
+		o.progress.Start(len(first.calls) + len(calls))
+		defer o.progress.Done()
 	}
-
-	// Phase 1: what the catalogs contain.
-	lists := []call{{rpc: RPCListPackages}, {rpc: RPCListBundles}}
-	var listAnswers [2][2]answer
-	for i, c := range lists {
-		a, err := both(ctx, c)
+	for i, c := range first.calls {
+		r.record(c, compare(r.cat, c, first.answers[i]))
+	}
+	if o.progress != nil {
+		o.progress.Add(len(first.calls))
+	}
+	err = pool(ctx, o.concurrency, len(calls), func(ctx context.Context, i int) error {
+		a, err := r.both(ctx, calls[i])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		listAnswers[i] = a
+		r.record(calls[i], compare(r.cat, calls[i], a))
+		if o.progress != nil {
+			o.progress.Add(1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rpc := range RPCs {
+		r.res.Stats = append(r.res.Stats, *r.stats[rpc])
+	}
+	r.res.finish()
+	return r.res, nil
+}
+
+// checkRun is one check in progress.
+type checkRun struct {
+	sides [2]*side
+	cat   *catalog
+	mu    sync.Mutex // guards res.Diffs and stats
+	res   *Result
+	stats map[string]*RPCStats
+}
+
+// answered are calls made with their answers, not compared yet.
+type answered struct {
+	calls   []call
+	answers [][2]answer
+}
+
+// both makes c on both sides.
+func (r *checkRun) both(ctx context.Context, c call) ([2]answer, error) {
+	var a [2]answer
+	for i, s := range r.sides {
+		var err error
+		if a[i], err = invoke(ctx, s.client, c); err != nil {
+			return a, fmt.Errorf("%s: %w", s.ref, err)
+		}
+	}
+	return a, nil
+}
+
+// record counts c's differences in its RPC's statistics.
+func (r *checkRun) record(c call, diffs []Diff) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.stats[c.rpc]
+	st.Calls++
+	worst := Class("")
+	for _, d := range diffs {
+		if worst != Loss {
+			worst = d.Class
+		}
+	}
+	switch worst {
+	case "":
+		st.Identical++
+	case Benign:
+		st.Benign++
+	case Loss:
+		st.Losses++
+	}
+	r.res.Diffs = append(r.res.Diffs, diffs...)
+}
+
+// contents learns what the catalogs contain: ListPackages, ListBundles
+// and GetPackage of every package either side names (plus a not-found
+// probe), indexed into r.cat. The calls are returned to be compared.
+func (r *checkRun) contents(ctx context.Context, o options) (answered, error) {
+	var out answered
+	for _, c := range []call{{rpc: RPCListPackages}, {rpc: RPCListBundles}} {
+		a, err := r.both(ctx, c)
+		if err != nil {
+			return out, err
+		}
+		out.calls, out.answers = append(out.calls, c), append(out.answers, a)
 	}
 	pkgs := map[string]bool{}
 	for s := range 2 {
-		for _, n := range listAnswers[0][s].names {
+		for _, n := range out.answers[0][s].names {
 			pkgs[n] = true
 		}
-		for _, b := range listAnswers[1][s].bundles {
-			cat.sides[s].addBundle(b)
+		for _, b := range out.answers[1][s].bundles {
+			r.cat.sides[s].addBundle(b)
 			pkgs[b.GetPackageName()] = true
 		}
 	}
@@ -158,55 +218,22 @@ func run(ctx context.Context, sides [2]*side, o options) (*Result, error) {
 	pkgCalls = append(pkgCalls, call{rpc: RPCGetPackage, pkg: probePackage, probe: true})
 	pkgAnswers := make([][2]answer, len(pkgCalls))
 	if err := pool(ctx, o.concurrency, len(pkgCalls), func(ctx context.Context, i int) error {
-		a, err := both(ctx, pkgCalls[i])
+		a, err := r.both(ctx, pkgCalls[i])
 		pkgAnswers[i] = a
 		return err
 	}); err != nil {
-		return nil, err
+		return out, err
 	}
 	for i, c := range pkgCalls {
 		for s := range 2 {
 			if p := pkgAnswers[i][s].pkg; p != nil && pkgAnswers[i][s].err == nil && !c.probe {
-				cat.sides[s].packages[c.pkg] = p
+				r.cat.sides[s].packages[c.pkg] = p
 			}
 		}
 	}
-	cat.build()
-
-	// Phase 2: every other call, compared as it comes.
-	calls := cat.calls()
-	if o.progress != nil {
-		o.progress.Start(len(lists) + len(pkgCalls) + len(calls))
-		defer o.progress.Done()
-	}
-	for i, c := range lists {
-		record(c, compare(cat, c, listAnswers[i]))
-	}
-	for i, c := range pkgCalls {
-		record(c, compare(cat, c, pkgAnswers[i]))
-	}
-	if o.progress != nil {
-		o.progress.Add(len(lists) + len(pkgCalls))
-	}
-	err := pool(ctx, o.concurrency, len(calls), func(ctx context.Context, i int) error {
-		a, err := both(ctx, calls[i])
-		if err != nil {
-			return err
-		}
-		record(calls[i], compare(cat, calls[i], a))
-		if o.progress != nil {
-			o.progress.Add(1)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, rpc := range RPCs {
-		res.Stats = append(res.Stats, *stats[rpc])
-	}
-	res.finish()
-	return res, nil
+	r.cat.build()
+	out.calls, out.answers = append(out.calls, pkgCalls...), append(out.answers, pkgAnswers...)
+	return out, nil
 }
 
 // pool runs fn(0..n-1) on at most workers goroutines; the first error
