@@ -23,8 +23,14 @@ type Clients struct {
 	Dynamic dynamic.Interface
 }
 
-// NewClients builds Clients from a REST config.
+// NewClients builds Clients from a REST config. API warnings go to
+// cfg.WarningHandler; without one they are dropped (a library does not
+// log).
 func NewClients(cfg *rest.Config) (Clients, error) {
+	if cfg.WarningHandler == nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.WarningHandler = rest.NoWarnings{}
+	}
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return Clients{}, fmt.Errorf("kubernetes client: %w", err)

@@ -11,13 +11,16 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// ensureJob creates want, keeps an existing Job that is a semantic
-// derivative of it (fields the API server defaulted are ignored), and
-// deletes and recreates one whose spec or owners drifted.
-func ensureJob(ctx context.Context, c Clients, want *batchv1.Job) error {
+// ensureJob creates want (unless it is missing and keepMissing), keeps an
+// existing Job that is a semantic derivative of it (fields the API server
+// defaulted are ignored), and deletes and recreates one whose spec or
+// owners drifted.
+func ensureJob(ctx context.Context, c Clients, want *batchv1.Job, keepMissing bool) error {
 	jobs := c.Kube.BatchV1().Jobs(want.Namespace)
 	have, err := jobs.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
+	case apierrors.IsNotFound(err) && keepMissing:
+		return nil
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return fmt.Errorf("get job %s/%s: %w", want.Namespace, want.Name, err)

@@ -71,7 +71,8 @@ func newLaunchOptions(opts []LaunchOption) launchOptions {
 // a RoleBinding of the one to the other, and the Job. It is idempotent:
 // existing objects are reused, a Role missing the rule gets it, a drifted
 // RoleBinding is recreated and a Job whose spec drifted from the one Launch
-// builds is deleted and recreated. It returns the state as Lookup does;
+// builds is deleted and recreated; a missing Job is not recreated when the
+// ConfigMap already holds a bundle that loads. It returns the state as Lookup does;
 // with a CatalogSource that does not exist it creates nothing and reports
 // CatalogSourceMissing.
 func Launch(ctx context.Context, c Clients, image, namespace string, opts ...LaunchOption) (*BundleLookup, error) {
@@ -115,10 +116,18 @@ func Launch(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 		pullSecrets:    pullSecrets,
 		owner:          cmOwner,
 	}
-	if err := ensureJob(ctx, c, spec.build()); err != nil {
+	// The ConfigMap may already hold the bundle of a Job its TTL removed:
+	// no new Job then, the bundle is not unpacked twice.
+	unpacked := len(cm.Data)+len(cm.BinaryData) > 0 && loadsBundle(cm)
+	if err := ensureJob(ctx, c, spec.build(), unpacked); err != nil {
 		return nil, err
 	}
 	return Lookup(ctx, c, image, namespace, opts...)
+}
+
+func loadsBundle(cm *corev1.ConfigMap) bool {
+	_, err := Load(cm)
+	return err == nil
 }
 
 func (o launchOptions) validate(image, namespace string) error {

@@ -68,7 +68,8 @@ func pending(reason, message string) Condition {
 
 // Lookup reads the unpack state of image in namespace without changing
 // anything: CatalogSourceMissing when the catalog (WithCatalogSource) does
-// not exist, JobNotStarted without a Job, BundleLookupFailed with the Job's
+// not exist, JobNotStarted without a Job (unless the ConfigMap already
+// holds the bundle: the Job is deleted some time after it finished), BundleLookupFailed with the Job's
 // failure reason and message (DeadlineExceeded, BackoffLimitExceeded),
 // JobIncomplete (with the waiting reasons of pending unpack pods) until the
 // Job completes, and then the bundle loaded from the ConfigMap.
@@ -87,6 +88,12 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 	}
 	job, err := c.Kube.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
+		// A finished Job is deleted after its TTL; the ConfigMap stays.
+		if m := loadUnpacked(ctx, c, namespace, name); m != nil {
+			l := newLookup(image, namespace, name)
+			l.Manifest = m
+			return l, nil
+		}
 		return newLookup(image, namespace, name, pending(ReasonJobNotStarted, "unpack job not yet started")), nil
 	}
 	if err != nil {
@@ -117,6 +124,20 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 	l := newLookup(image, namespace, name)
 	l.Manifest = m
 	return l, nil
+}
+
+// loadUnpacked returns the bundle the unpack ConfigMap holds, or nil when
+// it is missing, empty or does not load.
+func loadUnpacked(ctx context.Context, c Clients, namespace, name string) *Manifest {
+	cm, err := c.Kube.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil || len(cm.Data)+len(cm.BinaryData) == 0 {
+		return nil
+	}
+	m, err := Load(cm)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {

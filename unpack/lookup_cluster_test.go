@@ -133,3 +133,41 @@ func TestLookupCompleteButNotABundle(t *testing.T) {
 	}
 	wantCondition(t, l, ConditionFailed, ReasonInvalidBundle, "configmap "+ns+"/"+Name(image)+": no ClusterServiceVersion")
 }
+
+// TestLookupAfterJobTTL: once the finished Job is gone (its TTL), the
+// ConfigMap still answers: the lookup is unpacked and Launch does not start
+// a second unpack.
+func TestLookupAfterJobTTL(t *testing.T) {
+	c := kubetest.Get(t)
+	clients := installCatalogSourceCRD(t, c)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+	image := "example/baz-bundle:v1.1.0"
+	name := Name(image)
+	if _, err := Launch(ctx, clients, image, ns); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Extract(ctx, clients.Kube, ns, name, WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.1.0"), WithGzip(true)); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.CompleteJob(t, clients.Kube, ns, name)
+	background := metav1.DeletePropagationBackground
+	if err := clients.Kube.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		what string
+		call func(context.Context, Clients, string, string, ...LaunchOption) (*BundleLookup, error)
+	}{{"lookup", Lookup}, {"launch", Launch}} {
+		l, err := step.call(ctx, clients, image, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Conditions) != 0 || l.Manifest == nil || l.Manifest.Bundle.Name != "baz.v1.1.0" {
+			t.Fatalf("%s after the job's TTL: conditions %+v, manifest %v", step.what, l.Conditions, l.Manifest)
+		}
+	}
+	if _, err := clients.Kube.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("launch recreated the job of an unpacked bundle: %v", err)
+	}
+}

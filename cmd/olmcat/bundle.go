@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,11 +48,14 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-func bundleClients(kubeconfig string) (unpack.Clients, error) {
+// bundleClients connects to the cluster; API warnings go to stderr once
+// each.
+func bundleClients(kubeconfig string, stderr io.Writer) (unpack.Clients, error) {
 	cfg, err := restConfig(kubeconfig)
 	if err != nil {
 		return unpack.Clients{}, err
 	}
+	cfg.WarningHandler = rest.NewWarningWriter(stderr, rest.WarningWriterOptions{Deduplicate: true})
 	return unpack.NewClients(cfg)
 }
 

@@ -41,7 +41,7 @@ limit fails before anything is written, naming its biggest files.`,
 			if annotations != "" {
 				opts = append(opts, unpack.WithAnnotationsFile(annotations))
 			}
-			clients, err := bundleClients(kubeconfig)
+			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ blob. Either way it is reported on stderr.`,
 			if err != nil {
 				return err
 			}
-			clients, err := bundleClients(kubeconfig)
+			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -31,7 +31,7 @@ to a temp file and renamed into place; an existing one is kept unless
 			if err != nil {
 				return err
 			}
-			clients, err := bundleClients(kubeconfig)
+			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

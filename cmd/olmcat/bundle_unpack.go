@@ -58,7 +58,7 @@ with the Job's failure reason (exit 1), or no condition once unpacked. With
 				}
 				opts = append(opts, unpack.WithCatalogSource(unpack.CatalogSourceRef{Namespace: ns, Name: name}))
 			}
-			clients, err := bundleClients(kubeconfig)
+			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -202,6 +202,8 @@ func (c *Cluster) TokenConfig(token string) *rest.Config {
 		TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData},
 		QPS:             200,
 		Burst:           400,
+		// Warnings (e.g. the Job's 63-character pod name) are expected.
+		WarningHandler: rest.NoWarnings{},
 	}
 }
 
