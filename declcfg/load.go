@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"runtime"
 	"strings"
 
 	gitignore "github.com/sabhiram/go-gitignore"
@@ -45,13 +44,7 @@ func WithConcurrency(n int) LoadOption {
 // directory layout; refs that leave root (by ".." or by symlink) are
 // refused. The first error stops the load and names its file and blob.
 func LoadDir(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeConfig, error) {
-	o := loadOptions{}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.concurrency < 1 {
-		o.concurrency = runtime.GOMAXPROCS(0)
-	}
+	o := newLoadOptions(opts)
 	r, err := openRoot(root)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,18 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// newLoadOptions applies opts over the defaults.
+func newLoadOptions(opts []LoadOption) loadOptions {
+	o := loadOptions{}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.concurrency < 1 {
+		o.concurrency = runtime.GOMAXPROCS(0)
+	}
+	return o
+}
+
 // loadEachFile decodes files (paths relative to r) with up to
 // o.concurrency at once, keeping o.packages' blobs, and hands each file's blobs to keep, from the decoding goroutine.
 // Errors are kept per file and the first one in file order is returned,
@@ -70,13 +82,7 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 	if f != FormatJSON && f != FormatYAML && f != "" {
 		return fmt.Errorf("unknown output format %q", f)
 	}
-	o := loadOptions{}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if o.concurrency < 1 {
-		o.concurrency = runtime.GOMAXPROCS(0)
-	}
+	o := newLoadOptions(opts)
 	r, err := openRoot(root)
 	if err != nil {
 		return err
@@ -265,29 +271,19 @@ func prefetchFiles(ctx context.Context, r *os.Root, files []string, packages map
 
 // appendPackage appends cfg's blobs of package pkg to dst, in cfg's order.
 func appendPackage(dst, cfg *DeclarativeConfig, pkg string) {
-	for _, b := range cfg.Packages {
-		if b.Name == pkg {
-			dst.Packages = append(dst.Packages, b)
+	dst.Packages = appendOf(dst.Packages, cfg.Packages, func(b *Package) bool { return b.Name == pkg })
+	dst.Channels = appendOf(dst.Channels, cfg.Channels, func(b *Channel) bool { return b.Package == pkg })
+	dst.Bundles = appendOf(dst.Bundles, cfg.Bundles, func(b *Bundle) bool { return b.Package == pkg })
+	dst.Others = appendOf(dst.Others, cfg.Others, func(b *Meta) bool { return b.Package == pkg })
+	dst.Deprecations = appendOf(dst.Deprecations, cfg.Deprecations, func(b *Deprecation) bool { return b.Package == pkg })
+}
+
+// appendOf appends the elements of src that keep accepts to dst.
+func appendOf[T any](dst, src []T, keep func(*T) bool) []T {
+	for i := range src {
+		if keep(&src[i]) {
+			dst = append(dst, src[i])
 		}
 	}
-	for _, b := range cfg.Channels {
-		if b.Package == pkg {
-			dst.Channels = append(dst.Channels, b)
-		}
-	}
-	for _, b := range cfg.Bundles {
-		if b.Package == pkg {
-			dst.Bundles = append(dst.Bundles, b)
-		}
-	}
-	for _, b := range cfg.Others {
-		if b.Package == pkg {
-			dst.Others = append(dst.Others, b)
-		}
-	}
-	for _, b := range cfg.Deprecations {
-		if b.Package == pkg {
-			dst.Deprecations = append(dst.Deprecations, b)
-		}
-	}
+	return dst
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"sort"
 
@@ -49,15 +48,9 @@ func ValidateDir(ctx context.Context, root string, opts ...LoadOption) (DirValid
 // and is returned.
 func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts ...LoadOption) (DirValidation, error) {
 	var res DirValidation
-	o := loadOptions{}
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := newLoadOptions(opts)
 	if o.packages != nil {
 		return res, errors.New("validate a directory: WithPackages is not supported")
-	}
-	if o.concurrency < 1 {
-		o.concurrency = runtime.GOMAXPROCS(0)
 	}
 	r, err := openRoot(root)
 	if err != nil {

@@ -29,7 +29,9 @@ func leanDirs(t *testing.T) []string {
 	return dirs
 }
 
-func listAll(t *testing.T, q *Querier) []*api.Bundle {
+// CollectBundles drains ListBundles (exported for the package's external
+// tests too).
+func CollectBundles(t testing.TB, q *Querier) []*api.Bundle {
 	t.Helper()
 	var out []*api.Bundle
 	require.NoError(t, q.ListBundles(context.Background(), func(b *api.Bundle) error {
@@ -61,7 +63,7 @@ func TestFilesServeWhatTheModelServes(t *testing.T) {
 					require.Empty(t, b.Object)
 				}
 			}
-			fl, ll := listAll(t, full), listAll(t, lean)
+			fl, ll := CollectBundles(t, full), CollectBundles(t, lean)
 			require.Len(t, ll, len(fl))
 			for i := range fl {
 				require.True(t, proto.Equal(fl[i], ll[i]), "ListBundles #%d: %s", i, fl[i].CsvName)

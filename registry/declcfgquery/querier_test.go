@@ -22,12 +22,7 @@ func load(t *testing.T, dir string, opts ...declcfgquery.Option) *declcfgquery.Q
 
 func listBundles(t *testing.T, q *declcfgquery.Querier) []*api.Bundle {
 	t.Helper()
-	var out []*api.Bundle
-	require.NoError(t, q.ListBundles(context.Background(), func(b *api.Bundle) error {
-		out = append(out, b)
-		return nil
-	}))
-	return out
+	return declcfgquery.CollectBundles(t, q)
 }
 
 // testdata/deprecations: package cool, channels stable (1.0.0 <- 1.1.0)
