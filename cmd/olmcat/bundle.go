@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -57,6 +59,19 @@ func bundleClients(kubeconfig string, stderr io.Writer) (unpack.Clients, error) 
 	}
 	cfg.WarningHandler = rest.NewWarningWriter(stderr, rest.WarningWriterOptions{Deduplicate: true})
 	return unpack.NewClients(cfg)
+}
+
+// fetchConfigMap gets the ConfigMap a <namespace>/<name> argument names.
+func fetchConfigMap(cmd *cobra.Command, kubeconfig, arg string) (*corev1.ConfigMap, error) {
+	ns, name, err := splitRef(arg, "configmap")
+	if err != nil {
+		return nil, err
+	}
+	clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	return clients.Kube.CoreV1().ConfigMaps(ns).Get(cmd.Context(), name, metav1.GetOptions{})
 }
 
 // splitRef parses a namespace/name argument.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/unpack"
@@ -32,15 +31,7 @@ blob. Either way it is reported on stderr.`,
 			if err != nil {
 				return usageError(err)
 			}
-			ns, name, err := splitRef(args[0], "configmap")
-			if err != nil {
-				return err
-			}
-			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			cm, err := clients.Kube.CoreV1().ConfigMaps(ns).Get(cmd.Context(), name, metav1.GetOptions{})
+			cm, err := fetchConfigMap(cmd, kubeconfig, args[0])
 			if err != nil {
 				return fmt.Errorf("bundle load: %w", err)
 			}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/operator-catalog/olmcat/unpack"
 )
@@ -27,20 +26,12 @@ to a temp file and renamed into place; an existing one is kept unless
 			if root == "" {
 				return usageError(fmt.Errorf("--root is required"))
 			}
-			ns, cmName, err := splitRef(args[0], "configmap")
-			if err != nil {
-				return err
-			}
-			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			cm, err := clients.Kube.CoreV1().ConfigMaps(ns).Get(cmd.Context(), cmName, metav1.GetOptions{})
+			cm, err := fetchConfigMap(cmd, kubeconfig, args[0])
 			if err != nil {
 				return fmt.Errorf("bundle local: %w", err)
 			}
 			if name == "" {
-				name = cmName
+				name = cm.Name
 			}
 			path, err := unpack.WriteLocal(cm, root, unpack.WithBundleName(name), unpack.WithForce(force))
 			if err != nil {

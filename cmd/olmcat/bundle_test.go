@@ -58,6 +58,20 @@ func TestBundleExtractLoadMatchesOPMRender(t *testing.T) {
 	}
 }
 
+// readManifests returns the files of dir by name, as ConfigMap data.
+func readManifests(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	data := map[string]string{}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		content, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		require.NoError(t, err)
+		data[e.Name()] = string(content)
+	}
+	return data
+}
+
 // remap rewrites the Job's container paths to test directories.
 func remap(args []string, dirs map[string]string) []string {
 	out := make([]string, len(args))
@@ -180,16 +194,8 @@ func TestBundleLocal(t *testing.T) {
 	c := kubetest.Get(t)
 	ns := c.Namespace(t)
 	admin := c.Kubeconfig(t, c.AdminConfig())
-	manifests := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0/manifests"
-	data := map[string]string{}
-	entries, err := os.ReadDir(manifests)
-	require.NoError(t, err)
-	for _, e := range entries {
-		content, err := os.ReadFile(filepath.Join(manifests, e.Name()))
-		require.NoError(t, err)
-		data[e.Name()] = string(content)
-	}
-	_, err = c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
+	data := readManifests(t, "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0/manifests")
+	_, err := c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "foo"}, Data: data}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	_, err = c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
@@ -264,16 +270,9 @@ func TestBundleLoadPackageManifest(t *testing.T) {
 	c := kubetest.Get(t)
 	ns := c.Namespace(t)
 	t.Setenv("KUBECONFIG", c.Kubeconfig(t, c.AdminConfig()))
-	manifests := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0/manifests"
-	data := map[string]string{"foo.package.yaml": "packageName: foo\nchannels:\n- name: beta\n  currentCSV: foo.v0.1.0\n- name: stable\n  currentCSV: foo.v0.2.0\ndefaultChannel: stable\n"}
-	entries, err := os.ReadDir(manifests)
-	require.NoError(t, err)
-	for _, e := range entries {
-		content, err := os.ReadFile(filepath.Join(manifests, e.Name()))
-		require.NoError(t, err)
-		data[e.Name()] = string(content)
-	}
-	_, err = c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
+	data := readManifests(t, "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0/manifests")
+	data["foo.package.yaml"] = "packageName: foo\nchannels:\n- name: beta\n  currentCSV: foo.v0.1.0\n- name: stable\n  currentCSV: foo.v0.2.0\ndefaultChannel: stable\n"
+	_, err := c.Admin(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "pm"}, Data: data}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	out, stderr, code := runCLI(t, "bundle", "load", ns+"/pm")
