@@ -275,38 +275,9 @@ func readCache(dir string, key [32]byte) (_ *Querier, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("read cache: %w", err)
 	}
-	bundles := make([]*api.Bundle, 0, min(n, 1<<20))
-	records := map[*api.Bundle]record{}
-	share := newSharer()
-	var buf, kept []byte
-	for i := uint64(0); i < n; i++ {
-		start := hr.off
-		size, err := binary.ReadUvarint(hr)
-		if err != nil {
-			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
-		}
-		if size > uint64(st.Size()-hr.off) {
-			return nil, fmt.Errorf("read cache: bundle %d: record of %d bytes overruns the file", i, size)
-		}
-		buf = slices.Grow(buf[:0], int(size))[:size]
-		if _, err := io.ReadFull(hr, buf); err != nil {
-			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
-		}
-		// Decode all but the manifests: they stay in the file until an
-		// answer needs them (Querier.manifests).
-		var hasManifests bool
-		if kept, hasManifests, err = withoutManifests(kept[:0], buf); err != nil {
-			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
-		}
-		b := &api.Bundle{}
-		if err := proto.Unmarshal(kept, b); err != nil {
-			return nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
-		}
-		if hasManifests {
-			records[b] = record{off: start, n: hr.off - start}
-		}
-		share.dedupe(b)
-		bundles = append(bundles, b)
+	bundles, records, err := readCacheBundles(hr, n, st.Size())
+	if err != nil {
+		return nil, err
 	}
 	want := hr.h.Sum(nil)
 	got := make([]byte, len(want))
@@ -460,3 +431,44 @@ func messagesEqual[M proto.Message](a, b []M) bool {
 
 // keyString renders a catalog key for logs.
 func keyString(k [32]byte) string { return hex.EncodeToString(k[:8]) }
+
+// readCacheBundles reads the n bundle records that follow the packages in
+// a snapshot of fileSize bytes. A bundle is decoded without its manifests,
+// which stay in the file; records says where each bundle that has some
+// is, for Querier.manifests.
+func readCacheBundles(hr *hashingReader, n uint64, fileSize int64) ([]*api.Bundle, map[*api.Bundle]record, error) {
+	bundles := make([]*api.Bundle, 0, min(n, 1<<20))
+	records := map[*api.Bundle]record{}
+	share := newSharer()
+	var buf, kept []byte
+	for i := uint64(0); i < n; i++ {
+		start := hr.off
+		size, err := binary.ReadUvarint(hr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		if size > uint64(fileSize-hr.off) {
+			return nil, nil, fmt.Errorf("read cache: bundle %d: record of %d bytes overruns the file", i, size)
+		}
+		buf = slices.Grow(buf[:0], int(size))[:size]
+		if _, err := io.ReadFull(hr, buf); err != nil {
+			return nil, nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		// Decode all but the manifests: they stay in the file until an
+		// answer needs them (Querier.manifests).
+		var hasManifests bool
+		if kept, hasManifests, err = withoutManifests(kept[:0], buf); err != nil {
+			return nil, nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		b := &api.Bundle{}
+		if err := proto.Unmarshal(kept, b); err != nil {
+			return nil, nil, fmt.Errorf("read cache: bundle %d: %w", i, err)
+		}
+		if hasManifests {
+			records[b] = record{off: start, n: hr.off - start}
+		}
+		share.dedupe(b)
+		bundles = append(bundles, b)
+	}
+	return bundles, records, nil
+}

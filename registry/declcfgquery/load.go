@@ -55,79 +55,17 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 		return nil, fmt.Errorf("load catalog %s: not a directory", dir)
 	}
 	start := time.Now()
-
-	var key [32]byte
-	var cacheErr error
-	if o.cacheDir != "" {
-		if key, err = catalogKey(dir, o.cacheDir); err != nil {
-			return nil, err
-		}
-		q, err := readCache(o.cacheDir, key)
-		if err == nil {
-			q.stats.FromCache = true
-			debug.FreeOSMemory()
-			o.logger.Info("catalog restored from cache", "dir", dir, "cache", o.cacheDir, "key", keyString(key),
-				"packages", q.stats.Packages, "bundles", q.stats.Bundles, "duration", time.Since(start))
+	var q *Querier
+	if o.cacheDir == "" {
+		q, err = loadFromFiles(ctx, dir)
+	} else {
+		var restored bool
+		if q, restored, err = loadWithCache(ctx, dir, o, start); restored {
 			return q, nil
 		}
-		if !errors.Is(err, errCacheMiss) {
-			cacheErr = err
-			o.logger.Warn("cache unusable, rebuilding", "cache", o.cacheDir, "error", err)
-		} else {
-			o.logger.Info("no cache for this catalog content, building", "cache", o.cacheDir, "key", keyString(key))
-		}
 	}
-
-	if o.cacheDir == "" {
-		q, err := loadFromFiles(ctx, dir)
-		if err != nil {
-			return nil, err
-		}
-		debug.FreeOSMemory()
-		o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
-			"bundles", q.stats.Bundles, "duration", time.Since(start))
-		return q, nil
-	}
-	m, err := loadModel(ctx, dir)
 	if err != nil {
 		return nil, err
-	}
-	q, err := New(m)
-	if err != nil {
-		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
-	}
-	m = nil // the Querier shares what it needs; let the model go
-
-	if o.cacheDir != "" {
-		// Only snapshot what was read: if the files changed while
-		// loading, the key no longer describes this Querier.
-		var writeErr error
-		after, err := catalogKey(dir, o.cacheDir)
-		switch {
-		case err != nil:
-			writeErr = err
-		case after != key:
-			writeErr = errors.New("catalog changed while loading")
-		default:
-			writeErr = writeCache(o.cacheDir, key, q)
-		}
-		if writeErr == nil {
-			q.stats.CacheWritten = true
-			// Serve from the snapshot just written, as a restart would:
-			// the manifests stay on disk instead of in memory.
-			if r, err := readCache(o.cacheDir, key); err == nil {
-				r.stats = q.stats
-				q = r
-			} else {
-				o.logger.Warn("cache written but not readable, serving from memory", "cache", o.cacheDir, "error", err)
-			}
-		} else {
-			o.logger.Warn("cache not written", "cache", o.cacheDir, "error", writeErr)
-			cacheErr = errors.Join(cacheErr, writeErr)
-		}
-		if cacheErr != nil {
-			q.stats.CacheError = cacheErr.Error()
-		}
 	}
 	// Loading peaks at several times what the Querier keeps (blobs,
 	// base64 manifests, the model) and the runtime would hold on to that
@@ -136,4 +74,68 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 	o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
 		"bundles", q.stats.Bundles, "duration", time.Since(start))
 	return q, nil
+}
+
+// loadWithCache restores the Querier from the snapshot in o.cacheDir when
+// it describes dir's files (restored), else builds it from the files,
+// writes the snapshot and serves from it as a restart would. A cache that
+// cannot be used or written is logged and recorded in the stats, never an
+// error.
+func loadWithCache(ctx context.Context, dir string, o loadOptions, start time.Time) (q *Querier, restored bool, err error) {
+	key, err := catalogKey(dir, o.cacheDir)
+	if err != nil {
+		return nil, false, err
+	}
+	var cacheErr error
+	q, err = readCache(o.cacheDir, key)
+	switch {
+	case err == nil:
+		q.stats.FromCache = true
+		debug.FreeOSMemory()
+		o.logger.Info("catalog restored from cache", "dir", dir, "cache", o.cacheDir, "key", keyString(key),
+			"packages", q.stats.Packages, "bundles", q.stats.Bundles, "duration", time.Since(start))
+		return q, true, nil
+	case !errors.Is(err, errCacheMiss):
+		cacheErr = err
+		o.logger.Warn("cache unusable, rebuilding", "cache", o.cacheDir, "error", err)
+	default:
+		o.logger.Info("no cache for this catalog content, building", "cache", o.cacheDir, "key", keyString(key))
+	}
+	m, err := loadModel(ctx, dir)
+	if err != nil {
+		return nil, false, err
+	}
+	if q, err = New(m); err != nil {
+		return nil, false, fmt.Errorf("load catalog %s: %w", dir, err)
+	}
+	// Only snapshot what was read: if the files changed while loading,
+	// the key no longer describes this Querier.
+	var writeErr error
+	after, err := catalogKey(dir, o.cacheDir)
+	switch {
+	case err != nil:
+		writeErr = err
+	case after != key:
+		writeErr = errors.New("catalog changed while loading")
+	default:
+		writeErr = writeCache(o.cacheDir, key, q)
+	}
+	if writeErr == nil {
+		q.stats.CacheWritten = true
+		// Serve from the snapshot just written, as a restart would: the
+		// manifests stay on disk instead of in memory.
+		if r, err := readCache(o.cacheDir, key); err == nil {
+			r.stats = q.stats
+			q = r
+		} else {
+			o.logger.Warn("cache written but not readable, serving from memory", "cache", o.cacheDir, "error", err)
+		}
+	} else {
+		o.logger.Warn("cache not written", "cache", o.cacheDir, "error", writeErr)
+		cacheErr = errors.Join(cacheErr, writeErr)
+	}
+	if cacheErr != nil {
+		q.stats.CacheError = cacheErr.Error()
+	}
+	return q, false, nil
 }
