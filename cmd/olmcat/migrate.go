@@ -57,7 +57,7 @@ kind of problem; see MIGRATION.md.`,
 				return usageError(err)
 			}
 			if f.reportHTML != "" {
-				if err := checkReportPath(f.reportHTML, f.force, args[0], args[1]); err != nil {
+				if err := checkReportPath(f.reportHTML, f.force, args[1], args[0]); err != nil {
 					return usageError(err)
 				}
 			}

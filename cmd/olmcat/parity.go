@@ -77,7 +77,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 				local = append(local, ref)
 			}
 		}
-		if err := checkReportPath(f.reportHTML, f.force, local...); err != nil {
+		if err := checkReportPath(f.reportHTML, f.force, "", local...); err != nil {
 			return usageError(err)
 		}
 	}
