@@ -2,25 +2,19 @@ package legacy
 
 import (
 	"context"
-	"os"
 	"sync/atomic"
 	"testing"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
-// benchDB is the large database the benchmarks read: $OLMCAT_BENCH_DB, else
-// /tmp/bench/index.db (scripts/gen-bench-db.sh writes a 10,000-bundle db
-// there).
+// benchDB is the large database the benchmarks read: $OLMCAT_BENCH_DB,
+// else /tmp/bench/index.db, where scripts/gen-bench-db.sh writes a
+// 10,000-bundle index.
 func benchDB(b *testing.B) string {
-	path := os.Getenv("OLMCAT_BENCH_DB")
-	if path == "" {
-		path = "/tmp/bench/index.db"
-	}
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("no benchmark database at %s (run scripts/gen-bench-db.sh or set OLMCAT_BENCH_DB)", path)
-	}
-	return path
+	return testinput.Path(b, "OLMCAT_BENCH_DB", "/tmp/bench/index.db", "run scripts/gen-bench-db.sh")
 }
 
 func benchReadAll(b *testing.B, opts ...Option) {

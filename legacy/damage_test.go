@@ -2,7 +2,6 @@ package legacy
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,20 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testinput"
 )
-
-// exec runs statements on a database the test built (read/write): for
-// damage the builder has no option for.
-func exec(t *testing.T, path string, stmts ...string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	require.NoError(t, err)
-	defer db.Close()
-	for _, s := range stmts {
-		_, err := db.Exec(s)
-		require.NoError(t, err, s)
-	}
-}
 
 // repairLines renders repairs as "kind package/bundle" for exact asserts.
 func repairLines(rs []Repair) []string {
@@ -218,7 +205,7 @@ func TestMissingDefaultChannel(t *testing.T) {
 	}
 	t.Run("null default and no channels", func(t *testing.T) {
 		path := buildDB(t, 13, smallFBBBundles(t))
-		exec(t, path,
+		testinput.ExecSQL(t, path,
 			`UPDATE package SET default_channel = NULL WHERE name = 'bar'`,
 			`INSERT INTO package(name, default_channel) VALUES ('empty', 'stable')`)
 		all := readAll(t, openPath(t, path))
@@ -276,7 +263,7 @@ func TestStranded(t *testing.T) {
 	}
 	t.Run("no package", func(t *testing.T) {
 		path := buildDB(t, 13, smallFBBBundles(t))
-		exec(t, path, `INSERT INTO operatorbundle(name, version, bundlepath) VALUES ('mystery.v1.0.0', '1.0.0', 'example.com/mystery:v1')`)
+		testinput.ExecSQL(t, path, `INSERT INTO operatorbundle(name, version, bundlepath) VALUES ('mystery.v1.0.0', '1.0.0', 'example.com/mystery:v1')`)
 		db := openPath(t, path)
 		require.Len(t, db.Repairs(), 1)
 		assert.Equal(t, RepairStranded, db.Repairs()[0].Kind)
@@ -285,7 +272,7 @@ func TestStranded(t *testing.T) {
 	})
 	t.Run("by name", func(t *testing.T) {
 		path := buildDB(t, 13, smallFBBBundles(t))
-		exec(t, path, `INSERT INTO operatorbundle(name, version, bundlepath) VALUES ('foo.v9.0.0', NULL, 'example.com/foo:v9')`)
+		testinput.ExecSQL(t, path, `INSERT INTO operatorbundle(name, version, bundlepath) VALUES ('foo.v9.0.0', NULL, 'example.com/foo:v9')`)
 		all := readAll(t, openPath(t, path))
 		require.Len(t, all["foo"].Stranded, 1)
 		b := all["foo"].Stranded[0]
@@ -332,11 +319,11 @@ func TestBadInputs(t *testing.T) {
 	require.NoError(t, os.WriteFile(headerOnly, real[:50], 0o644))
 
 	empty := filepath.Join(dir, "empty.db")
-	exec(t, empty, `CREATE TABLE t(x)`, `DROP TABLE t`)
+	testinput.ExecSQL(t, empty, `CREATE TABLE t(x)`, `DROP TABLE t`)
 	partial := filepath.Join(dir, "partial.db")
-	exec(t, partial, `CREATE TABLE package(name TEXT PRIMARY KEY, default_channel TEXT)`, `CREATE TABLE channel(name TEXT)`)
+	testinput.ExecSQL(t, partial, `CREATE TABLE package(name TEXT PRIMARY KEY, default_channel TEXT)`, `CREATE TABLE channel(name TEXT)`)
 	other := filepath.Join(dir, "other.db")
-	exec(t, other, `CREATE TABLE users(id INTEGER)`)
+	testinput.ExecSQL(t, other, `CREATE TABLE users(id INTEGER)`)
 
 	real2, err := os.ReadFile(fixture("opreg-foo-index"))
 	require.NoError(t, err)
@@ -407,7 +394,7 @@ func TestPathEscaping(t *testing.T) {
 
 func TestOrphanRows(t *testing.T) {
 	path := buildDB(t, 13, smallFBBBundles(t))
-	exec(t, path,
+	testinput.ExecSQL(t, path,
 		`DELETE FROM package WHERE name = 'baz'`,
 		`INSERT INTO related_image(image, operatorbundle_name) VALUES ('example.com/gone:v1', 'gone.v1.0.0'), ('example.com/gone:v2', 'gone.v2.0.0')`,
 		`INSERT INTO properties(type, value, operatorbundle_name) VALUES ('olm.package', '{"packageName":"gone","version":"1.0.0"}', 'gone.v1.0.0')`)
@@ -433,7 +420,7 @@ func TestOrphanRows(t *testing.T) {
 
 func TestHalfMissingManifests(t *testing.T) {
 	path := buildDB(t, 13, smallFBBBundles(t))
-	exec(t, path,
+	testinput.ExecSQL(t, path,
 		`UPDATE operatorbundle SET csv = NULL, version = NULL WHERE name = 'foo.v0.3.1'`,
 		`UPDATE operatorbundle SET bundle = NULL WHERE name = 'bar.v0.2.0'`)
 	clean := readAll(t, openPath(t, buildDB(t, 13, smallFBBBundles(t))))

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
 const (
@@ -228,7 +229,7 @@ func TestSchemaNotLevel(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := buildDB(t, 13, bs)
-			exec(t, path, tc.stmts...)
+			testinput.ExecSQL(t, path, tc.stmts...)
 			db := openPath(t, path)
 			assert.Equal(t, tc.level, db.Level())
 			got := readAll(t, db)

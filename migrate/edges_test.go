@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
 // withoutCSVEdges returns b with spec.replaces and spec.skips removed from
@@ -70,7 +71,7 @@ func TestChannelEntryChainIsReplaces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "index.db")
 			require.NoError(t, dbbuild.Build(context.Background(), db, 10, bundles, tc.opts...))
-			execSQL(t, db, tc.fixup...)
+			testinput.ExecSQL(t, db, tc.fixup...)
 			cfg, _, err := Load(context.Background(), db)
 			require.NoError(t, err)
 			for _, ch := range cfg.Channels {

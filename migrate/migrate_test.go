@@ -3,7 +3,6 @@ package migrate
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
 // copyFile copies src to a new file in dir and returns its path.
@@ -26,18 +26,6 @@ func copyFile(t *testing.T, src, dir string) string {
 	dst := filepath.Join(dir, filepath.Base(src))
 	require.NoError(t, os.WriteFile(dst, data, 0o644))
 	return dst
-}
-
-// execSQL runs statements on a database file (test set-up only).
-func execSQL(t *testing.T, path string, stmts ...string) {
-	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	require.NoError(t, err)
-	defer db.Close()
-	for _, s := range stmts {
-		_, err := db.Exec(s)
-		require.NoError(t, err, s)
-	}
 }
 
 // assertNothingWritten checks that out does not exist and that no
@@ -141,7 +129,7 @@ func TestMigrateKeepDeprecatedFixture(t *testing.T) {
 
 func TestMigrateStaleChannelHead(t *testing.T) {
 	db := copyFile(t, filepath.Join(fixturesDir, "small-fbb", "index.db"), t.TempDir())
-	execSQL(t, db, `UPDATE channel SET head_operatorbundle_name = 'foo.v9.9.9' WHERE name = 'beta' AND package_name = 'foo'`)
+	testinput.ExecSQL(t, db, `UPDATE channel SET head_operatorbundle_name = 'foo.v9.9.9' WHERE name = 'beta' AND package_name = 'foo'`)
 	rep, err := Migrate(context.Background(), db, filepath.Join(t.TempDir(), "catalog"))
 	require.NoError(t, err, "the graph comes from channel_entry, as with opm")
 	require.Len(t, rep.Notes, 1)
@@ -155,7 +143,7 @@ func TestMigrateStaleChannelHead(t *testing.T) {
 func TestMigrateDanglingEntryLink(t *testing.T) {
 	db := copyFile(t, filepath.Join(fixturesDir, "small-fbb", "index.db"), t.TempDir())
 	// baz.v1.0.1's real entry (24) loses its link to baz.v1.0.0 (25).
-	execSQL(t, db, `UPDATE channel_entry SET replaces = 999 WHERE entry_id = 24`)
+	testinput.ExecSQL(t, db, `UPDATE channel_entry SET replaces = 999 WHERE entry_id = 24`)
 	rep, err := Migrate(context.Background(), db, filepath.Join(t.TempDir(), "catalog"))
 	// Nothing leads to baz.v1.0.0 any more: a second head, unservable.
 	require.Error(t, err)
@@ -235,7 +223,7 @@ func TestMigrateBadInput(t *testing.T) {
 			name: "database without tables",
 			setup: func(t *testing.T, dir string) string {
 				p := filepath.Join(dir, "index.db")
-				execSQL(t, p, "CREATE TABLE unrelated (x TEXT)")
+				testinput.ExecSQL(t, p, "CREATE TABLE unrelated (x TEXT)")
 				return p
 			},
 			wantErr: []string{"index.db", "operatorbundle"},
@@ -244,7 +232,7 @@ func TestMigrateBadInput(t *testing.T) {
 			name: "missing channel_entry table",
 			setup: func(t *testing.T, dir string) string {
 				p := copyFile(t, fixture, dir)
-				execSQL(t, p, "DROP TABLE channel_entry")
+				testinput.ExecSQL(t, p, "DROP TABLE channel_entry")
 				return p
 			},
 			wantErr: []string{"channel_entry"},
@@ -253,7 +241,7 @@ func TestMigrateBadInput(t *testing.T) {
 			name: "invalid CSV JSON",
 			setup: func(t *testing.T, dir string) string {
 				p := copyFile(t, fixture, dir)
-				execSQL(t, p, `UPDATE operatorbundle SET csv = '{"kind": "ClusterServiceVersion", bad', bundle = '{"kind": "ClusterServiceVersion", bad' WHERE name = 'foo.v0.3.1'`)
+				testinput.ExecSQL(t, p, `UPDATE operatorbundle SET csv = '{"kind": "ClusterServiceVersion", bad', bundle = '{"kind": "ClusterServiceVersion", bad' WHERE name = 'foo.v0.3.1'`)
 				return p
 			},
 			wantErr: []string{"foo.v0.3.1"},
@@ -262,7 +250,7 @@ func TestMigrateBadInput(t *testing.T) {
 			name: "channel entries name missing bundles",
 			setup: func(t *testing.T, dir string) string {
 				p := copyFile(t, fixture, dir)
-				execSQL(t, p, `UPDATE channel_entry SET operatorbundle_name = 'baz.v9.9.9' WHERE package_name = 'baz'`)
+				testinput.ExecSQL(t, p, `UPDATE channel_entry SET operatorbundle_name = 'baz.v9.9.9' WHERE package_name = 'baz'`)
 				return p
 			},
 			wantErr: []string{"empty-channel: package baz, channel stable", "--keep-deprecated"},
@@ -328,7 +316,7 @@ func TestMigrateDeterministic(t *testing.T) {
 // before the first unservable one, then fails with every problem.
 func TestRenderStopsAtFirstProblem(t *testing.T) {
 	db := copyFile(t, filepath.Join(fixturesDir, "small-fbb", "index.db"), t.TempDir())
-	execSQL(t, db, `UPDATE operatorbundle SET bundlepath = 'docker.io/strimzi/operator@@sha256:abc' WHERE name = 'baz.v1.0.0'`,
+	testinput.ExecSQL(t, db, `UPDATE operatorbundle SET bundlepath = 'docker.io/strimzi/operator@@sha256:abc' WHERE name = 'baz.v1.0.0'`,
 		`INSERT INTO related_image VALUES ('quay.io/x/y@@sha256:1', 'foo.v0.3.1')`)
 	var buf bytes.Buffer
 	rep, err := Render(context.Background(), db, &buf)

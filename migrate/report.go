@@ -1,7 +1,9 @@
 package migrate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -227,20 +229,8 @@ func (r *Report) init() {
 // sortFindings orders findings by package, channel, bundle, kind, field so
 // that reports do not depend on worker scheduling.
 func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Package != b.Package {
-			return a.Package < b.Package
-		}
-		if a.Channel != b.Channel {
-			return a.Channel < b.Channel
-		}
-		if a.Bundle != b.Bundle {
-			return a.Bundle < b.Bundle
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Field < b.Field
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Package, b.Package), cmp.Compare(a.Channel, b.Channel),
+			cmp.Compare(a.Bundle, b.Bundle), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Field, b.Field))
 	})
 }

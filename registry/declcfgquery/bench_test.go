@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/operator-catalog/olmcat/internal/testinput"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
@@ -81,14 +82,7 @@ func BenchmarkWarmStart10k(b *testing.B) { benchLoad(b, 10000, true) }
 //
 //	olmcat migrate /tmp/bench/index.db /tmp/bench-cat
 func benchCatalogDir(b *testing.B) string {
-	dir := os.Getenv("OLMCAT_DECLCFG_BENCH_DIR")
-	if dir == "" {
-		dir = "/tmp/bench-cat"
-	}
-	if _, err := os.Stat(dir); err != nil {
-		b.Skipf("no migrated catalog at %s (set OLMCAT_DECLCFG_BENCH_DIR)", dir)
-	}
-	return dir
+	return testinput.Path(b, "OLMCAT_DECLCFG_BENCH_DIR", "/tmp/bench-cat", "migrate the benchmark index there")
 }
 
 // BenchmarkLoadMigrated loads a real migration of the 10,000-bundle

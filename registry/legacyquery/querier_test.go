@@ -19,11 +19,11 @@ import (
 	"google.golang.org/protobuf/proto"
 	_ "modernc.org/sqlite"
 
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/testinput"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
-
-	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 const fixtures = "../../fixtures/legacy"
@@ -615,18 +615,11 @@ func countType(props []*api.Property, typ string) int {
 	return n
 }
 
-// benchDB is the large database the benchmarks serve: $OLMCAT_BENCH_DB,
-// else /tmp/bench/index.db (scripts/gen-bench-db.sh writes a
-// 10,000-bundle db there), the same convention as the legacy benchmarks.
+// benchDB is the large database the benchmarks read: $OLMCAT_BENCH_DB,
+// else /tmp/bench/index.db, where scripts/gen-bench-db.sh writes a
+// 10,000-bundle index.
 func benchDB(b *testing.B) string {
-	path := os.Getenv("OLMCAT_BENCH_DB")
-	if path == "" {
-		path = "/tmp/bench/index.db"
-	}
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("no benchmark database at %s (run scripts/gen-bench-db.sh or set OLMCAT_BENCH_DB)", path)
-	}
-	return path
+	return testinput.Path(b, "OLMCAT_BENCH_DB", "/tmp/bench/index.db", "run scripts/gen-bench-db.sh")
 }
 
 // BenchmarkNew measures start-up (legacy.Open + New) on the large

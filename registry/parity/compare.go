@@ -2,6 +2,7 @@ package parity
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -136,16 +137,8 @@ func typedLess(a, b typed) bool {
 }
 
 func entryLess(a, b entryKey) bool {
-	if a.pkg != b.pkg {
-		return a.pkg < b.pkg
-	}
-	if a.channel != b.channel {
-		return a.channel < b.channel
-	}
-	if a.bundle != b.bundle {
-		return a.bundle < b.bundle
-	}
-	return a.replaces < b.replaces
+	return cmp.Or(strings.Compare(a.pkg, b.pkg), strings.Compare(a.channel, b.channel),
+		strings.Compare(a.bundle, b.bundle), strings.Compare(a.replaces, b.replaces)) < 0
 }
 
 func bkeyLess(a, b bkey) bool {
