@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 
 	gitignore "github.com/sabhiram/go-gitignore"
 
@@ -130,8 +131,10 @@ func isCatalogFile(name string) bool {
 }
 
 // listCatalogFiles walks the root and returns the slash-separated paths of
-// the files to load, in lexical order. Symlinks to files are followed (the
-// root refuses targets outside it); symlinks to directories are not walked.
+// the files to load, in lexical order. Symlinks are followed, to files
+// and to directories, as long as their target stays inside the root (the
+// root refuses the others, and the walk fails naming the link); a
+// directory reached twice through links (a cycle) is an error too.
 func listCatalogFiles(r *os.Root) ([]string, error) {
 	ignores := map[string]*gitignore.GitIgnore{}
 	ignored := func(p string, isDir bool) bool {
@@ -151,9 +154,36 @@ func listCatalogFiles(r *os.Root) ([]string, error) {
 		}
 	}
 	var files []string
-	err := fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	linked := map[[2]uint64]string{} // directories entered through a symlink, by device and inode
+	var visit fs.WalkDirFunc
+	visit = func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 && p != "." {
+			st, err := r.Stat(p)
+			if errors.Is(err, fs.ErrNotExist) && !isCatalogFile(d.Name()) {
+				return nil // a dangling link that could not be a catalog file anyway
+			}
+			if err != nil {
+				return fmt.Errorf("follow symlink %s: %w", p, err)
+			}
+			if st.IsDir() {
+				if ignored(p, true) {
+					return nil
+				}
+				id := fileID(st)
+				if first, ok := linked[id]; ok {
+					return fmt.Errorf("follow symlink %s: directory already walked as %s (a symlink cycle)", p, first)
+				}
+				linked[id] = p
+				return fs.WalkDir(r.FS(), p, visit)
+			}
+			if !st.Mode().IsRegular() || d.Name() == IndexIgnoreFile || !isCatalogFile(d.Name()) || ignored(p, false) {
+				return nil
+			}
+			files = append(files, p)
+			return nil
 		}
 		if d.IsDir() {
 			if p != "." && ignored(p, true) {
@@ -169,24 +199,26 @@ func listCatalogFiles(r *os.Root) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Name() == IndexIgnoreFile || !isCatalogFile(d.Name()) || ignored(p, false) {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			st, err := r.Stat(p)
-			if err != nil {
-				return fmt.Errorf("follow symlink %s: %w", p, err)
-			}
-			if !st.Mode().IsRegular() {
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
+		if d.Name() == IndexIgnoreFile || !isCatalogFile(d.Name()) || ignored(p, false) || !d.Type().IsRegular() {
 			return nil
 		}
 		files = append(files, p)
 		return nil
-	})
+	}
+	if st, err := r.Stat("."); err == nil {
+		linked[fileID(st)] = "."
+	}
+	err := fs.WalkDir(r.FS(), ".", visit)
 	return files, err
+}
+
+// fileID identifies a file by device and inode (zero where the platform
+// does not say).
+func fileID(st fs.FileInfo) [2]uint64 {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return [2]uint64{uint64(sys.Dev), sys.Ino}
+	}
+	return [2]uint64{}
 }
 
 // loadFile decodes one blob stream file.

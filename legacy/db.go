@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -26,11 +27,12 @@ import (
 // After Open a DB is immutable: ReadPackage, PackageNames and
 // BundleManifests are safe for concurrent use by multiple goroutines.
 type DB struct {
-	path  string
-	level int
-	db    *sqlx.DB
-	opts  openOptions
-	sch   schemaInfo
+	path   string
+	opened os.FileInfo // the file as it was when opened, for Unchanged
+	level  int
+	db     *sqlx.DB
+	opts   openOptions
+	sch    schemaInfo
 
 	pkgs     map[string]Package
 	names    []string
@@ -108,6 +110,29 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	for _, f := range opts {
 		f(&o)
 	}
+	sdb, err := openSQLite(path)
+	if err != nil {
+		return nil, err
+	}
+	// Two converter goroutines plus a spare; immutable readers never block.
+	sdb.SetMaxOpenConns(4)
+	sdb.SetMaxIdleConns(4)
+	st, err := os.Stat(path)
+	if err != nil {
+		sdb.Close()
+		return nil, err // names path already
+	}
+	d := &DB{path: path, db: sdb, opts: o, opened: st}
+	if err := d.load(ctx); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// openSQLite opens path read-only (immutable) after checking that it is a
+// complete sqlite 3 file without journal sidecars.
+func openSQLite(path string) (*sqlx.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -129,15 +154,55 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	// Two converter goroutines plus a spare; immutable readers never block.
-	sdb.SetMaxOpenConns(4)
-	sdb.SetMaxIdleConns(4)
-	d := &DB{path: path, db: sdb, opts: o}
-	if err := d.load(ctx); err != nil {
-		sdb.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	return sdb, nil
+}
+
+// CheckIndex says, without loading anything but the schema, whether path
+// is a legacy index database: a complete sqlite file with the legacy
+// tables. Its error is the one Open would give for the same file. Callers
+// use it to tell the user about a legacy index (the deprecation warning)
+// only once that is known.
+func CheckIndex(ctx context.Context, path string) error {
+	sdb, err := openSQLite(path)
+	if err != nil {
+		return err
 	}
-	return d, nil
+	defer sdb.Close()
+	sch, err := readSchema(ctx, sdb)
+	if err == nil {
+		err = checkTables(sch)
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkTables refuses a schema without the legacy tables.
+func checkTables(sch schemaInfo) error {
+	if len(sch.tables) == 0 {
+		return fmt.Errorf("empty database: no tables (a legacy index has tables %s)", strings.Join(requiredTables, ", "))
+	}
+	if missing := sch.missingTables(); len(missing) > 0 {
+		return fmt.Errorf("not a legacy index database: missing table(s) %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// Unchanged returns an error when the file at Path is no longer the file
+// that was opened (replaced, or rewritten in place: another size or
+// modification time). The database is opened immutable, so sqlite would
+// otherwise read a changed file as if it had not changed: wrong answers
+// or "database disk image is malformed".
+func (db *DB) Unchanged() error {
+	st, err := os.Stat(db.path)
+	if err != nil {
+		return fmt.Errorf("database %s: %w", db.path, err)
+	}
+	if !os.SameFile(st, db.opened) || st.Size() != db.opened.Size() || !st.ModTime().Equal(db.opened.ModTime()) {
+		return fmt.Errorf("database %s changed on disk since it was opened; restart to serve the new file", db.path)
+	}
+	return nil
 }
 
 // Path is the file the database was opened from.
@@ -201,11 +266,8 @@ func (d *DB) load(ctx context.Context) error {
 		return err
 	}
 	d.sch = sch
-	if len(sch.tables) == 0 {
-		return fmt.Errorf("empty database: no tables (a legacy index has tables %s)", strings.Join(requiredTables, ", "))
-	}
-	if missing := sch.missingTables(); len(missing) > 0 {
-		return fmt.Errorf("not a legacy index database: missing table(s) %s", strings.Join(missing, ", "))
+	if err := checkTables(sch); err != nil {
+		return err
 	}
 	if d.level, err = readLevel(ctx, d.db, sch); err != nil {
 		return err

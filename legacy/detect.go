@@ -2,7 +2,6 @@ package legacy
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 )
@@ -15,14 +14,14 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 func IsSQLiteFile(path string) (bool, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return false, fmt.Errorf("stat %s: %w", path, err)
+		return false, err // names path already
 	}
 	if !st.Mode().IsRegular() {
 		return false, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false, fmt.Errorf("open %s: %w", path, err)
+		return false, err // names path already
 	}
 	defer f.Close()
 	return HasSQLiteHeader(f), nil

@@ -329,6 +329,16 @@ func (c *converter) relatedImages(st *bundleState) []declcfg.RelatedImage {
 			kept = append(kept, ri)
 			continue
 		}
+		if fixed, ok := repairRepeatedDigest(ri.Image); ok {
+			c.res.repairs = append(c.res.repairs, legacy.Repair{Kind: RepairRepeatedDigest, Table: "related_image",
+				Package: c.pkg, Bundle: st.row.Name,
+				Detail: fmt.Sprintf("related image %q carries the same digest twice; written as %q", ri.Image, fixed)})
+			ri.Image = fixed
+			if seen[fixed] {
+				continue // the repaired reference is listed already
+			}
+			seen[fixed] = true
+		}
 		if err := validateImageRef(ri.Image); err != nil {
 			f := Finding{Kind: DropInvalidRelatedImage, Bundle: st.row.Name, Field: fmt.Sprintf("relatedImages[%d].image", i), Value: ri.Image,
 				Detail: fmt.Sprintf("related image is not a valid image reference: %v", err)}

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -59,18 +58,27 @@ func buildOptions(opts []Option) options {
 }
 
 // NewGRPCServer returns a gRPC server answering api.Registry from q, with
-// grpc.health.v1.Health (Check always SERVING, as every upstream registry
-// server does) and server reflection (so grpcurl works without protos).
-// The caller serves it and closes q when done.
+// grpc.health.v1.Health (SERVING, as every upstream registry server
+// reports, while q is healthy: see HealthChecker) and server reflection
+// (so grpcurl works without protos). The caller serves it and closes q
+// when done.
 func NewGRPCServer(q Querier, opts ...Option) *grpc.Server {
-	o := buildOptions(opts)
+	health := &Health{}
+	health.ready(q)
+	return newGRPCServer(NewServer(q), health, buildOptions(opts))
+}
+
+// newGRPCServer registers srv, health and reflection on a new server whose
+// api.Registry calls wait for health to be ready.
+func newGRPCServer(srv *Server, health *Health, o options) *grpc.Server {
+	gateUnary, gateStream := gate(health)
 	gopts := append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(unaryLogger(o.logger)),
-		grpc.ChainStreamInterceptor(streamLogger(o.logger)),
+		grpc.ChainUnaryInterceptor(unaryLogger(o.logger), gateUnary),
+		grpc.ChainStreamInterceptor(streamLogger(o.logger), gateStream),
 	}, o.grpcOpts...)
 	s := grpc.NewServer(gopts...)
-	api.RegisterRegistryServer(s, NewServer(q))
-	healthgrpc.RegisterHealthServer(s, HealthServer{})
+	api.RegisterRegistryServer(s, srv)
+	healthgrpc.RegisterHealthServer(s, health)
 	reflection.Register(s)
 	return s
 }
@@ -86,46 +94,7 @@ func Serve(ctx context.Context, lis net.Listener, q Querier, opts ...Option) err
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 	o.logger.Debug("serving registry", "address", lis.Addr().String())
-
-	select {
-	case err := <-errc:
-		if err != nil {
-			return fmt.Errorf("serve on %s: %w", lis.Addr(), err)
-		}
-		return nil
-	case <-ctx.Done():
-	}
-
-	o.logger.Info("shutting down", "timeout", o.shutdownTimeout.String())
-	stopped := make(chan struct{})
-	go func() {
-		s.GracefulStop()
-		close(stopped)
-	}()
-	timer := time.NewTimer(o.shutdownTimeout)
-	defer timer.Stop()
-	select {
-	case <-stopped:
-	case <-timer.C:
-		o.logger.Warn("graceful shutdown timed out; closing connections")
-		s.Stop()
-		<-stopped
-	}
-	<-errc // Serve returns nil once stopped.
-	o.logger.Info("stopped")
-	return nil
-}
-
-// HealthServer implements grpc.health.v1.Health the way operator-registry
-// does: Check reports SERVING for any service name; Watch and List are
-// unimplemented.
-type HealthServer struct {
-	healthgrpc.UnimplementedHealthServer
-}
-
-// Check always reports SERVING.
-func (HealthServer) Check(context.Context, *healthgrpc.HealthCheckRequest) (*healthgrpc.HealthCheckResponse, error) {
-	return &healthgrpc.HealthCheckResponse{Status: healthgrpc.HealthCheckResponse_SERVING}, nil
+	return waitAndStop(ctx, s, errc, lis, o)
 }
 
 func unaryLogger(l *slog.Logger) grpc.UnaryServerInterceptor {

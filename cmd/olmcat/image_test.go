@@ -63,7 +63,7 @@ func TestImageInputsEqualFiles(t *testing.T) {
 			require.Equal(t, 0, code, stderr)
 			_, stderr, code = runCLI(t, append([]string{"migrate", dbRef, filepath.Join(out, "image")}, flags...)...)
 			require.Equal(t, 0, code, stderr)
-			require.Contains(t, stderr, "WARNING: "+dbRef+" is a legacy sqlite index")
+			require.NotContains(t, stderr, "WARNING", "migrate prints no deprecation warning")
 			require.Contains(t, stderr, "migrated "+dbRef)
 			require.Equal(t, snapshotTree(t, filepath.Join(out, "file")), snapshotTree(t, filepath.Join(out, "image")))
 
@@ -105,7 +105,7 @@ func TestMigrateImagePrefersSQLite(t *testing.T) {
 	out := t.TempDir()
 	_, stderr, code := runCLI(t, append([]string{"migrate", ref, filepath.Join(out, "db")}, flags...)...)
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, stderr, "legacy sqlite index")
+	require.Contains(t, stderr, "(schema level", "the database was migrated")
 	_, stderr, code = runCLI(t, append([]string{"migrate", ref, filepath.Join(out, "cfg"), "--source", "configs"}, flags...)...)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "wrote the declarative configs of "+ref)

@@ -73,7 +73,8 @@ kind of problem; see MIGRATION.md.`,
 	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
 	fl.StringVar(&f.report, "report", "", "write the migration report as JSON to `FILE`")
 	fl.StringVar(&f.reportHTML, "report-html", "", "write the migration report as one self-contained HTML page (summary, every repair and drop, each package's graph before and after) to `FILE`")
-	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "accepted for scripts written for other commands; migrate prints no deprecation warning")
+	_ = fl.MarkHidden("no-deprecation-warning")
 	fl.BoolVar(&f.dropInvalidRelatedImages, "drop-invalid-related-images", false, "leave out related images with an invalid reference instead of failing")
 	fl.BoolVar(&f.dropInvalidBundles, "drop-invalid-bundles", false, "leave out bundles that cannot be served (invalid image, version, skipRange, properties) instead of failing")
 	fl.BoolVar(&f.verify, "verify", false, "before committing the output, check that it serves every RPC answer the database served (olmcat parity); any loss fails the migration")
@@ -118,9 +119,8 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 		}
 		defer report.discard()
 	}
-	if !f.noDeprecationWarning {
-		warnDeprecated(stderr, input)
-	}
+	// No deprecation warning: it would tell the user to run this very
+	// command.
 	var bar *progress
 	opts = append(opts, migrate.WithProgress(func(done, total int) {
 		if bar == nil {
@@ -233,7 +233,7 @@ func printFindings(w io.Writer, label string, fs []migrate.Finding) {
 func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format, noDeprecationWarning bool) error {
 	stderr := cmd.ErrOrStderr()
 	if !noDeprecationWarning {
-		warnDeprecated(stderr, name)
+		warnDeprecated(cmd.Context(), stderr, name, dbPath)
 	}
 	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
 	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {

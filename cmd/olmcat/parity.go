@@ -67,6 +67,9 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if f.output != "text" && f.output != "json" {
 		return usageError(fmt.Errorf("-o %q: want text or json", f.output))
 	}
+	if f.concurrency < 1 {
+		return usageError(fmt.Errorf("--concurrency %d: want 1 or more", f.concurrency))
+	}
 	if f.maxDiffs < 0 {
 		return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", f.maxDiffs))
 	}
@@ -101,7 +104,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 		}
 		sides[i] = local.Ref
 		if local.Kind == source.KindSQLite && !f.noWarning {
-			warnDeprecated(stderr, ref)
+			warnDeprecated(cmd.Context(), stderr, ref, local.Ref)
 		}
 	}
 	res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)

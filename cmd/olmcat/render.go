@@ -156,7 +156,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		return declcfg.LoadDir(ctx, arg)
 	case source.KindSQLite:
 		if !noDeprecationWarning {
-			warnDeprecated(stderr, in.name)
+			warnDeprecated(ctx, stderr, in.name, arg)
 		}
 		cfg, rep, err := migrate.Load(ctx, arg, in.migrateOptions...)
 		if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
@@ -168,7 +168,16 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		}
 		return cfg, nil
 	case source.KindDeclcfgFile:
-		return declcfg.LoadFile(ctx, filepath.Dir(arg), filepath.Base(arg))
+		cfg, err := declcfg.LoadFile(ctx, filepath.Dir(arg), filepath.Base(arg))
+		if err != nil {
+			return nil, err
+		}
+		if len(cfg.Packages)+len(cfg.Channels)+len(cfg.Bundles)+len(cfg.Deprecations)+len(cfg.Others) == 0 {
+			// Rendering it would print nothing and succeed: a truncated
+			// or wrong file would go unnoticed.
+			return nil, fmt.Errorf("render %s: the file holds no blob (empty, or only whitespace or comments)", in.name)
+		}
+		return cfg, nil
 	default:
 		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
 	}

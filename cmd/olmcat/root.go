@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +39,9 @@ declarative configs, serves either kind with the operator-registry gRPC API,
 and checks that two catalogs answer that API the same way.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("olmcat {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(
 		newValidateCmd(),
@@ -48,8 +54,34 @@ and checks that two catalogs answer that API the same way.`,
 		newUnpackCmd(),
 		newGraphCmd(),
 		newBundleCmd(),
+		newVersionCmd(),
 	)
+	refuseUnknownCommands(root)
 	return root
+}
+
+// refuseUnknownCommands makes every command that only groups subcommands
+// (the root, "bundle", ...) answer an unknown subcommand with a usage error
+// (exit 2); cobra would return a plain error for the root and print help
+// with exit 0 below it. Without arguments they print their help.
+func refuseUnknownCommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		refuseUnknownCommands(sub)
+	}
+	if !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usageError(errors.New(msg + " (see " + c.CommandPath() + " --help)"))
+	}
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit code.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -26,7 +27,12 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve a catalog with the operator-registry gRPC API",
 		Long: `Serve a declarative config directory or a legacy sqlite index with the
 operator-registry api.Registry gRPC API, as opm serve and opm registry serve did,
-plus grpc.health.v1 (always SERVING) and server reflection (grpcurl list works).
+plus grpc.health.v1 and server reflection (grpcurl list works).
+
+The port is bound first; health reports NOT_SERVING (and api.Registry calls
+fail with Unavailable) until the catalog is loaded, then SERVING. A sqlite
+file changed on disk under a running server turns health to NOT_SERVING
+(restart to serve the new file).
 
 A directory is validated and indexed package by package; bundle manifests
 stay in the files and are read back per call, so the files must not change
@@ -70,21 +76,24 @@ SIGINT/SIGTERM stop the server gracefully.`,
 				return err
 			}
 			if in.Kind == source.KindSQLite && !noWarning {
-				warnDeprecated(stderr, path)
+				warnDeprecated(ctx, stderr, path, in.Ref)
 			}
 
-			q, err := source.OpenInput(ctx, in, source.WithCacheDir(cacheDir), source.WithLogger(logger))
-			if err != nil {
-				return err
-			}
-			defer q.Close()
-
+			// The port is bound before the catalog is loaded: a busy port
+			// fails at once, and health reports NOT_SERVING while loading.
 			lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(port)))
 			if err != nil {
 				return fmt.Errorf("listen on port %d: %w", port, err)
 			}
-			logger.Info("serving on "+lis.Addr().String(), "address", lis.Addr().String(), "catalog", path, "kind", string(in.Kind))
-			return registry.Serve(ctx, lis, q, registry.WithLogger(logger))
+			addr := lis.Addr().String()
+			logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
+			load := func(ctx context.Context) (registry.Querier, error) {
+				return source.OpenInput(ctx, in, source.WithCacheDir(cacheDir), source.WithLogger(logger))
+			}
+			ready := func(registry.Querier) {
+				logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
+			}
+			return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))
 		},
 	}
 	f := cmd.Flags()

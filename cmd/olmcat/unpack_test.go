@@ -30,7 +30,7 @@ func TestUnpackCommand(t *testing.T) {
 	t.Chdir(out)
 	_, stderr, code = runCLI(t, append([]string{"unpack", dbRef}, flags...)...)
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, stderr, "WARNING: "+dbRef+" is a legacy sqlite index")
+	require.Contains(t, stderr, "migrated "+dbRef, "the database was migrated (without a deprecation warning: unpack migrates)")
 	require.Equal(t, snapshotTree(t, "want-objects"), snapshotTree(t, "index-v4.14"))
 
 	_, stderr, code = runCLI(t, append([]string{"unpack", fbcRef, "fbc", "--layout", "opm"}, flags...)...)

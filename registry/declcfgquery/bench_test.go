@@ -59,7 +59,7 @@ func benchLoad(b *testing.B, bundles int, cached bool) {
 	}
 	b.StopTimer()
 	b.ReportMetric(retainedHeap()-base, "retained-MiB")
-	b.ReportMetric(float64(q.Stats().Bundles), "channel-bundles")
+	b.ReportMetric(float64(q.Stats().ChannelEntries), "channel-bundles")
 	b.ReportMetric(float64(size)/(1<<20), "catalog-MiB")
 	runtime.KeepAlive(q)
 }

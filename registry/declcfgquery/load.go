@@ -72,7 +72,7 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 	// peak for minutes: a server's resident size should be what it serves.
 	debug.FreeOSMemory()
 	o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
-		"bundles", q.stats.Bundles, "duration", time.Since(start))
+		"bundles", q.stats.Bundles, "channelEntries", q.stats.ChannelEntries, "duration", time.Since(start))
 	return q, nil
 }
 

@@ -60,8 +60,10 @@ type chanIndex struct {
 type Stats struct {
 	Packages int
 	Channels int
-	// Bundles counts channel memberships (ListBundles messages).
+	// Bundles counts distinct bundles (package and name).
 	Bundles int
+	// ChannelEntries counts channel memberships (ListBundles messages).
+	ChannelEntries int
 	// FromCache is true when the Querier was restored from the cache
 	// directory instead of being built from the catalog files.
 	FromCache bool
@@ -189,7 +191,12 @@ func build(pkgs []*api.Package, bundles []*api.Bundle) (*Querier, error) {
 	q.bundles = bundles
 	q.index()
 	q.stats.Packages = len(pkgs)
-	q.stats.Bundles = len(bundles)
+	distinct := make(map[[2]string]struct{}, len(bundles))
+	for _, b := range bundles {
+		distinct[[2]string{b.PackageName, b.CsvName}] = struct{}{}
+	}
+	q.stats.Bundles = len(distinct)
+	q.stats.ChannelEntries = len(bundles)
 	return q, nil
 }
 

@@ -449,3 +449,7 @@ func (q *Querier) Close() error {
 	q.closeOnce.Do(func() { q.closeErr = q.db.Close() })
 	return q.closeErr
 }
+
+// Healthy implements registry.HealthChecker: the database file must still
+// be the one opened, since answers read it lazily.
+func (q *Querier) Healthy() error { return q.db.Unchanged() }
