@@ -3,6 +3,7 @@ package legacy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -59,7 +60,8 @@ func (bb *bundleBuild) manifests() error {
 	if raw.bundle != nil {
 		var err error
 		if b.Objects, err = SplitObjects(raw.bundle); err != nil {
-			return fmt.Errorf("bundle column: %w", err)
+			b.Objects = nil
+			b.Unreadable = append(b.Unreadable, Unreadable{Column: "bundle", Err: err})
 		}
 	}
 	b.CSV = raw.csv
@@ -102,6 +104,11 @@ func (bb *bundleBuild) getCSV() (*csvDoc, error) {
 	if data == nil && (!raw.csvNull || (!raw.bundleNull && raw.bundle == nil)) {
 		// Not selected (SkipManifests): fetch it for this bundle only.
 		doc, err := bb.db.fetchCSV(bb.ctx, bb.name)
+		var ue *unreadableError
+		if errors.As(err, &ue) {
+			bb.unreadable(ue.column, ue.err)
+			return nil, nil
+		}
 		bb.csv = doc
 		return bb.csv, err
 	}
@@ -110,10 +117,25 @@ func (bb *bundleBuild) getCSV() (*csvDoc, error) {
 	}
 	doc, err := parseCSV(data)
 	if err != nil {
-		return nil, fmt.Errorf("csv: %w", err)
+		column := "csv"
+		if raw.csv == nil {
+			column = "bundle"
+		}
+		bb.unreadable(column, err)
+		return nil, nil
 	}
 	bb.csv = doc
 	return bb.csv, nil
+}
+
+// unreadable records an undecodable column value once per column.
+func (bb *bundleBuild) unreadable(column string, err error) {
+	for _, u := range bb.b.Unreadable {
+		if u.Column == column {
+			return
+		}
+	}
+	bb.b.Unreadable = append(bb.b.Unreadable, Unreadable{Column: column, Err: err})
 }
 
 // versionAndSkipRange fills version and skipRange: stored columns when

@@ -131,6 +131,10 @@ func (d *DB) attribute(ctx context.Context, name string) (pkg, how string, err e
 		}
 	}
 	csv, err := d.fetchCSV(ctx, name)
+	var ue *unreadableError
+	if errors.As(err, &ue) {
+		csv, err = nil, nil // nothing to learn from it; the name may still tell
+	}
 	if err != nil {
 		return "", "", err
 	}
@@ -170,7 +174,7 @@ func (d *DB) fetchCSV(ctx context.Context, name string) (*csvDoc, error) {
 	if c == nil && b != nil {
 		objs, err := SplitObjects(b)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %s: bundle column: %w", name, err)
+			return nil, &unreadableError{column: "bundle", err: err}
 		}
 		c = findCSV(objs)
 	}
@@ -179,7 +183,7 @@ func (d *DB) fetchCSV(ctx context.Context, name string) (*csvDoc, error) {
 	}
 	doc, err := parseCSV(c)
 	if err != nil {
-		return nil, fmt.Errorf("bundle %s: csv column: %w", name, err)
+		return nil, &unreadableError{column: "csv", err: err}
 	}
 	return doc, nil
 }

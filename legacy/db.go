@@ -293,7 +293,7 @@ func (d *DB) load(ctx context.Context) error {
 	d.repairs = append(append(d.repairs, d.pkgRepairs...), d.junkRepairs...)
 	d.mapAPIs()
 	d.findOrphans()
-	for _, step := range []func(context.Context) error{d.findStranded, d.checkDependencies} {
+	for _, step := range []func(context.Context) error{d.findStranded, d.checkDependencies, d.findAttachedByName} {
 		if err := step(ctx); err != nil {
 			return err
 		}

@@ -85,7 +85,28 @@ type Bundle struct {
 	// Deprecated is true when the bundle is in the deprecated table or
 	// carries an olm.deprecated property.
 	Deprecated bool
+	// Unreadable lists the row's csv or bundle column values that do not
+	// decode. The reader goes on without them (nothing is derived from
+	// an unreadable CSV); callers decide whether the bundle can be kept.
+	Unreadable []Unreadable
 }
+
+// Unreadable is an operatorbundle column value that does not decode.
+type Unreadable struct {
+	// Column is "csv" or "bundle".
+	Column string `json:"column"`
+	// Err says why it does not decode.
+	Err error `json:"-"`
+}
+
+// unreadableError is a csv or bundle column value that does not decode.
+type unreadableError struct {
+	column string
+	err    error
+}
+
+func (e *unreadableError) Error() string { return e.column + " column: " + e.err.Error() }
+func (e *unreadableError) Unwrap() error { return e.err }
 
 // PackageData is everything the database holds for one package.
 type PackageData struct {

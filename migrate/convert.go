@@ -376,17 +376,29 @@ func (c *converter) packageMeta(p *declcfg.Package, pd *legacy.PackageData, head
 	if data == nil {
 		return
 	}
-	// The bundle's own checks report an unparsable CSV.
+	// The bundle's own checks report the unparsable CSV as a problem;
+	// what the package loses by it is reported here.
+	lost := func(err error) {
+		c.drop(Finding{Kind: DropPackageMeta, Bundle: head, Field: "csv",
+			Detail: fmt.Sprintf("the package description and icon come from the default channel head's CSV, which cannot be read (%v); the package has neither", err)})
+	}
+	if len(row.Unreadable) > 0 && row.CSV == nil && data == nil {
+		lost(row.Unreadable[0].Err)
+		return
+	}
 	csv, err := manifest.ParseCSV(data)
 	if err != nil {
+		lost(err)
 		return
 	}
 	description, err := csv.Description()
 	if err != nil {
+		lost(err)
 		return
 	}
 	icons, err := csv.Icons()
 	if err != nil {
+		lost(err)
 		return
 	}
 	p.Description = description

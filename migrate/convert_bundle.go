@@ -35,6 +35,18 @@ func (c *converter) checkBundle(st *bundleState) {
 	bad := func(kind Kind, field, value, detail string) {
 		st.invalid = append(st.invalid, Finding{Kind: kind, Package: c.pkg, Bundle: b.Name, Field: field, Value: value, Detail: detail, Hint: Hint(kind)})
 	}
+	csvReported := false
+	for _, u := range b.Unreadable {
+		kind := ProblemInvalidCSV
+		if u.Column == "bundle" {
+			kind = ProblemInvalidManifest
+		}
+		csvReported = csvReported || u.Column == "csv"
+		bad(kind, u.Column, "", fmt.Sprintf("operatorbundle row %q, %s column: does not decode: %v", b.Name, u.Column, u.Err))
+	}
+	if b.CSV != nil && !csvReported && !jsonscan.Valid(b.CSV) {
+		bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q, csv column: not valid JSON", b.Name))
+	}
 	for i, obj := range b.Objects {
 		// Manifests are written as they are stored; each must be valid
 		// JSON for a client to apply it.

@@ -37,6 +37,9 @@ const (
 	DropDanglingEntryLink Kind = "dangling-entry-link"
 	// DropIcon: the package icon could not be decoded.
 	DropIcon Kind = "undecodable-icon"
+	// DropPackageMeta: the package description and icon could not be
+	// derived: the default channel head's CSV does not decode.
+	DropPackageMeta Kind = "underivable-package-metadata"
 )
 
 // Kinds of notes: worth knowing, nothing left out.
@@ -87,6 +90,7 @@ var hints = map[Kind]string{
 	DropUnknownDependency:   "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it",
 	DropDanglingEntryLink:   "the channel_entry table is damaged; check the channel's upgrade graph in the migrated catalog",
 	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
+	DropPackageMeta:         "fix the default channel head's CSV (or set description and icon in the migrated olm.package blob)",
 	NoteNoCSV:               "nothing while the bundle image is pullable: clients install from the image; fix the index entry if manifests matter to you",
 	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
 	NoteAbandonedTemp:       "nothing to do: a run that was killed left it; its owner was no longer running",

@@ -1,0 +1,85 @@
+package legacy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// RepairAttachedByName: properties, dependencies or api_provider rows
+// whose (operatorbundle_version, operatorbundle_path) key matches no
+// operatorbundle row (what PRAGMA foreign_key_check lists), attached to
+// the bundle of the same name as the sqlite server's name-keyed queries
+// did. opm's migration dropped them.
+const RepairAttachedByName RepairKind = "attached-by-name"
+
+// keyedTables are the tables whose rows reference a bundle by name,
+// version and bundlepath.
+var keyedTables = []string{"properties", "dependencies", "api_provider"}
+
+// findAttachedByName reports, per table and bundle, rows whose version or
+// bundlepath differs from the bundle row of their name. Rows with a NULL
+// path are the null-property-path damage, reported on its own.
+func (d *DB) findAttachedByName(ctx context.Context) error {
+	for _, table := range keyedTables {
+		if !d.sch.col(table, "operatorbundle_path") || !d.sch.col(table, "operatorbundle_version") {
+			continue
+		}
+		q := fmt.Sprintf(`SELECT t.operatorbundle_name, CAST(t.operatorbundle_version AS TEXT), CAST(t.operatorbundle_path AS TEXT),
+			CAST(o.version AS TEXT), CAST(o.bundlepath AS TEXT), count(*)
+			FROM %s t JOIN operatorbundle o ON o.name = t.operatorbundle_name
+			WHERE t.operatorbundle_path IS NOT NULL
+			  AND (t.operatorbundle_path IS NOT o.bundlepath OR t.operatorbundle_version IS NOT o.version)
+			  AND t.operatorbundle_name IS NOT NULL
+			GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3`, table)
+		rows, err := d.db.QueryContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("check keys of table %s: %w", table, err)
+		}
+		for rows.Next() {
+			var name string
+			var ver, path, bver, bpath nullText
+			var n int
+			if err := rows.Scan(&name, &ver, &path, &bver, &bpath, &n); err != nil {
+				rows.Close()
+				return fmt.Errorf("check keys of table %s: %w", table, err)
+			}
+			var differ []string
+			if path != bpath {
+				differ = append(differ, fmt.Sprintf("bundlepath %s (the bundle's is %s)", path, bpath))
+			}
+			if ver != bver {
+				differ = append(differ, fmt.Sprintf("version %s (the bundle's is %s)", ver, bver))
+			}
+			d.repairs = append(d.repairs, Repair{Kind: RepairAttachedByName, Table: table,
+				Package: d.entryPkg[name], Bundle: name, Detail: fmt.Sprintf(
+					"%d %s row(s) of bundle %s are keyed by %s, which matches no operatorbundle row; attached by name, as the sqlite server's queries did (opm's migration dropped them)",
+					n, table, name, strings.Join(differ, " and "))})
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("check keys of table %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+// nullText scans a nullable TEXT column; NULL reads as the word NULL, as
+// messages print it.
+type nullText string
+
+// Scan implements sql.Scanner.
+func (t *nullText) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*t = "NULL"
+	case string:
+		*t = nullText(fmt.Sprintf("%q", x))
+	case []byte:
+		*t = nullText(fmt.Sprintf("%q", x))
+	default:
+		*t = nullText(fmt.Sprint(x))
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+package legacy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRowsAttachedByNameAreRepairs: properties, dependencies and
+// api_provider rows whose (version, bundlepath) key matches no bundle
+// (what PRAGMA foreign_key_check lists) are still attached by name, as the
+// sqlite server's queries did, but each is reported as a repair naming the
+// rows and the key that differed.
+func TestRowsAttachedByNameAreRepairs(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	stale := "quay.io/test/foo-bundle:stale"
+	exec(t, path,
+		`PRAGMA foreign_keys = OFF`,
+		`UPDATE properties SET operatorbundle_path = '`+stale+`' WHERE operatorbundle_name = 'foo.v0.3.1'`,
+		`UPDATE dependencies SET operatorbundle_path = '`+stale+`' WHERE operatorbundle_name = 'foo.v0.3.1'`,
+		`UPDATE api_provider SET operatorbundle_path = '`+stale+`' WHERE operatorbundle_name = 'foo.v0.3.1'`)
+	db := openPath(t, path)
+	all := readAll(t, db)
+	clean := readAll(t, openPath(t, buildDB(t, 13, smallFBBBundles(t))))
+	rs := repairsOf(db.Repairs(), RepairAttachedByName)
+	var tables []string
+	for _, r := range rs {
+		tables = append(tables, r.Table)
+		assert.Equal(t, "foo", r.Package)
+		assert.Equal(t, "foo.v0.3.1", r.Bundle)
+		assert.Contains(t, r.Detail, stale, "names the key that differed")
+		assert.Contains(t, r.Detail, "bundlepath")
+	}
+	assert.ElementsMatch(t, []string{"properties", "dependencies", "api_provider"}, tables)
+	// Attached by name: the bundle keeps everything.
+	require.Equal(t, len(clean["foo"].Bundles), len(all["foo"].Bundles))
+	for i, b := range all["foo"].Bundles {
+		assert.Equal(t, sortedProps(clean["foo"].Bundles[i].Properties), sortedProps(b.Properties), b.Name)
+	}
+}
