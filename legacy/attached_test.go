@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
 // TestRowsAttachedByNameAreRepairs: properties, dependencies and
@@ -15,7 +17,7 @@ import (
 func TestRowsAttachedByNameAreRepairs(t *testing.T) {
 	path := buildDB(t, 13, smallFBBBundles(t))
 	stale := "quay.io/test/foo-bundle:stale"
-	exec(t, path,
+	testinput.ExecSQL(t, path,
 		`PRAGMA foreign_keys = OFF`,
 		`UPDATE properties SET operatorbundle_path = '`+stale+`' WHERE operatorbundle_name = 'foo.v0.3.1'`,
 		`UPDATE dependencies SET operatorbundle_path = '`+stale+`' WHERE operatorbundle_name = 'foo.v0.3.1'`,

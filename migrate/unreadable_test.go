@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/internal/testinput"
+
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 )
 
@@ -31,7 +33,7 @@ func TestUnreadableColumns(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "index.db")
 			require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, smallFBBBundles(t)))
-			execSQL(t, db, `UPDATE operatorbundle SET `+tc.column+` = 'not json {' WHERE name = '`+tc.bundle+`'`)
+			testinput.ExecSQL(t, db, `UPDATE operatorbundle SET `+tc.column+` = 'not json {' WHERE name = '`+tc.bundle+`'`)
 
 			rep, err := Migrate(context.Background(), db, filepath.Join(t.TempDir(), "out"))
 			var pe *ProblemsError
