@@ -10,7 +10,7 @@ FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
-.PHONY: all build browser cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
+.PHONY: all build build-images browser cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
 
 all: build
 
@@ -18,16 +18,27 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/olmcat
 
-test: lint browser cluster-bins test-all test-race fuzz
+# Static olmcat binaries per platform, the entrypoints of the images
+# olmcat build makes (olmcat build --binary linux/arm64=bin/olmcat-linux-arm64).
+IMAGE_ARCHS ?= amd64 arm64
+
+build-images:
+	@set -e; for a in $(IMAGE_ARCHS); do \
+		echo "build bin/olmcat-linux-$$a"; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$a $(GO) build -o bin/olmcat-linux-$$a ./cmd/olmcat; \
+	done
+
+test: lint browser cluster-bins build-images test-all test-race fuzz
 
 # Every test. The browser test (internal/htmlreport) drives Debian's
 # chromium and the cluster tests (internal/kubetest users: unpack, the
 # bundle commands) a real kube-apiserver and etcd; here a missing browser or
-# binary fails those tests instead of skipping them.
+# binary fails those tests instead of skipping them. The image build test
+# uses the binaries of build-images.
 test-all:
-	OLMCAT_REQUIRE_BROWSER=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 $(GO) test -count=1 $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin $(GO) test -count=1 -timeout 30m $(PKGS)
 
-# The fast tests: -short skips the cluster tests.
+# The fast tests: -short skips the cluster tests and the image build test.
 test-unit:
 	OLMCAT_REQUIRE_BROWSER=1 $(GO) test -short -count=1 $(PKGS)
 

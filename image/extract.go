@@ -215,7 +215,12 @@ func writeFile(local string, hdr *tar.Header, r io.Reader) error {
 		out.Close()
 		return fmt.Errorf("extract %s: %w", hdr.Name, err)
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("extract %s: %w", hdr.Name, err)
+	}
+	// Kept: olmcat serve's cache is keyed on file times, so a cache
+	// shipped in the image matches only with the image's times.
+	return os.Chtimes(local, hdr.ModTime, hdr.ModTime)
 }
 
 // symlink writes a link whose target, taken inside the image (absolute

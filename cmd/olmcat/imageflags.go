@@ -31,17 +31,24 @@ const registriesConfEnv = "CONTAINERS_REGISTRIES_CONF"
 // addImageFlags registers the image flags on fs. withSource adds --source
 // for commands that read one catalog of an image.
 func addImageFlags(fs *pflag.FlagSet, withSource bool) *imageFlags {
-	f := &imageFlags{}
-	fs.BoolVar(&f.useHTTP, "use-http", false, "allow plain HTTP to image registries")
-	fs.BoolVar(&f.skipTLSVerify, "skip-tls-verify", false, "accept any TLS certificate from image registries")
-	fs.StringVar(&f.caFile, "ca-file", "", "trust the PEM certificates in `FILE` for image registries, beside the system roots")
+	f := addRegistryFlags(fs)
 	fs.StringVar(&f.platform, "platform", "linux/amd64", "platform to pick from multi-platform images (os/arch[/variant])")
-	fs.StringVar(&f.cacheDir, "image-cache-dir", "", "keep pulled image layers in this OCI layout `DIR` (default <user cache dir>/olmcat/images)")
-	fs.BoolVar(&f.noCache, "no-image-cache", false, "do not keep pulled image layers")
-	fs.StringVar(&f.registriesConf, "registries-conf", "", "registries.conf (v2) with mirrors and blocked or insecure registries (default $"+registriesConfEnv+", ~/.config/containers/registries.conf, /etc/containers/registries.conf)")
 	if withSource {
 		fs.StringVar(&f.source, "source", "", "which catalog of an image carrying both labels to read: sqlite or configs (default: migrate reads sqlite, the other commands configs)")
 	}
+	return f
+}
+
+// addRegistryFlags registers the flags that say how to reach registries
+// (TLS, auth file locations, mirrors, layer cache).
+func addRegistryFlags(fs *pflag.FlagSet) *imageFlags {
+	f := &imageFlags{platform: "linux/amd64"}
+	fs.BoolVar(&f.useHTTP, "use-http", false, "allow plain HTTP to image registries")
+	fs.BoolVar(&f.skipTLSVerify, "skip-tls-verify", false, "accept any TLS certificate from image registries")
+	fs.StringVar(&f.caFile, "ca-file", "", "trust the PEM certificates in `FILE` for image registries, beside the system roots")
+	fs.StringVar(&f.cacheDir, "image-cache-dir", "", "keep pulled image layers in this OCI layout `DIR` (default <user cache dir>/olmcat/images)")
+	fs.BoolVar(&f.noCache, "no-image-cache", false, "do not keep pulled image layers")
+	fs.StringVar(&f.registriesConf, "registries-conf", "", "registries.conf (v2) with mirrors and blocked or insecure registries (default $"+registriesConfEnv+", ~/.config/containers/registries.conf, /etc/containers/registries.conf)")
 	return f
 }
 

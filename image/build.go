@@ -1,0 +1,195 @@
+package image
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/registry/declcfgquery"
+)
+
+// Paths and command of the images Build makes.
+const (
+	ConfigsPath  = "/configs"
+	CachePath    = "/tmp/cache"
+	BinaryPath   = "/bin/olmcat"
+	ServePort    = "50051/tcp"
+	opmEntryPath = "/bin/opm"
+)
+
+// BuildOption configures Build.
+type BuildOption func(*buildOptions)
+
+type buildOptions struct {
+	platforms  []v1.Platform
+	binaries   map[string]string
+	baseImage  string
+	pull       []Option
+	created    time.Time
+	serveCache bool
+	tempDir    string
+}
+
+// WithPlatforms builds one image per platform, in an image index.
+func WithPlatforms(ps ...v1.Platform) BuildOption {
+	return func(o *buildOptions) { o.platforms = ps }
+}
+
+// WithBinary names the static olmcat binary serving the catalog in the
+// image for platform p (self-serving images only).
+func WithBinary(p v1.Platform, path string) BuildOption {
+	return func(o *buildOptions) { o.binaries[platformString(p)] = path }
+}
+
+// WithBaseImage puts the configs on this image (an opm image) instead of
+// making a self-serving image; it is pulled with pull.
+func WithBaseImage(ref string, pull ...Option) BuildOption {
+	return func(o *buildOptions) { o.baseImage, o.pull = ref, pull }
+}
+
+// WithCreated sets the images' creation time and every file's time
+// (default the Unix epoch, so the same input gives the same digest).
+func WithCreated(t time.Time) BuildOption { return func(o *buildOptions) { o.created = t.UTC() } }
+
+// WithServeCache ships a serve cache pre-built from the configs in
+// self-serving images (default true). It is shipped only if it is
+// verified to match the configs as they are in the image.
+func WithServeCache(b bool) BuildOption { return func(o *buildOptions) { o.serveCache = b } }
+
+// WithBuildTempDir keeps Build's temporary files in dir (default
+// os.TempDir()).
+func WithBuildTempDir(dir string) BuildOption { return func(o *buildOptions) { o.tempDir = dir } }
+
+// Built is a catalog image index. Its layers are backed by temporary
+// files: Close removes them once the index is pushed or written.
+type Built struct {
+	// Index holds one image per platform.
+	Index v1.ImageIndex
+	// ServeCache reports whether a pre-built serve cache is shipped.
+	ServeCache bool
+	tmp        string
+}
+
+// Close removes the temporary files.
+func (b *Built) Close() error {
+	if b == nil {
+		return nil
+	}
+	return os.RemoveAll(b.tmp)
+}
+
+// Build makes a catalog image index from the declarative config
+// directory dir, which must be a valid catalog. By default each image is
+// self-serving: the platform's static olmcat binary as entrypoint serving
+// /configs (olmcat serve /configs, with a pre-built serve cache at
+// /tmp/cache when it matches), labelled with the configs label. With
+// WithBaseImage the configs are added to that image instead, with opm's
+// entrypoint, and opm's command without a cache (olmcat cannot build
+// opm's cache, and a missing cache makes opm fail). Entries are sorted
+// and every time is WithCreated's, so the same input gives the same
+// digests.
+func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err error) {
+	o := buildOptions{binaries: map[string]string{}, serveCache: true, created: time.Unix(0, 0).UTC()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if len(o.platforms) == 0 {
+		return nil, errors.New("build: no platform")
+	}
+	cfg, err := declcfg.LoadFS(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	if _, err := declcfg.ConvertToModel(cfg); err != nil {
+		return nil, fmt.Errorf("build: %s is not a valid catalog: %w", dir, err)
+	}
+	tmp, err := os.MkdirTemp(o.tempDir, "olmcat-build-*")
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	b = &Built{tmp: tmp}
+	defer func() {
+		if err != nil {
+			b.Close()
+			b = nil
+		}
+	}()
+	layers, err := catalogLayers(ctx, dir, tmp, &o, b)
+	if err != nil {
+		return nil, err
+	}
+	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+	for _, p := range o.platforms {
+		img, err := o.platformImage(ctx, p, layers, b.ServeCache, tmp)
+		if err != nil {
+			return nil, err
+		}
+		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: p.OS, Architecture: p.Architecture, Variant: p.Variant}}})
+	}
+	b.Index = idx
+	return b, nil
+}
+
+// catalogLayers stages the configs with the build's file times, makes
+// their layer and, for self-serving images, the serve cache layer when
+// the cache is verified to match the staged configs.
+func catalogLayers(ctx context.Context, dir, tmp string, o *buildOptions, b *Built) ([]v1.Layer, error) {
+	staged := filepath.Join(tmp, "configs")
+	if err := stageTree(dir, staged, o.created); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	files, err := treeFiles(staged, ConfigsPath[1:])
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	configs, err := reproducibleLayer(files, o.created, tmp)
+	if err != nil {
+		return nil, fmt.Errorf("build: configs layer: %w", err)
+	}
+	layers := []v1.Layer{configs}
+	if o.baseImage != "" || !o.serveCache {
+		return layers, nil
+	}
+	cache := filepath.Join(tmp, "cache")
+	ok, err := buildServeCache(ctx, staged, cache)
+	if err != nil || !ok {
+		return layers, err
+	}
+	files, err = treeFiles(cache, CachePath[1:])
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	files[0].mode = 0o1777 // /tmp
+	cacheLayer, err := reproducibleLayer(files, o.created, tmp)
+	if err != nil {
+		return nil, fmt.Errorf("build: cache layer: %w", err)
+	}
+	b.ServeCache = true
+	return append(layers, cacheLayer), nil
+}
+
+// buildServeCache builds olmcat serve's snapshot of the staged configs in
+// cache and loads it again: ok only if the second load is served from
+// it, so a cache that would not match the configs is never shipped.
+func buildServeCache(ctx context.Context, staged, cache string) (bool, error) {
+	q, err := declcfgquery.Load(ctx, staged, declcfgquery.WithCacheDir(cache))
+	if err != nil {
+		return false, fmt.Errorf("build: serve cache: %w", err)
+	}
+	q.Close()
+	q, err = declcfgquery.Load(ctx, staged, declcfgquery.WithCacheDir(cache))
+	if err != nil {
+		return false, fmt.Errorf("build: serve cache: %w", err)
+	}
+	defer q.Close()
+	return q.Stats().FromCache, nil
+}
