@@ -13,8 +13,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
-	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
 // Paths and command of the images Build makes.
@@ -35,9 +33,15 @@ type buildOptions struct {
 	baseImage  string
 	pull       []Option
 	created    time.Time
-	serveCache bool
+	serveCache CacheBuilder
 	tempDir    string
 }
+
+// CacheBuilder writes the serve cache of the configs in dir to cacheDir
+// and reports whether it verified that the cache matches them (the
+// server's own builder, declcfgquery.PrebuildCache, in olmcat build). A
+// cache not verified is not shipped.
+type CacheBuilder func(ctx context.Context, dir, cacheDir string) (ok bool, err error)
 
 // WithPlatforms builds one image per platform, in an image index.
 func WithPlatforms(ps ...v1.Platform) BuildOption {
@@ -60,10 +64,12 @@ func WithBaseImage(ref string, pull ...Option) BuildOption {
 // (default the Unix epoch, so the same input gives the same digest).
 func WithCreated(t time.Time) BuildOption { return func(o *buildOptions) { o.created = t.UTC() } }
 
-// WithServeCache ships a serve cache pre-built from the configs in
-// self-serving images (default true). It is shipped only if it is
-// verified to match the configs as they are in the image.
-func WithServeCache(b bool) BuildOption { return func(o *buildOptions) { o.serveCache = b } }
+// WithServeCache ships a serve cache pre-built by build from the configs
+// (staged with the image's file times) in self-serving images, when
+// build verified it matches them. Without it no cache is shipped.
+func WithServeCache(build CacheBuilder) BuildOption {
+	return func(o *buildOptions) { o.serveCache = build }
+}
 
 // WithBuildTempDir keeps Build's temporary files in dir (default
 // os.TempDir()).
@@ -88,7 +94,7 @@ func (b *Built) Close() error {
 }
 
 // Build makes a catalog image index from the declarative config
-// directory dir, which must be a valid catalog. By default each image is
+// directory dir, which the caller has validated. By default each image is
 // self-serving: the platform's static olmcat binary as entrypoint serving
 // /configs (olmcat serve /configs, with a pre-built serve cache at
 // /tmp/cache when it matches), labelled with the configs label. With
@@ -98,19 +104,12 @@ func (b *Built) Close() error {
 // and every time is WithCreated's, so the same input gives the same
 // digests.
 func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err error) {
-	o := buildOptions{binaries: map[string]string{}, serveCache: true, created: time.Unix(0, 0).UTC()}
+	o := buildOptions{binaries: map[string]string{}, created: time.Unix(0, 0).UTC()}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if len(o.platforms) == 0 {
 		return nil, errors.New("build: no platform")
-	}
-	cfg, err := declcfg.LoadFS(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("build: %w", err)
-	}
-	if _, err := declcfg.ConvertToModel(cfg); err != nil {
-		return nil, fmt.Errorf("build: %s is not a valid catalog: %w", dir, err)
 	}
 	tmp, err := os.MkdirTemp(o.tempDir, "olmcat-build-*")
 	if err != nil {
@@ -156,13 +155,16 @@ func catalogLayers(ctx context.Context, dir, tmp string, o *buildOptions, b *Bui
 		return nil, fmt.Errorf("build: configs layer: %w", err)
 	}
 	layers := []v1.Layer{configs}
-	if o.baseImage != "" || !o.serveCache {
+	if o.baseImage != "" || o.serveCache == nil {
 		return layers, nil
 	}
 	cache := filepath.Join(tmp, "cache")
-	ok, err := buildServeCache(ctx, staged, cache)
-	if err != nil || !ok {
-		return layers, err
+	ok, err := o.serveCache(ctx, staged, cache)
+	if err != nil {
+		return nil, fmt.Errorf("build: serve cache: %w", err)
+	}
+	if !ok {
+		return layers, nil
 	}
 	files, err = treeFiles(cache, CachePath[1:])
 	if err != nil {
@@ -175,21 +177,4 @@ func catalogLayers(ctx context.Context, dir, tmp string, o *buildOptions, b *Bui
 	}
 	b.ServeCache = true
 	return append(layers, cacheLayer), nil
-}
-
-// buildServeCache builds olmcat serve's snapshot of the staged configs in
-// cache and loads it again: ok only if the second load is served from
-// it, so a cache that would not match the configs is never shipped.
-func buildServeCache(ctx context.Context, staged, cache string) (bool, error) {
-	q, err := declcfgquery.Load(ctx, staged, declcfgquery.WithCacheDir(cache))
-	if err != nil {
-		return false, fmt.Errorf("build: serve cache: %w", err)
-	}
-	q.Close()
-	q, err = declcfgquery.Load(ctx, staged, declcfgquery.WithCacheDir(cache))
-	if err != nil {
-		return false, fmt.Errorf("build: serve cache: %w", err)
-	}
-	defer q.Close()
-	return q.Stats().FromCache, nil
 }

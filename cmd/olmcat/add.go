@@ -49,7 +49,7 @@ packages share files or folders are refused.`,
 
 func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, imgFlags *imageFlags) error {
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
-	cfg, err := declcfg.LoadFS(ctx, dir)
+	cfg, err := declcfg.LoadDir(ctx, dir)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
@@ -107,4 +107,3 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 	fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", len(bundles), dir, pkgs)
 	return nil
 }
-

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,18 +13,6 @@ import (
 )
 
 const fixtureBundles = "../../fixtures/bundles"
-
-// copyTree copies a catalog directory to a new test dir.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), "catalog")
-	for rel, data := range snapshotTree(t, src) {
-		p := filepath.Join(dst, filepath.FromSlash(rel))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
-	}
-	return dst
-}
 
 // channelEntries reads the channels of pkg in a catalog dir.
 func channelEntries(t *testing.T, dir, pkg string) map[string][]declcfg.ChannelEntry {
@@ -51,7 +38,8 @@ func channelEntries(t *testing.T, dir, pkg string) map[string][]declcfg.ChannelE
 func TestAddCommand(t *testing.T) {
 	reg := imagetest.New(t)
 	tmp, flags := imageTestEnv(t)
-	cat := copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate")
+	cat := filepath.Join(t.TempDir(), "catalog")
+	copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate", cat)
 	etcd090 := pushBundleImage(t, reg, "etcd-bundle:v0.9.0", filepath.Join(fixtureBundles, "opm-bundles/etcd.0.9.0"))
 	etcd092 := pushBundleImage(t, reg, "etcd-bundle:v0.9.2", filepath.Join(fixtureBundles, "opm-bundles/etcd.0.9.2"))
 	couch := func(v string) string { return filepath.Join(fixtureBundles, "community/couchdb-operator", v) }

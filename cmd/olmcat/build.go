@@ -12,7 +12,9 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
 // buildFlags are the flags of olmcat build.
@@ -76,7 +78,10 @@ func (f *buildFlags) buildOptions() ([]image.BuildOption, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--platform: %w", err)
 	}
-	opts := []image.BuildOption{image.WithPlatforms(platforms...), image.WithServeCache(!f.noServeCache)}
+	opts := []image.BuildOption{image.WithPlatforms(platforms...)}
+	if !f.noServeCache {
+		opts = append(opts, image.WithServeCache(declcfgquery.PrebuildCache))
+	}
 	if exe, err := os.Executable(); err == nil && runtime.GOOS == "linux" {
 		opts = append(opts, image.WithBinary(v1.Platform{OS: "linux", Architecture: runtime.GOARCH}, exe))
 	}
@@ -119,6 +124,13 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 	}
 	if f.baseImage != "" {
 		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
+	}
+	cfg, err := declcfg.LoadDir(cmd.Context(), dir)
+	if err == nil {
+		_, err = declcfg.ConvertToModel(cfg)
+	}
+	if err != nil {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("build: %s is not a valid catalog: %w", dir, err)}
 	}
 	built, err := image.Build(cmd.Context(), dir, opts...)
 	if err != nil {
