@@ -36,13 +36,13 @@ packages share files or folders are refused.`,
   olmcat add ./catalog ./bundles/etcd.0.9.4 ./bundles/etcd.0.9.5`,
 		Args: minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if migrateLevel != migrate.MigrateLevelNone && migrateLevel != migrate.MigrateLevelCSVMetadata {
-				return usageError(fmt.Errorf("unknown --migrate-level %q", migrateLevel))
+			if l := migrate.Level(migrateLevel); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
+				return usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", migrateLevel, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
 			}
 			return runAdd(cmd, args[0], args[1:], migrateLevel, imgFlags)
 		},
 	}
-	cmd.Flags().StringVar(&migrateLevel, "migrate-level", migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata+" stores the bundles' olm.csv.metadata instead of their objects")
+	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), string(migrate.MigrateLevelCSVMetadata)+" stores the bundles' olm.csv.metadata instead of their objects")
 	imgFlags = addImageFlags(cmd.Flags(), false)
 	return cmd
 }
@@ -70,7 +70,7 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 			return &exitError{code: exitInvalid, err: fmt.Errorf("add %s: not a bundle image or bundle directory (manifests/ and metadata/)", arg)}
 		}
 		b, meta, err := declcfg.BundleFromFS(os.DirFS(bundleDir), declcfg.WithBundleImage(ref),
-			declcfg.WithCSVMetadata(migrateLevel == migrate.MigrateLevelCSVMetadata),
+			declcfg.WithCSVMetadata(migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
 			declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
 		u.Close()
 		if err != nil {
