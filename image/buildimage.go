@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -94,31 +93,28 @@ func withConfig(img v1.Image, p v1.Platform, created time.Time, edit func(*v1.Co
 // every time set to t: the serve cache keys on file times, and the image
 // carries these times.
 func stageTree(src, dst string, t time.Time) error {
-	var dirs []string
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			dirs = append(dirs, out)
-			return os.MkdirAll(out, 0o755)
-		case d.Type().IsRegular():
-			if err := copyFile(p, out); err != nil {
-				return err
-			}
-			return os.Chtimes(out, t, t)
-		}
-		return fmt.Errorf("%s: not a regular file or directory", p)
-	})
+	files, err := treeFiles(src, ".")
 	if err != nil {
 		return fmt.Errorf("stage %s: %w", src, err)
 	}
+	var dirs []string
+	for _, f := range files {
+		out := filepath.Join(dst, filepath.FromSlash(f.name))
+		if f.local == "" {
+			dirs = append(dirs, out)
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return fmt.Errorf("stage %s: %w", src, err)
+			}
+			continue
+		}
+		if err := copyFile(f.local, out); err != nil {
+			return fmt.Errorf("stage %s: %w", src, err)
+		}
+		if err := os.Chtimes(out, t, t); err != nil {
+			return err
+		}
+	}
+	// Directories last, deepest first: writing files changed their times.
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if err := os.Chtimes(dirs[i], t, t); err != nil {
 			return err
