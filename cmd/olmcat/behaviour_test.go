@@ -97,6 +97,8 @@ func TestUsageErrors(t *testing.T) {
 		{"parity", "--concurrency", "0", db, db},
 		{"parity", "--concurrency", "-3", db, db},
 		{"version", "extra"},
+		{"parity", db, "grpc://127.0.0.1:1"},
+		{"parity", "--left-kind", "oracle", db, db},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)

@@ -30,10 +30,15 @@ parsed).
 
 Each difference is a loss, or a known benign difference between the sqlite and
 the declarative config servers, named by its rule (see the "Rules seen"
-section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
-2 usage.`,
+section). Those rules apply only between a sqlite and a declarative config
+backend: between two sides of the same kind every difference is a loss. A
+live server's backend is not detectable, so a grpc:// side needs --left-kind or
+--right-kind (sqlite or declcfg). Besides the calls, the upgrade graph of every
+channel (entries, replaces, skips, skipRange) is compared directly; any graph
+difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
+1 a loss (or, with --strict, any difference), 2 usage.`,
 		Example: `  olmcat parity index.db ./catalog
-  olmcat parity index.db grpc://localhost:50051 -o json > parity.json
+  olmcat parity index.db grpc://localhost:50051 --right-kind declcfg -o json > parity.json
   olmcat parity ./old-catalog ./new-catalog --strict`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runParity(cmd, args, f) },
@@ -43,6 +48,8 @@ section). Exit status: 0 parity, 1 a loss (or, with --strict, any difference),
 	fl.BoolVar(&f.strict, "strict", false, "fail on benign differences too")
 	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output")
 	fl.IntVar(&f.concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
+	fl.StringVar(&f.kinds[0], "left-kind", "", "backend of a grpc:// left side: sqlite or declcfg (required for a live server; local sides are detected)")
+	fl.StringVar(&f.kinds[1], "right-kind", "", "backend of a grpc:// right side: sqlite or declcfg (required for a live server; local sides are detected)")
 	fl.StringVar(&f.reportHTML, "report-html", "", "also write the result as one self-contained HTML page (per-RPC table, differences grouped by rule) to `FILE`")
 	fl.BoolVar(&f.force, "force", false, "replace an existing --report-html file")
 	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
@@ -60,6 +67,26 @@ type parityFlags struct {
 	imgFlags    *imageFlags
 	reportHTML  string
 	force       bool
+	kinds       [2]string // --left-kind, --right-kind
+}
+
+// sideKinds checks --left-kind and --right-kind: each is sqlite, declcfg
+// or empty, and a grpc:// side must have one (the rules that explain
+// sqlite vs declarative config differences apply only between those two).
+func (f *parityFlags) sideKinds(args []string) ([2]source.Kind, error) {
+	var out [2]source.Kind
+	for i, flag := range []string{"--left-kind", "--right-kind"} {
+		k := source.Kind(f.kinds[i])
+		if k != "" && k != source.KindSQLite && k != source.KindDeclcfg {
+			return out, fmt.Errorf("%s %q: want %s or %s", flag, k, source.KindSQLite, source.KindDeclcfg)
+		}
+		if in, err := source.Detect(args[i]); err == nil && in.Kind == source.KindGRPC && k == "" {
+			return out, fmt.Errorf("%s is a live server: pass %s %s or %s %s (the sqlite vs declarative config rules apply only between those two backends)",
+				args[i], flag, source.KindSQLite, flag, source.KindDeclcfg)
+		}
+		out[i] = k
+	}
+	return out, nil
 }
 
 // runParity checks the two sides and prints the result.
@@ -72,6 +99,10 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	}
 	if f.maxDiffs < 0 {
 		return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", f.maxDiffs))
+	}
+	kinds, err := f.sideKinds(args)
+	if err != nil {
+		return usageError(err)
 	}
 	if f.reportHTML != "" {
 		var local []string
@@ -86,7 +117,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	prog := &parityProgress{w: stderr}
-	opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(f.concurrency)}
+	opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1])}
 	sides := [2]string{args[0], args[1]}
 	for i, ref := range args {
 		// An input Detect rejects is reported by Check.

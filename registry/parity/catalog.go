@@ -57,7 +57,7 @@ type sideIndex struct {
 // catalog is the union of both sides, and each side's index.
 type catalog struct {
 	canon canonCache
-	kinds [2]source.Kind
+	kinds [2]source.Kind // backends: source.KindSQLite or source.KindDeclcfg
 	sides [2]*sideIndex
 }
 
@@ -82,14 +82,10 @@ func (s *sideIndex) addBundle(b *api.Bundle) {
 	}
 }
 
-// canBeSQLite and canBeFBC tell which backend a side may be; a live
-// server's backend is unknown.
-func (c *catalog) canBeSQLite(s int) bool {
-	return c.kinds[s] == source.KindSQLite || c.kinds[s] == source.KindGRPC
-}
-func (c *catalog) canBeFBC(s int) bool {
-	return c.kinds[s] == source.KindDeclcfg || c.kinds[s] == source.KindGRPC
-}
+// canBeSQLite and canBeFBC tell which backend a side is (kinds holds
+// backends: a live server's is given by the caller).
+func (c *catalog) canBeSQLite(s int) bool { return c.kinds[s] == source.KindSQLite }
+func (c *catalog) canBeFBC(s int) bool    { return c.kinds[s] == source.KindDeclcfg }
 
 // asym reports whether side s may be the sqlite server and the other side
 // the declarative config server: only then do the backend-asymmetry rules

@@ -197,8 +197,8 @@ func TestCompareRules(t *testing.T) {
 			want: []string{RuleFieldDiffers.Name},
 		},
 		{
-			name: "a live server may be either backend",
-			left: source.KindDeclcfg, right: source.KindGRPC,
+			name: "the sqlite backend on the right (a live server named sqlite)",
+			left: source.KindDeclcfg, right: source.KindSQLite,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),

@@ -27,6 +27,16 @@ type Option func(*options)
 type options struct {
 	concurrency int
 	progress    Progress
+	kinds       [2]source.Kind
+}
+
+// WithKinds names the backend of each side: source.KindSQLite (a legacy
+// sqlite server) or source.KindDeclcfg (a declarative config server).
+// A grpc:// side must be named, since the rules that explain differences
+// between the sqlite and the declarative config servers apply only
+// between those two; a local side is detected, and "" keeps that.
+func WithKinds(left, right source.Kind) Option {
+	return func(o *options) { o.kinds = [2]source.Kind{left, right} }
 }
 
 // WithConcurrency sets how many calls (each made on both sides) run at
@@ -71,7 +81,11 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	res, err := run(ctx, sides, o)
+	backends, err := backendKinds(sides, o.kinds)
+	if err != nil {
+		return nil, err
+	}
+	res, err := run(ctx, sides, backends, o)
 	if err != nil {
 		return nil, err
 	}
@@ -84,19 +98,43 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 	return res, nil
 }
 
+// backendKinds returns the backend of each side: the detected kind of a
+// local side, the given kind of a live server.
+func backendKinds(sides [2]*side, given [2]source.Kind) ([2]source.Kind, error) {
+	var out [2]source.Kind
+	for i, s := range sides {
+		g := given[i]
+		if g != "" && g != source.KindSQLite && g != source.KindDeclcfg {
+			return out, fmt.Errorf("side %s: kind %q: want %s or %s", s.ref, g, source.KindSQLite, source.KindDeclcfg)
+		}
+		switch {
+		case s.kind != source.KindGRPC:
+			if g != "" && g != s.kind {
+				return out, fmt.Errorf("side %s is a %s catalog, not %s", s.ref, s.kind, g)
+			}
+			out[i] = s.kind
+		case g == "":
+			return out, fmt.Errorf("side %s is a live server: name its backend kind (%s or %s; olmcat parity --left-kind/--right-kind), since the sqlite vs declarative config rules apply only between those two", s.ref, source.KindSQLite, source.KindDeclcfg)
+		default:
+			out[i] = g
+		}
+	}
+	return out, nil
+}
+
 // run makes every call on both sides and collects the result: first
 // what the catalogs contain (the lists and every package), from which the
 // other calls are derived, then those calls, compared as they come.
-func run(ctx context.Context, sides [2]*side, o options) (*Result, error) {
+func run(ctx context.Context, sides [2]*side, backends [2]source.Kind, o options) (*Result, error) {
 	r := &checkRun{
 		sides: sides,
 		cat: &catalog{
-			kinds: [2]source.Kind{sides[0].kind, sides[1].kind},
+			kinds: backends,
 			sides: [2]*sideIndex{newSideIndex(), newSideIndex()},
 		},
 		res: &Result{
-			Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind},
-			Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind},
+			Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind, Backend: backends[0]},
+			Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind, Backend: backends[1]},
 		},
 		stats: map[string]*RPCStats{},
 	}
@@ -107,6 +145,7 @@ func run(ctx context.Context, sides [2]*side, o options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.res.Graph, r.res.GraphChannels = compareGraphs(r.cat)
 	calls := r.cat.calls()
 	if o.progress != nil {
 		o.progress.Start(len(first.calls) + len(calls))

@@ -272,14 +272,15 @@ func TestGRPCSide(t *testing.T) {
 	}()
 
 	ref := "grpc://" + lis.Addr().String()
-	res, err := Check(ctx, fixtureDB("small-fbb"), ref)
+	res, err := Check(ctx, fixtureDB("small-fbb"), ref, WithKinds("", source.KindDeclcfg))
 	require.NoError(t, err)
 	assert.Equal(t, source.KindGRPC, res.Right.Kind)
+	assert.Equal(t, source.KindDeclcfg, res.Right.Backend)
 	assert.Empty(t, keys(res.Losses()))
 	assert.True(t, rulesOf(res.Diffs)[RulePluralSQLiteOnly.Name])
 
 	// The same catalog on both ends of the wire is identical.
-	res, err = Check(ctx, fixtureOPM("small-fbb"), ref)
+	res, err = Check(ctx, fixtureOPM("small-fbb"), ref, WithKinds("", source.KindDeclcfg))
 	require.NoError(t, err)
 	assert.Empty(t, res.Diffs)
 }
@@ -297,7 +298,7 @@ func TestBadSides(t *testing.T) {
 	require.NoError(t, err)
 	addr := lis.Addr().String()
 	require.NoError(t, lis.Close())
-	_, err = Check(ctx, fixtureDB("small-fbb"), "grpc://"+addr)
+	_, err = Check(ctx, fixtureDB("small-fbb"), "grpc://"+addr, WithKinds("", source.KindDeclcfg))
 	assert.Error(t, err)
 }
 

@@ -63,6 +63,8 @@ type RPCStats struct {
 type SideInfo struct {
 	Ref  string      `json:"ref"`
 	Kind source.Kind `json:"kind"`
+	// Backend is the server behind the side: sqlite or declcfg.
+	Backend source.Kind `json:"backend"`
 }
 
 // Result is the outcome of Check.
@@ -79,6 +81,12 @@ type Result struct {
 	Diffs []Diff `json:"diffs"`
 	// RulesSeen counts the differences per rule name.
 	RulesSeen map[string]int `json:"rulesSeen"`
+	// Graph holds the differences of the upgrade graphs, compared
+	// directly per channel (entries, replaces, skips, skipRange) from
+	// both sides' ListBundles; every one is a loss, whatever the per-RPC
+	// rules say. GraphChannels counts the channels compared.
+	Graph         []GraphDiff `json:"graph"`
+	GraphChannels int         `json:"graphChannels"`
 }
 
 // Losses returns the loss differences.
@@ -100,7 +108,7 @@ func (r *Result) filter(c Class) []Diff {
 // OK reports whether the check passed: no loss, and with strict no
 // difference at all.
 func (r *Result) OK(strict bool) bool {
-	if r.LossCalls > 0 {
+	if r.LossCalls > 0 || len(r.Graph) > 0 {
 		return false
 	}
 	return !strict || r.BenignCalls == 0
@@ -118,6 +126,9 @@ func (r *Result) Err(strict bool) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "parity %s vs %s: %d %s in %d call(s)", r.Left.Ref, r.Right.Ref, len(failing), what, calls)
+	if len(r.Graph) > 0 {
+		fmt.Fprintf(&b, ", %d upgrade graph difference(s) (first: %s)", len(r.Graph), r.Graph[0])
+	}
 	for i, d := range failing {
 		if i == 3 {
 			fmt.Fprintf(&b, "; ...")
@@ -162,6 +173,15 @@ func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
 		}
 	}
 
+	fmt.Fprintf(w, "\nUpgrade graphs: %d channel(s) compared, %d difference(s)\n", r.GraphChannels, len(r.Graph))
+	for i, g := range r.Graph {
+		if i == max(maxDiffs, 1) {
+			fmt.Fprintf(w, "  ... %d more (-o json has them all)\n", len(r.Graph)-i)
+			break
+		}
+		fmt.Fprintf(w, "  LOSS   %s\n", g)
+	}
+
 	if len(r.RulesSeen) > 0 {
 		fmt.Fprintf(w, "\nRules seen:\n")
 		for _, rule := range Rules {
@@ -173,8 +193,8 @@ func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
 
 	fmt.Fprintln(w)
 	switch {
-	case r.LossCalls > 0:
-		fmt.Fprintf(w, "LOSS: %d of %d calls lost data\n", r.LossCalls, r.Calls)
+	case r.LossCalls > 0 || len(r.Graph) > 0:
+		fmt.Fprintf(w, "LOSS: %d of %d calls lost data; %d upgrade graph difference(s)\n", r.LossCalls, r.Calls, len(r.Graph))
 	case strict && r.BenignCalls > 0:
 		fmt.Fprintf(w, "DIFFERENT (strict): %d of %d calls differ (all benign)\n", r.BenignCalls, r.Calls)
 	case r.BenignCalls > 0:

@@ -12,51 +12,53 @@ const (
 	Loss Class = "loss"
 )
 
-// Rule names one kind of difference. Benign rules cite the registry gRPC
-// reference (docs: registry-grpc-api.md) section that documents them.
+// Rule names one kind of difference. Its explanation says, on its own,
+// why the two servers differ there.
 type Rule struct {
 	Name        string `json:"name"`
 	Class       Class  `json:"class"`
 	Explanation string `json:"explanation"`
 }
 
-// Benign rules: asymmetries of the two upstream servers (§4, §5, §6, §9 of
-// the reference) and of the migration, found in the fixtures' COMPARE.txt.
+// Benign rules: asymmetries between the upstream sqlite server and the
+// declarative config server, and of the migration, found by comparing the
+// real servers' answers on the fixtures. They apply only when one side is
+// the sqlite backend and the other the declarative config backend.
 var (
 	RulePluralSQLiteOnly = Rule{"plural-sqlite-only", Benign,
-		"§4.3: the sqlite server fills GroupVersionKind.plural from its api table in the GetBundle family; the declarative config server never sets it"}
+		"the sqlite server fills GroupVersionKind.plural from its api table in the GetBundle family; the declarative config server never sets it"}
 	RuleDeprecationFBCOnly = Rule{"deprecation-fbc-only", Benign,
-		"§4.2/§4.3/§4.10: deprecation messages come from olm.deprecations blobs, which only the declarative config server has"}
+		"deprecation messages come from olm.deprecations blobs, which only the declarative config server has"}
 	RuleGetBundleForChannelShape = Rule{"get-bundle-for-channel-shape", Benign,
-		"§4.4: the sqlite GetBundleForChannel returns only csvName and csvJson (trimmed on purpose, operator-registry#769); the declarative config server returns the full bundle"}
+		"the sqlite GetBundleForChannel returns only csvName and csvJson (trimmed on purpose, operator-registry#769); the declarative config server returns the full bundle"}
 	RuleRequiredPropertiesFBCOnly = Rule{"required-properties-fbc-only", Benign,
-		"§5/§4.11: olm.gvk.required and olm.package.required properties exist only on the declarative config side; the sqlite side carries the same requirement as an olm.gvk/olm.package dependency"}
+		"olm.gvk.required and olm.package.required properties exist only on the declarative config side; the sqlite side carries the same requirement as an olm.gvk/olm.package dependency"}
 	RuleLabelConstraintAsProperty = Rule{"label-constraint-dependency-as-property", Benign,
-		"§5/§4.11: olm.label and olm.constraint dependencies are kept as olm.label.required/olm.constraint properties by the migration; the declarative config server derives dependencies only from gvk and package requirements"}
+		"olm.label and olm.constraint dependencies are kept as olm.label.required/olm.constraint properties by the migration; the declarative config server derives dependencies only from gvk and package requirements"}
 	RulePackagePropertySynthesized = Rule{"olm-package-property-synthesized", Benign,
-		"§5: the migration adds an olm.package property (name and version of the bundle) to bundles whose sqlite rows had none"}
+		"the migration adds an olm.package property (name and version of the bundle) to bundles whose sqlite rows had none"}
 	RuleDeprecatedPropertyAsDeprecation = Rule{"deprecated-property-as-deprecation", Benign,
-		"§4.12/§5: the sqlite olm.deprecated property became an olm.deprecations entry, served as the bundle's deprecation field"}
+		"the sqlite olm.deprecated property became an olm.deprecations entry, served as the bundle's deprecation field"}
 	RuleLatestProviderHeadVsNearest = Rule{"latest-provider-head-vs-nearest", Benign,
-		"§4.8/§4.9: sqlite reports the provider nearest the channel head (one row per channel); the declarative config server looks only at channel heads and adds an entry per head skip present in the channel"}
+		"sqlite reports the provider nearest the channel head (one row per channel); the declarative config server looks only at channel heads and adds an entry per head skip present in the channel"}
 	RuleDefaultProviderChoice = Rule{"default-provider-choice", Benign,
-		"§4.9: both servers returned a provider from a default channel but chose different ones (sqlite takes the first GROUP BY row, the declarative config server the first package by name)"}
+		"both servers returned a provider from a default channel but chose different ones (sqlite takes the first GROUP BY row, the declarative config server the first package by name)"}
 	RuleReplaceEntrySkipReplaces = Rule{"replace-entry-skip-replaces", Benign,
-		"§4.5: for an entry that only skips the name, sqlite sets replaces to the queried name, the declarative config server to the bundle's own replaces"}
+		"for an entry that only skips the name, sqlite sets replaces to the queried name, the declarative config server to the bundle's own replaces"}
 	RuleProvideEntrySkipEdges = Rule{"provide-entry-skip-edges", Benign,
-		"§4.7/§3: provider entries come from sqlite's synthesized skip edges and dummy skip entries versus the declarative config entries' skips; same bundles, different edge rows"}
+		"provider entries come from sqlite's synthesized skip edges and dummy skip entries versus the declarative config entries' skips; same bundles, different edge rows"}
 	RuleBundleThatReplacesChoice = Rule{"bundle-that-replaces-choice", Benign,
-		"§4.6: several bundles replace or skip the name in that channel; either server may return any of them"}
+		"several bundles replace or skip the name in that channel; either server may return any of them"}
 	RuleErrorText = Rule{"error-text", Benign,
-		"§4.13: both servers answered with an error; the messages differ in wording only"}
+		"both servers answered with an error; the messages differ in wording only"}
 	RuleListBundlesManifests = Rule{"list-bundles-manifests", Benign,
-		"§4.10: ListBundles strips csvJson/object at stream time by different rules per backend; GetBundle carries the manifests and is compared separately"}
+		"ListBundles strips csvJson/object at stream time by different rules per backend; GetBundle carries the manifests and is compared separately"}
 	RuleListBundlesEdgeKind = Rule{"list-bundles-edge-kind", Benign,
-		"§4.10: sqlite ListBundles derives replaces/skips from channel_entry depths (a channel without an entry at the global minimum depth reports every edge as a skip); the same edges are served"}
+		"sqlite ListBundles derives replaces/skips from channel_entry depths (a channel without an entry at the global minimum depth reports every edge as a skip); the same edges are served"}
 	RuleCSVMetadataManifests = Rule{"csv-metadata-manifests", Benign,
-		"§4.11/§5: the bundle-object-to-csv-metadata migration level replaced the manifests of an image bundle by olm.csv.metadata; the server synthesizes a CSV from it and serves no other object (OLM installs image bundles from the image)"}
+		"the bundle-object-to-csv-metadata migration level replaced the manifests of an image bundle by olm.csv.metadata; the server synthesizes a CSV from it and serves no other object (OLM installs image bundles from the image)"}
 	RuleDeprecatedBundleDropped = Rule{"olm-deprecated-bundle-dropped", Benign,
-		"§5 step 3: the migration dropped a bundle carrying olm.deprecated that the sqlite server still served (OLM never installs it; olm-docs#274)"}
+		"the migration dropped a bundle carrying olm.deprecated that the sqlite server still served (OLM never installs it; olm-docs#274)"}
 )
 
 // Loss rules: anything not covered by a benign rule.
