@@ -15,8 +15,13 @@ RACE_PKGS ?= ./registry/...
 all: build
 
 # A static binary: the unpack Job runs it inside bundle images (no libc).
+# The version and commit are stamped with -X so that `olmcat version` knows
+# them even where the toolchain records no VCS information
+# (GOFLAGS=-buildvcs=false, a source tarball).
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/olmcat
+	CGO_ENABLED=0 $(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/olmcat
 
 # Static olmcat binaries per platform, the entrypoints of the images
 # olmcat build makes (olmcat build --binary linux/arm64=bin/olmcat-linux-arm64).
