@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -94,7 +95,14 @@ func run(argv []string, list bool, timeout time.Duration) error {
 
 func measure(pid int, addr string, start time.Time, list bool, timeout time.Duration, exited <-chan error) (result, error) {
 	var r result
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// gRPC's default reconnect backoff starts at one second: the first
+	// attempts fail while the server starts, and the backoff, not the
+	// server, would be measured.
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 5 * time.Millisecond, Multiplier: 1.1, MaxDelay: 20 * time.Millisecond},
+			MinConnectTimeout: time.Second,
+		}))
 	if err != nil {
 		return r, err
 	}
