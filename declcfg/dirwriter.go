@@ -50,6 +50,7 @@ type writeOptions struct {
 	force  bool
 	onPkg  func(pkg string)
 	inputs []string
+	onGone func(dir string)
 }
 
 // WithLayout selects the directory layout (default LayoutOPM).
@@ -67,6 +68,13 @@ func WithForce(force bool) WriteOption { return func(o *writeOptions) { o.force 
 // resolved), so that replacing it can never delete or change an input.
 func WithInputs(paths ...string) WriteOption {
 	return func(o *writeOptions) { o.inputs = append(o.inputs, paths...) }
+}
+
+// WithOnAbandonedRemoved calls fn with each temporary directory of an
+// earlier, killed run for the same output that NewDirWriter removed (see
+// DirWriter.RemovedAbandoned), e.g. to tell the user.
+func WithOnAbandonedRemoved(fn func(dir string)) WriteOption {
+	return func(o *writeOptions) { o.onGone = fn }
 }
 
 // WithOnPackageWritten calls fn after each package is written, e.g. to
@@ -129,6 +137,11 @@ func NewDirWriter(outDir string, opts ...WriteOption) (*DirWriter, error) {
 	removed, err := removeAbandonedTemps(parent, out)
 	if err != nil {
 		return nil, err
+	}
+	if o.onGone != nil {
+		for _, dir := range removed {
+			o.onGone(dir)
+		}
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("create parent of output directory %s: %w", out, err)

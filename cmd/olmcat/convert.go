@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/spf13/cobra"
 )
@@ -45,7 +48,7 @@ The input is never modified.`,
 			bar := newProgress(cmd.ErrOrStderr(), len(pkgs), "convert", quiet)
 			defer bar.Done()
 			err = declcfg.WriteDir(cfg, out,
-				declcfg.WithInputs(in), declcfg.WithLayout(l), declcfg.WithFormat(f), declcfg.WithForce(force),
+				declcfg.WithInputs(in), declcfg.WithOnAbandonedRemoved(abandonedRemoved(cmd.ErrOrStderr())), declcfg.WithLayout(l), declcfg.WithFormat(f), declcfg.WithForce(force),
 				declcfg.WithOnPackageWritten(func(string) { bar.Add(1) }))
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
@@ -58,4 +61,12 @@ The input is never modified.`,
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty output directory")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	return cmd
+}
+
+// abandonedRemoved tells the user about a temporary directory of a killed
+// run that a writer removed.
+func abandonedRemoved(w io.Writer) func(dir string) {
+	return func(dir string) {
+		fmt.Fprintf(w, "removed abandoned temporary directory %s (left by an earlier run that was killed)\n", dir)
+	}
 }

@@ -153,15 +153,7 @@ func TestWritersNeverTouchInputs(t *testing.T) {
 // the same output removes the abandoned temporary directory and says so.
 func TestKilledMigrationTempDirIsCleaned(t *testing.T) {
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "index.db")
-	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 1200)))
-	outParent := filepath.Join(dir, "out")
-	require.NoError(t, os.Mkdir(outParent, 0o755))
-	out := filepath.Join(outParent, "catalog")
-
-	cmd := exec.Command(bin, "migrate", "--no-deprecation-warning", "-o", "yaml", db, out)
-	require.NoError(t, cmd.Start())
+	cmd, _, outParent, out := startLargeMigration(t, bin)
 	abandoned := waitForTempDir(t, outParent)
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
@@ -170,7 +162,7 @@ func TestKilledMigrationTempDirIsCleaned(t *testing.T) {
 	// A second run to the same output while one is still running must not
 	// touch the running one's directory; a run after the kill removes it.
 	small := filepath.Join(legacyFixtures, "small-fbb", "index.db")
-	report := filepath.Join(dir, "report.json")
+	report := filepath.Join(t.TempDir(), "report.json")
 	stderr, code := runBinary(t, bin, "migrate", "--no-deprecation-warning", "--report", report, small, out)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "removed abandoned temporary directory "+abandoned)
@@ -188,15 +180,7 @@ func TestKilledMigrationTempDirIsCleaned(t *testing.T) {
 // migration that is still running is not taken for an abandoned one.
 func TestRunningMigrationTempDirIsKept(t *testing.T) {
 	bin := buildBinary(t)
-	dir := t.TempDir()
-	db := filepath.Join(dir, "index.db")
-	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 1200)))
-	outParent := filepath.Join(dir, "out")
-	require.NoError(t, os.Mkdir(outParent, 0o755))
-	out := filepath.Join(outParent, "catalog")
-
-	cmd := exec.Command(bin, "migrate", "--no-deprecation-warning", "-o", "yaml", db, out)
-	require.NoError(t, cmd.Start())
+	cmd, _, outParent, out := startLargeMigration(t, bin)
 	running := waitForTempDir(t, outParent)
 	small := filepath.Join(legacyFixtures, "small-fbb", "index.db")
 	stderr, _ := runBinary(t, bin, "migrate", "--no-deprecation-warning", small, out)
@@ -204,6 +188,24 @@ func TestRunningMigrationTempDirIsKept(t *testing.T) {
 	assert.NotContains(t, stderr, running)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	_ = cmd.Wait()
+}
+
+// startLargeMigration starts bin migrating a generated 1,200-bundle
+// database to <outParent>/catalog (long enough to be caught writing) and
+// returns the running command, its stderr, outParent and the output path.
+func startLargeMigration(t *testing.T, bin string) (*exec.Cmd, *bytes.Buffer, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "index.db")
+	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 1200)))
+	outParent := filepath.Join(dir, "out")
+	require.NoError(t, os.Mkdir(outParent, 0o755))
+	out := filepath.Join(outParent, "catalog")
+	cmd := exec.Command(bin, "migrate", "-o", "yaml", db, out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	return cmd, &stderr, outParent, out
 }
 
 // waitForTempDir waits until parent holds a temporary directory with

@@ -57,7 +57,8 @@ func writeImageConfigs(cmd *cobra.Command, ref, dir, outDir string, f *migrateFl
 	if _, err := declcfg.ConvertToModel(cfg); err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("image %s: %w", ref, err)}
 	}
-	if err := declcfg.WriteDir(cfg, outDir, declcfg.WithLayout(layout), declcfg.WithFormat(format), declcfg.WithForce(f.force)); err != nil {
+	if err := declcfg.WriteDir(cfg, outDir, declcfg.WithLayout(layout), declcfg.WithFormat(format), declcfg.WithForce(f.force),
+		declcfg.WithOnAbandonedRemoved(abandonedRemoved(cmd.ErrOrStderr()))); err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote the declarative configs of %s to %s: %d packages, %d channels, %d bundles\n",

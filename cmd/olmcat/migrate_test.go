@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,39 +108,11 @@ func TestRenderSQLite(t *testing.T) {
 // sends SIGINT while it writes and checks that neither the output nor a
 // temporary directory is left behind.
 func TestMigrateInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and a large database")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "olmcat")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(t, build.Run())
-	db := filepath.Join(dir, "index.db")
-	require.NoError(t, dbbuild.Build(context.Background(), db, dbbuild.MaxLevel, manyBundles(t, 1200)))
-
-	outParent := filepath.Join(dir, "out")
-	require.NoError(t, os.Mkdir(outParent, 0o755))
-	out := filepath.Join(outParent, "catalog")
-	cmd := exec.Command(bin, "migrate", "--no-deprecation-warning", "-o", "yaml", db, out)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-
+	bin := buildBinary(t)
+	cmd, stderr, outParent, _ := startLargeMigration(t, bin)
 	// Interrupt as soon as the temporary directory has files in it.
-	deadline := time.Now().Add(30 * time.Second)
-	interrupted := false
-	for time.Now().Before(deadline) && !interrupted {
-		ents, _ := os.ReadDir(outParent)
-		for _, e := range ents {
-			if sub, _ := os.ReadDir(filepath.Join(outParent, e.Name())); strings.Contains(e.Name(), ".tmp-") && len(sub) > 0 {
-				require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-				interrupted = true
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	require.True(t, interrupted, "the migration never started writing")
+	waitForTempDir(t, outParent)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "the interrupted migration must fail; stderr: %s", stderr.String())
