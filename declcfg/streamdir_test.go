@@ -93,7 +93,7 @@ func TestWriteDirStreamSameBytesAsLoadAndWrite(t *testing.T) {
 	}
 }
 
-func TestWriteDirStreamFailsLikeLoadFSBeforeWriting(t *testing.T) {
+func TestWriteDirStreamFailsLikeLoadDirBeforeWriting(t *testing.T) {
 	dir := mixedCatalog(t)
 	// Two bad files: the first in file order is the one reported.
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "c", "bad.json"), []byte(`{"schema":"olm.bundle","package":"alpha","name":`), 0o644))

@@ -176,7 +176,7 @@ func scanPackages(r *os.Root, rel string) ([]string, error) {
 var errBlobFound = errors.New("blob found")
 
 // LoadBlob decodes blob #index (0-based, as in Origin) of the catalog
-// file rel (slash-separated, relative to root) exactly as LoadFS decodes
+// file rel (slash-separated, relative to root) exactly as LoadDir decodes
 // it, refs resolved; the blobs before it are only framed, not decoded.
 func LoadBlob(ctx context.Context, root, rel string, index int) (*DeclarativeConfig, error) {
 	r, err := openRoot(root)
@@ -212,7 +212,7 @@ func LoadBlob(ctx context.Context, root, rel string, index int) (*DeclarativeCon
 }
 
 // DecodeBlob decodes blob, read from position index of the catalog file
-// rel (slash-separated, relative to root), exactly as LoadFS decodes it,
+// rel (slash-separated, relative to root), exactly as LoadDir decodes it,
 // refs resolved against rel's directory.
 func DecodeBlob(root, rel string, index int, blob []byte) (*DeclarativeConfig, error) {
 	r, err := openRoot(root)
