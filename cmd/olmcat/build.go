@@ -14,6 +14,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
@@ -113,6 +114,18 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 	opts, err := f.buildOptions()
 	if err != nil {
 		return usageError(err)
+	}
+	if f.ociLayout != "" {
+		// The layout is written there: never into the catalog or a binary.
+		inputs := []string{dir}
+		for _, b := range f.binaries {
+			if _, file, ok := strings.Cut(b, "="); ok {
+				inputs = append(inputs, file)
+			}
+		}
+		if err := pathcheck.Separate("OCI layout directory", f.ociLayout, inputs...); err != nil {
+			return err
+		}
 	}
 	regOpts, err := f.registry.options()
 	if err != nil {

@@ -113,6 +113,9 @@ func TestWritersNeverTouchInputs(t *testing.T) {
 		{"serve --cache-dir inside the catalog", func(work, r, db, link, catalog, existing string) []string {
 			return []string{"serve", "-p", "0", "--cache-dir", filepath.Join(catalog, "cache"), catalog}
 		}},
+		{"build --oci-layout inside the catalog", func(work, r, db, link, catalog, existing string) []string {
+			return []string{"build", "--push=false", "--oci-layout", filepath.Join(catalog, "oci"), catalog, "registry.example.com/ns/catalog:v1"}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			work := t.TempDir()
@@ -130,7 +133,7 @@ func TestWritersNeverTouchInputs(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Join(existing, "old"), 0o755))
 
 			args := tc.args(work, r, db, link, catalog, existing)
-			if args[0] != "convert" {
+			if args[0] != "convert" && args[0] != "build" {
 				args = append(args, "--no-deprecation-warning")
 			}
 			stderr, code := runBinary(t, bin, args...)
