@@ -16,8 +16,9 @@ import (
 
 // HealthChecker is implemented by Queriers whose data can go bad under a
 // running server (a sqlite file rewritten in place). While Healthy
-// returns an error, health reports NOT_SERVING instead of letting clients
-// read a changed or malformed file.
+// returns an error, health reports NOT_SERVING and api.Registry calls
+// fail with code Unavailable instead of answering from a changed or
+// malformed file. It is called once per call, so it must be cheap.
 type HealthChecker interface {
 	Healthy() error
 }
@@ -51,17 +52,35 @@ var errLoading = status.Error(codes.Unavailable, "the catalog is still loading; 
 // registryPrefix is the full method prefix of api.Registry.
 const registryPrefix = "/api.Registry/"
 
-// gate refuses api.Registry calls until h is ready; health and reflection
-// always answer.
+// unavailable returns the error for an api.Registry call that must not be
+// answered now: the catalog is still loading, or the Querier is unhealthy
+// (its file changed under it: answers would be wrong or malformed).
+func (h *Health) unavailable(method string) error {
+	if !strings.HasPrefix(method, registryPrefix) {
+		return nil // health and reflection always answer
+	}
+	p := h.q.Load()
+	if p == nil {
+		return errLoading
+	}
+	if hc, ok := (*p).(HealthChecker); ok {
+		if err := hc.Healthy(); err != nil {
+			return status.Error(codes.Unavailable, err.Error())
+		}
+	}
+	return nil
+}
+
+// gate refuses api.Registry calls while h.unavailable says so.
 func gate(h *Health) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-			if h.q.Load() == nil && strings.HasPrefix(info.FullMethod, registryPrefix) {
-				return nil, errLoading
+			if err := h.unavailable(info.FullMethod); err != nil {
+				return nil, err
 			}
 			return handler(ctx, req)
 		}, func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-			if h.q.Load() == nil && strings.HasPrefix(info.FullMethod, registryPrefix) {
-				return errLoading
+			if err := h.unavailable(info.FullMethod); err != nil {
+				return err
 			}
 			return handler(srv, ss)
 		}

@@ -87,13 +87,17 @@ func TestSQLiteRewrittenUnderServerIsNotServing(t *testing.T) {
 	q, err := legacyquery.New(context.Background(), db)
 	require.NoError(t, err)
 	defer q.Close()
-	h := healthgrpc.NewHealthClient(serve(t, q))
+	conn := serve(t, q)
+	h := healthgrpc.NewHealthClient(conn)
+	c := api.NewRegistryClient(conn)
 	check := func() healthgrpc.HealthCheckResponse_ServingStatus {
 		resp, err := h.Check(context.Background(), &healthgrpc.HealthCheckRequest{})
 		require.NoError(t, err)
 		return resp.GetStatus()
 	}
 	require.Equal(t, healthgrpc.HealthCheckResponse_SERVING, check())
+	_, err = c.GetPackage(context.Background(), &api.GetPackageRequest{Name: "foo"})
+	require.NoError(t, err)
 
 	// Same inode, new bytes (what cp onto the file does).
 	time.Sleep(10 * time.Millisecond)
@@ -103,4 +107,6 @@ func TestSQLiteRewrittenUnderServerIsNotServing(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 	assert.Equal(t, healthgrpc.HealthCheckResponse_NOT_SERVING, check())
+	_, err = c.GetPackage(context.Background(), &api.GetPackageRequest{Name: "foo"})
+	assert.Equal(t, codes.Unavailable, status.Code(err), "no answer from a changed file: %v", err)
 }
