@@ -142,18 +142,9 @@ func TestMessagesSayThingsOnce(t *testing.T) {
 // TestServeLogCountsBundles: the load log line counts bundles, not
 // channel memberships (small-fbb has 10 bundles in 14 channel entries).
 func TestServeLogCountsBundles(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr lockedBuffer
-	cmd := newRootCmd()
-	cmd.SetErr(&stderr)
-	cmd.SetArgs([]string{"serve", "-p", "0", filepath.Join(legacyFixtures, "small-fbb", "opm-migrate")})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	require.Eventually(t, func() bool { return servingOn.MatchString(stderr.String()) }, time.Minute, 10*time.Millisecond)
-	cancel()
-	<-done
-	assert.Contains(t, stderr.String(), "bundles=10 ")
+	s := startServe(t, filepath.Join(legacyFixtures, "small-fbb", "opm-migrate"))
+	require.NoError(t, s.stop(t))
+	assert.Contains(t, s.stderr.String(), "bundles=10 ")
 }
 
 // TestServeBusyPortFailsBeforeLoading: the port is bound before the

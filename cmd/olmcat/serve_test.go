@@ -7,11 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/operator-catalog/olmcat/image/imagetest"
@@ -60,43 +57,16 @@ func TestServeCommand(t *testing.T) {
 		{"declarative config image", append([]string{fbcImage}, imgFlags...), false, "info"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var stderr lockedBuffer
-			cmd := newRootCmd()
-			cmd.SetErr(&stderr)
-			cmd.SetArgs(append([]string{"serve", "-p", "0", "--log-level", tc.logLevel}, tc.args...))
-			done := make(chan error, 1)
-			go func() { done <- cmd.ExecuteContext(ctx) }()
-
-			var addr string
-			require.Eventually(t, func() bool {
-				m := servingOn.FindStringSubmatch(stderr.String())
-				if m != nil {
-					addr = m[1]
-				}
-				return m != nil
-			}, 30*time.Second, 10*time.Millisecond, "no 'serving on' log line: %s", stderr.String())
-			addr = strings.Replace(addr, "[::]", "127.0.0.1", 1)
-
-			conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-			require.NoError(t, err)
-			defer conn.Close()
-			h, err := healthgrpc.NewHealthClient(conn).Check(ctx, &healthgrpc.HealthCheckRequest{})
+			ctx := context.Background()
+			s := startServe(t, append([]string{"--log-level", tc.logLevel}, tc.args...)...)
+			h, err := healthgrpc.NewHealthClient(s.conn).Check(ctx, &healthgrpc.HealthCheckRequest{})
 			require.NoError(t, err)
 			require.Equal(t, healthgrpc.HealthCheckResponse_SERVING, h.GetStatus())
-			p, err := api.NewRegistryClient(conn).GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
+			p, err := api.NewRegistryClient(s.conn).GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
 			require.NoError(t, err)
 			require.Equal(t, "beta", p.GetDefaultChannelName())
-
-			cancel()
-			select {
-			case err := <-done:
-				require.NoError(t, err)
-			case <-time.After(30 * time.Second):
-				t.Fatal("serve did not stop after its context was cancelled")
-			}
-			out := stderr.String()
+			require.NoError(t, s.stop(t))
+			out := s.stderr.String()
 			require.Equal(t, tc.warning, strings.Contains(out, "legacy sqlite index"), out)
 			require.Contains(t, out, "method=/api.Registry/GetPackage")
 		})

@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -76,26 +74,8 @@ func TestSymlinkedDirectories(t *testing.T) {
 // servedPackages serves dir and returns ListPackages' answer, sorted.
 func servedPackages(t *testing.T, dir string) []string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr lockedBuffer
-	cmd := newRootCmd()
-	cmd.SetErr(&stderr)
-	cmd.SetArgs([]string{"serve", "-p", "0", dir})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	var addr string
-	require.Eventually(t, func() bool {
-		m := servingOn.FindStringSubmatch(stderr.String())
-		if m != nil {
-			addr = strings.Replace(m[1], "[::]", "127.0.0.1", 1)
-		}
-		return m != nil
-	}, time.Minute, 10*time.Millisecond, stderr.String())
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	require.NoError(t, err)
-	defer conn.Close()
-	stream, err := api.NewRegistryClient(conn).ListPackages(ctx, &api.ListPackageRequest{})
+	s := startServe(t, dir)
+	stream, err := api.NewRegistryClient(s.conn).ListPackages(context.Background(), &api.ListPackageRequest{})
 	require.NoError(t, err)
 	var names []string
 	for {
@@ -105,8 +85,7 @@ func servedPackages(t *testing.T, dir string) []string {
 		}
 		names = append(names, p.GetName())
 	}
-	cancel()
-	<-done
+	require.NoError(t, s.stop(t))
 	sort.Strings(names)
 	return names
 }
