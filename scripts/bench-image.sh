@@ -18,4 +18,4 @@ if [ ! -f "$DB" ]; then
 	scripts/gen-bench-db.sh "$DB"
 fi
 OLMCAT_BENCH_DB=$(realpath "$DB") go test -run '^$' -bench '^BenchmarkMigrateImage$' \
-	-benchtime 1x -count "$COUNT" -timeout 60m ./image
+	-benchtime "${COUNT}x" -timeout 60m ./image
