@@ -66,6 +66,18 @@ type blobGroup struct {
 // name (entries by name), olm.bundle by name, others by schema,
 // olm.deprecations; blobs without a package come last.
 func forEachBlob(cfg *DeclarativeConfig, fn func(v any) error) error {
+	groups, names := groupBlobs(cfg)
+	for _, n := range names {
+		if err := groups[n].each(cfg, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupBlobs groups cfg's blobs by package; names are the packages in
+// order, "" (blobs of no package) last.
+func groupBlobs(cfg *DeclarativeConfig) (map[string]*blobGroup, []string) {
 	groups := map[string]*blobGroup{}
 	group := func(name string) *blobGroup {
 		g := groups[name]
@@ -105,46 +117,50 @@ func forEachBlob(cfg *DeclarativeConfig, fn func(v any) error) error {
 	if _, ok := groups[""]; ok {
 		names = append(names, "")
 	}
-	for _, n := range names {
-		g := groups[n]
-		for _, i := range g.packages {
-			if err := fn(&cfg.Packages[i]); err != nil {
-				return err
-			}
+	return groups, names
+}
+
+// each calls fn with the group's blobs in opm's order: the package,
+// channels by name (entries sorted), bundles by name, others by schema,
+// deprecations.
+func (g *blobGroup) each(cfg *DeclarativeConfig, fn func(v any) error) error {
+	for _, i := range g.packages {
+		if err := fn(&cfg.Packages[i]); err != nil {
+			return err
 		}
-		sort.SliceStable(g.channels, func(a, b int) bool {
-			return cfg.Channels[g.channels[a]].Name < cfg.Channels[g.channels[b]].Name
-		})
-		for _, i := range g.channels {
-			c := cfg.Channels[i]
-			if !slices.IsSortedFunc(c.Entries, func(a, b ChannelEntry) int { return cmp.Compare(a.Name, b.Name) }) {
-				c.Entries = slices.Clone(c.Entries)
-				sortEntries(c.Entries)
-			}
-			if err := fn(&c); err != nil {
-				return err
-			}
+	}
+	sort.SliceStable(g.channels, func(a, b int) bool {
+		return cfg.Channels[g.channels[a]].Name < cfg.Channels[g.channels[b]].Name
+	})
+	for _, i := range g.channels {
+		c := cfg.Channels[i]
+		if !slices.IsSortedFunc(c.Entries, func(a, b ChannelEntry) int { return cmp.Compare(a.Name, b.Name) }) {
+			c.Entries = slices.Clone(c.Entries)
+			sortEntries(c.Entries)
 		}
-		sort.SliceStable(g.bundles, func(a, b int) bool {
-			return cfg.Bundles[g.bundles[a]].Name < cfg.Bundles[g.bundles[b]].Name
-		})
-		for _, i := range g.bundles {
-			if err := fn(&cfg.Bundles[i]); err != nil {
-				return err
-			}
+		if err := fn(&c); err != nil {
+			return err
 		}
-		sort.SliceStable(g.others, func(a, b int) bool {
-			return cfg.Others[g.others[a]].Schema < cfg.Others[g.others[b]].Schema
-		})
-		for _, i := range g.others {
-			if err := fn(cfg.Others[i]); err != nil {
-				return err
-			}
+	}
+	sort.SliceStable(g.bundles, func(a, b int) bool {
+		return cfg.Bundles[g.bundles[a]].Name < cfg.Bundles[g.bundles[b]].Name
+	})
+	for _, i := range g.bundles {
+		if err := fn(&cfg.Bundles[i]); err != nil {
+			return err
 		}
-		for _, i := range g.deprecations {
-			if err := fn(&cfg.Deprecations[i]); err != nil {
-				return err
-			}
+	}
+	sort.SliceStable(g.others, func(a, b int) bool {
+		return cfg.Others[g.others[a]].Schema < cfg.Others[g.others[b]].Schema
+	})
+	for _, i := range g.others {
+		if err := fn(cfg.Others[i]); err != nil {
+			return err
+		}
+	}
+	for _, i := range g.deprecations {
+		if err := fn(&cfg.Deprecations[i]); err != nil {
+			return err
 		}
 	}
 	return nil
