@@ -15,13 +15,7 @@ import (
 )
 
 func newServeCmd() *cobra.Command {
-	var (
-		port      int
-		cacheDir  string
-		noWarning bool
-		logLevel  string
-		imgFlags  *imageFlags
-	)
+	f := &serveFlags{}
 	cmd := &cobra.Command{
 		Use:   "serve <dir|index.db|image>",
 		Short: "Serve a catalog with the operator-registry gRPC API",
@@ -45,62 +39,73 @@ SIGINT/SIGTERM stop the server gracefully.`,
   olmcat serve ./catalog --cache-dir /var/cache/olmcat
   grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
 		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", logLevel))
-			}
-			if port < 0 || port > 65535 {
-				return usageError(fmt.Errorf("--port %d: want 0..65535", port))
-			}
-			stderr := cmd.ErrOrStderr()
-			logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-			path := args[0]
-			ctx := cmd.Context()
-			if cacheDir != "" {
-				// The snapshot is written there: never into the catalog.
-				if err := pathcheck.Separate("cache directory", cacheDir, path); err != nil {
-					return err
-				}
-			}
-			in, err := source.Detect(path)
-			if err != nil {
-				return fmt.Errorf("open catalog: %w", err)
-			}
-			in, unpacked, err := imgFlags.localInput(ctx, in, false, stderr)
-			if err != nil {
-				return err
-			}
-			defer unpacked.Close()
-			if err := refuseBundle(unpacked, "serve"); err != nil {
-				return err
-			}
-			if in.Kind == source.KindSQLite && !noWarning {
-				warnDeprecated(ctx, stderr, path, in.Ref)
-			}
-
-			// The port is bound before the catalog is loaded: a busy port
-			// fails at once, and health reports NOT_SERVING while loading.
-			lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(port)))
-			if err != nil {
-				return fmt.Errorf("listen on port %d: %w", port, err)
-			}
-			addr := lis.Addr().String()
-			logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
-			load := func(ctx context.Context) (registry.Querier, error) {
-				return source.OpenInput(ctx, in, source.WithCacheDir(cacheDir), source.WithLogger(logger))
-			}
-			ready := func(registry.Querier) {
-				logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
-			}
-			return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, args[0], f) },
 	}
-	f := cmd.Flags()
-	f.IntVarP(&port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
-	f.StringVar(&cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
-	f.BoolVar(&noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
-	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	imgFlags = addImageFlags(f, true)
+	fl := cmd.Flags()
+	fl.IntVarP(&f.port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
+	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
+	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.imgFlags = addImageFlags(fl, true)
 	return cmd
+}
+
+// serveFlags are the flags of olmcat serve.
+type serveFlags struct {
+	port      int
+	cacheDir  string
+	noWarning bool
+	logLevel  string
+	imgFlags  *imageFlags
+}
+
+// runServe serves the catalog at path until the command's context ends.
+func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
+	}
+	if f.port < 0 || f.port > 65535 {
+		return usageError(fmt.Errorf("--port %d: want 0..65535", f.port))
+	}
+	stderr := cmd.ErrOrStderr()
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ctx := cmd.Context()
+	if f.cacheDir != "" {
+		// The snapshot is written there: never into the catalog.
+		if err := pathcheck.Separate("cache directory", f.cacheDir, path); err != nil {
+			return err
+		}
+	}
+	in, err := source.Detect(path)
+	if err != nil {
+		return fmt.Errorf("open catalog: %w", err)
+	}
+	in, unpacked, err := f.imgFlags.localInput(ctx, in, false, stderr)
+	if err != nil {
+		return err
+	}
+	defer unpacked.Close()
+	if err := refuseBundle(unpacked, "serve"); err != nil {
+		return err
+	}
+	if in.Kind == source.KindSQLite && !f.noWarning {
+		warnDeprecated(ctx, stderr, path, in.Ref)
+	}
+
+	// The f.port is bound before the catalog is loaded: a busy f.port
+	// fails at once, and health reports NOT_SERVING while loading.
+	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(f.port)))
+	if err != nil {
+		return fmt.Errorf("listen on port %d: %w", f.port, err)
+	}
+	addr := lis.Addr().String()
+	logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
+	load := func(ctx context.Context) (registry.Querier, error) {
+		return source.OpenInput(ctx, in, source.WithCacheDir(f.cacheDir), source.WithLogger(logger))
+	}
+	ready := func(registry.Querier) {
+		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
+	}
+	return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))
 }
