@@ -225,7 +225,13 @@ func (c *catalog) calls() []call {
 		}
 	}
 
-	// Not-found probes: error versus answer must agree.
+	return append(out, probes(chs)...)
+}
+
+// probes are the not-found calls, whose error versus answer must agree:
+// unknown package, channel and bundle, also inside the first of chs.
+func probes(chs []ckey) []call {
+	var out []call
 	out = append(out,
 		call{rpc: RPCGetBundle, pkg: probePackage, channel: probeChannel, name: probeBundle, probe: true},
 		call{rpc: RPCGetBundleForChannel, pkg: probePackage, channel: probeChannel, probe: true},

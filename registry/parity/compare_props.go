@@ -98,28 +98,21 @@ func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 	c := &d.cat.canon
 	props := [2]map[typed]bool{typedSet(c, l.GetProperties()), typedSet(c, r.GetProperties())}
 	deps := [2]map[typed]bool{typedSet(c, l.GetDependencies()), typedSet(c, r.GetDependencies())}
-	hasType := func(m map[typed]bool, typ string) bool {
-		for t := range m {
-			if t.typ == typ {
-				return true
-			}
-		}
-		return false
-	}
+	d.properties(path, bundles, props, deps)
+	d.dependencies(path, props, deps)
+}
 
-	// Properties on one side only.
-	var only [2][]typed
-	for s := range 2 {
-		for _, p := range sortedKeys(props[s], typedLess) {
-			if !props[1-s][p] {
-				only[s] = append(only[s], p)
-			}
-		}
-	}
+// properties compares the properties on one side only: those a benign
+// rule explains are reported under it, the rest paired as differing or
+// missing.
+func (d *differ) properties(path string, bundles [2]*api.Bundle, props, deps [2]map[typed]bool) {
 	var unexplained [2][]typed
 	for s := range 2 {
 		o := 1 - s
-		for _, p := range only[s] {
+		for _, p := range sortedKeys(props[s], typedLess) {
+			if props[o][p] {
+				continue
+			}
 			rule, ok := Rule{}, false
 			switch p.typ {
 			case typeGVKRequired:
@@ -150,8 +143,11 @@ func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 		}
 	}
 	d.pairTyped(path+".properties", unexplained, RulePropertyDiffers, RulePropertyMissing)
+}
 
-	// Dependencies on one side only.
+// dependencies compares the dependencies on one side only; a label or
+// constraint kept as a property on the other side is benign.
+func (d *differ) dependencies(path string, props, deps [2]map[typed]bool) {
 	var depOnly [2][]typed
 	for s := range 2 {
 		o := 1 - s
@@ -175,6 +171,16 @@ func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 		}
 	}
 	d.pairTyped(path+".dependencies", depOnly, RuleDependencyMissing, RuleDependencyMissing)
+}
+
+// hasType reports whether m holds a value of type typ.
+func hasType(m map[typed]bool, typ string) bool {
+	for t := range m {
+		if t.typ == typ {
+			return true
+		}
+	}
+	return false
 }
 
 // pairTyped reports unexplained one-sided values: a value of the same type
