@@ -24,15 +24,22 @@ func ReadHead(obj []byte) Head {
 	if h, ok := plainHead(obj); ok {
 		return h
 	}
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(obj, &head)
-	return Head{APIVersion: head.APIVersion, Kind: head.Kind, Name: head.Metadata.Name}
+	var doc headDoc
+	_ = json.Unmarshal(obj, &doc)
+	return doc.head()
+}
+
+// headDoc is the JSON shape of a Head.
+type headDoc struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+}
+
+func (d headDoc) head() Head {
+	return Head{APIVersion: d.APIVersion, Kind: d.Kind, Name: d.Metadata.Name}
 }
 
 var (

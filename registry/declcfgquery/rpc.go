@@ -119,24 +119,23 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 // provides the GVK, an entry for its replaces edge and one per other skip
 // (whether or not the skipped bundle is in the channel).
 func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := slices.Clone(q.providers[manifest.GVK{Group: group, Version: version, Kind: kind}])
-	if len(out) == 0 {
-		return nil, errNoProviders(group, version, kind)
-	}
-	return out, nil
+	return providerEntries(ctx, q.providers, group, version, kind)
 }
 
 // GetLatestChannelEntriesThatProvide looks only at channel heads: for each
 // head that provides the GVK, an entry for its replaces edge and one per
 // other skip that is a member of the channel.
 func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
+	return providerEntries(ctx, q.latest, group, version, kind)
+}
+
+// providerEntries is a copy of the index entries of the GVK, the
+// not-found error when there are none.
+func providerEntries(ctx context.Context, index map[manifest.GVK][]*api.ChannelEntry, group, version, kind string) ([]*api.ChannelEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := slices.Clone(q.latest[manifest.GVK{Group: group, Version: version, Kind: kind}])
+	out := slices.Clone(index[manifest.GVK{Group: group, Version: version, Kind: kind}])
 	if len(out) == 0 {
 		return nil, errNoProviders(group, version, kind)
 	}
