@@ -56,14 +56,14 @@ func (c *layerCache) blobPath(h v1.Hash) string {
 // call once the stream was read to its end: on a cache miss it drains the
 // download, checks its digest and moves it into the cache. Cache hits
 // make no request.
-func (c *layerCache) openLayer(l v1.Layer) (io.Reader, func() error, error) {
+func (c *layerCache) openLayer(l v1.Layer, p Progress) (io.Reader, func() error, error) {
 	d, err := l.Digest()
 	if err != nil {
 		return nil, nil, fmt.Errorf("layer digest: %w", err)
 	}
 	if c != nil {
 		if f, err := os.Open(c.blobPath(d)); err == nil {
-			r, err := decompress(f)
+			r, err := decompress(counting(f, p))
 			if err != nil {
 				f.Close()
 				return nil, nil, fmt.Errorf("cached layer %s: %w", d, err)
@@ -76,7 +76,7 @@ func (c *layerCache) openLayer(l v1.Layer) (io.Reader, func() error, error) {
 		return nil, nil, fmt.Errorf("fetch layer %s: %w", d, err)
 	}
 	if c == nil {
-		r, err := decompress(rc)
+		r, err := decompress(counting(rc, p))
 		if err != nil {
 			rc.Close()
 			return nil, nil, fmt.Errorf("layer %s: %w", d, err)
@@ -89,7 +89,7 @@ func (c *layerCache) openLayer(l v1.Layer) (io.Reader, func() error, error) {
 		return nil, nil, fmt.Errorf("layer cache: %w", err)
 	}
 	tee := io.TeeReader(rc, tmp)
-	r, err := decompress(io.NopCloser(tee))
+	r, err := decompress(counting(io.NopCloser(tee), p))
 	if err != nil {
 		rc.Close()
 		tmp.Close()
@@ -133,4 +133,34 @@ func decompress(rc io.ReadCloser) (io.Reader, error) {
 		return zr.IOReadCloser(), nil
 	}
 	return br, nil
+}
+
+// Progress is told how many compressed layer bytes an extraction reads
+// (from the registry or the cache).
+type Progress interface {
+	// Start gives the total: the sum of the layers' sizes.
+	Start(total int64)
+	// Add reports n more bytes read.
+	Add(n int64)
+	// Done ends the extraction.
+	Done()
+}
+
+type countingReader struct {
+	io.ReadCloser
+	p Progress
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.ReadCloser.Read(b)
+	c.p.Add(int64(n))
+	return n, err
+}
+
+// counting reports what rc reads to p (rc itself when p is nil).
+func counting(rc io.ReadCloser, p Progress) io.ReadCloser {
+	if p == nil {
+		return rc
+	}
+	return countingReader{rc, p}
 }

@@ -28,6 +28,7 @@ type options struct {
 	source        Source
 	userAgent     string
 	preferSQLite  bool
+	progress      Progress
 	tempDir       string
 }
 
@@ -66,6 +67,9 @@ func WithKeychain(k authn.Keychain) Option { return func(o *options) { o.keychai
 // WithSource chooses which catalog of an image carrying both a database
 // and a configs label is read (default SourceAuto: see FindCatalog).
 func WithSource(s Source) Option { return func(o *options) { o.source = s } }
+
+// WithProgress reports the layer bytes extractions read to p.
+func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
 
 // WithUserAgent sets the User-Agent sent to registries.
 func WithUserAgent(ua string) Option { return func(o *options) { o.userAgent = ua } }

@@ -117,6 +117,16 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 			return err
 		}
 	}
+	if prog := p.opts.progress; prog != nil {
+		var total int64
+		for _, l := range layers {
+			if n, err := l.Size(); err == nil {
+				total += n
+			}
+		}
+		prog.Start(total)
+		defer prog.Done()
+	}
 	f := newFlattener(root, wanted)
 	for i := len(layers) - 1; i >= 0; i-- {
 		if err := ctx.Err(); err != nil {
@@ -124,7 +134,7 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 		}
 		d, _ := layers[i].Digest()
 		desc := fmt.Sprintf("%d (%s) of %s", i+1, d, p.Ref)
-		r, finish, err := cache.openLayer(layers[i])
+		r, finish, err := cache.openLayer(layers[i], p.opts.progress)
 		if err != nil {
 			return fmt.Errorf("image %s: %w", p.Ref, err)
 		}

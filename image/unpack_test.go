@@ -198,12 +198,21 @@ func TestUnpackLayerCache(t *testing.T) {
 	l2 := imagetest.Layer(t, E{Name: "configs/b.json", Body: `{"schema":"olm.package","name":"b"}`})
 	ref := reg.Push(t, "cached:v1", imagetest.Image(t, configsLabels, nil, l1, l2))
 	cache := t.TempDir()
+	var want int64
+	for _, l := range []v1.Layer{l1, l2} {
+		n, _ := l.Size()
+		want += n
+	}
 	for run := 1; run <= 2; run++ {
-		u, err := image.Unpack(context.Background(), ref, unpackOpts(t, t.TempDir(), image.WithCacheDir(cache))...)
+		prog := &countProgress{}
+		u, err := image.Unpack(context.Background(), ref, unpackOpts(t, t.TempDir(), image.WithCacheDir(cache), image.WithProgress(prog))...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		u.Close()
+		if prog.total != want || prog.read != want || !prog.done {
+			t.Errorf("run %d: progress total %d read %d done %v, want %d bytes", run, prog.total, prog.read, prog.done, want)
+		}
 	}
 	for _, l := range []v1.Layer{l1, l2} {
 		d, _ := l.Digest()
@@ -241,3 +250,12 @@ func TestUnpackSymlinkChainStaysInside(t *testing.T) {
 		t.Errorf("x resolves to %s, want %s", real, filepath.Join(rootReal, "a"))
 	}
 }
+
+type countProgress struct {
+	total, read int64
+	done        bool
+}
+
+func (p *countProgress) Start(total int64) { p.total = total }
+func (p *countProgress) Add(n int64)       { p.read += n }
+func (p *countProgress) Done()             { p.done = true }

@@ -104,7 +104,8 @@ func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLi
 	if err != nil {
 		return source.Input{}, nil, usageError(err)
 	}
-	u, err := image.Unpack(ctx, in.Image, append(opts, image.WithPreferSQLite(preferSQLite))...)
+	opts = append(opts, image.WithPreferSQLite(preferSQLite), image.WithProgress(&pullProgress{w: stderr, desc: "pulling " + in.Image}))
+	u, err := image.Unpack(ctx, in.Image, opts...)
 	if err != nil {
 		return source.Input{}, nil, &exitError{code: exitInvalid, err: err}
 	}
@@ -125,3 +126,15 @@ func refuseBundle(u *image.Unpacked, verb string) error {
 	return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle image (label %s), not a catalog; olmcat render %s prints its olm.bundle blob",
 		verb, u.Pulled.Ref, image.LabelBundlePackage, u.Pulled.Ref)}
 }
+
+// pullProgress shows the layer bytes an image extraction reads as a
+// progress bar (on a terminal only, see newProgress).
+type pullProgress struct {
+	w    io.Writer
+	desc string
+	bar  *progress
+}
+
+func (p *pullProgress) Start(total int64) { p.bar = newProgress(p.w, int(total), p.desc, false) }
+func (p *pullProgress) Add(n int64)       { p.bar.Add(int(n)) }
+func (p *pullProgress) Done()             { p.bar.Done() }
