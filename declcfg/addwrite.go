@@ -9,48 +9,82 @@ import (
 	"strings"
 )
 
-// ReplacePackage writes package pkg of cfg (a catalog loaded from
-// catalogDir and changed in memory, AddBundle) back into catalogDir: the
+// ReplacePackages writes the packages pkgs of cfg (a catalog loaded from
+// catalogDir and changed in memory, AddBundle) back into catalogDir: each
 // package's folder is written anew, in the layout and format its files
 // had (a new package follows the catalog's other packages; opm's layout
-// in JSON when there are none), beside the catalog, then swapped in by
-// rename. Nothing else in catalogDir is touched. A package whose blobs
-// share files or a folder with other packages is refused: only
-// one-folder-per-package catalogs (opm and objects layouts) are edited.
-func ReplacePackage(catalogDir string, cfg *DeclarativeConfig, pkg string) error {
-	groups := SplitByPackage(cfg)
-	pc := groups[pkg]
-	if pc == nil {
-		return fmt.Errorf("replace package %s: not in the catalog", pkg)
-	}
-	top, err := packageFolder(pc, groups, pkg)
-	if err != nil {
-		return err
-	}
-	layout, format := folderLayout(catalogDir, top)
+// in JSON when there are none), beside the catalog; once every one is
+// written they are swapped in by rename (a failed swap puts back the
+// folders already swapped). Nothing else in catalogDir is touched. A
+// package whose blobs share files or a folder with other packages is
+// refused: only one-folder-per-package catalogs (opm and objects
+// layouts) are edited.
+func ReplacePackages(catalogDir string, cfg *DeclarativeConfig, pkgs []string) error {
 	work, err := os.MkdirTemp(filepath.Dir(filepath.Clean(catalogDir)), ".olmcat-add-*")
 	if err != nil {
-		return fmt.Errorf("replace package %s: %w", pkg, err)
+		return fmt.Errorf("replace packages: %w", err)
 	}
 	defer os.RemoveAll(work)
-	out := filepath.Join(work, "out")
-	if err := WriteDir(pc, out, WithLayout(layout), WithFormat(format)); err != nil {
-		return fmt.Errorf("replace package %s: %w", pkg, err)
-	}
-	written := filepath.Join(out, safePathElement(pkg))
-	if top == "" {
-		top = safePathElement(pkg)
-	}
-	dest := filepath.Join(catalogDir, filepath.FromSlash(top))
-	backup := filepath.Join(work, "old")
-	if err := os.Rename(dest, backup); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("replace package %s: %w", pkg, err)
-	}
-	if err := os.Rename(written, dest); err != nil {
-		if rerr := os.Rename(backup, dest); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-			return fmt.Errorf("replace package %s: %w (and restoring %s failed: %v)", pkg, err, dest, rerr)
+	groups := SplitByPackage(cfg)
+	var swaps []folderSwap
+	for i, pkg := range pkgs {
+		pc := groups[pkg]
+		if pc == nil {
+			return fmt.Errorf("replace package %s: not in the catalog", pkg)
 		}
-		return fmt.Errorf("replace package %s: %w", pkg, err)
+		top, err := packageFolder(pc, groups, pkg)
+		if err != nil {
+			return err
+		}
+		layout, format := folderLayout(catalogDir, top)
+		out := filepath.Join(work, fmt.Sprintf("out-%d", i))
+		if err := WriteDir(pc, out, WithLayout(layout), WithFormat(format)); err != nil {
+			return fmt.Errorf("replace package %s: %w", pkg, err)
+		}
+		if top == "" {
+			top = safePathElement(pkg)
+		}
+		swaps = append(swaps, folderSwap{
+			written: filepath.Join(out, safePathElement(pkg)),
+			dest:    filepath.Join(catalogDir, filepath.FromSlash(top)),
+			backup:  filepath.Join(work, fmt.Sprintf("old-%d", i)),
+		})
+	}
+	for i, sw := range swaps {
+		if err := sw.swap(); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				err = errors.Join(err, swaps[j].undo())
+			}
+			return fmt.Errorf("replace packages: %w", err)
+		}
+	}
+	return nil
+}
+
+// folderSwap replaces dest by written, keeping the old dest at backup.
+type folderSwap struct{ written, dest, backup string }
+
+func (s folderSwap) swap() error {
+	if err := os.Rename(s.dest, s.backup); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Rename(s.written, s.dest); err != nil {
+		return errors.Join(err, s.restore())
+	}
+	return nil
+}
+
+// undo puts the old folder back after a later swap failed.
+func (s folderSwap) undo() error {
+	if err := os.RemoveAll(s.dest); err != nil {
+		return err
+	}
+	return s.restore()
+}
+
+func (s folderSwap) restore() error {
+	if err := os.Rename(s.backup, s.dest); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("restoring %s: %w", s.dest, err)
 	}
 	return nil
 }

@@ -30,7 +30,8 @@ olm.skipRange of its CSV, and its olm.bundle blob joins its package.
 
 The whole result must pass validate, or nothing is written. Each changed
 package folder is written anew (in its layout and format) beside the
-catalog and swapped in by rename; nothing else is touched. Catalogs whose
+catalog, and only once all are written are they swapped in by rename;
+nothing else is touched. Catalogs whose
 packages share files or folders are refused.`,
 		Example: `  olmcat add ./catalog registry.example.com/ns/etcd-bundle:v0.9.4
   olmcat add ./catalog ./bundles/etcd.0.9.4 ./bundles/etcd.0.9.5`,
@@ -99,10 +100,8 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 		pkgs = append(pkgs, p)
 	}
 	sort.Strings(pkgs)
-	for _, p := range pkgs {
-		if err := declcfg.ReplacePackage(dir, cfg, p); err != nil {
-			return &exitError{code: exitInvalid, err: err}
-		}
+	if err := declcfg.ReplacePackages(dir, cfg, pkgs); err != nil {
+		return &exitError{code: exitInvalid, err: err}
 	}
 	fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", len(bundles), dir, pkgs)
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -106,4 +107,21 @@ func TestAddObjectsLayout(t *testing.T) {
 	require.DirExists(t, filepath.Join(cat, "etcd", "objects"))
 	_, stderr, code = runCLI(t, "validate", cat)
 	require.Equal(t, 0, code, stderr)
+}
+
+// TestAddWritesAllOrNothing: when one of the changed packages cannot be
+// written back (its blobs sit in a file at the catalog root), no package
+// is written, not even the one that could be.
+func TestAddWritesAllOrNothing(t *testing.T) {
+	_, flags := imageTestEnv(t)
+	cat := filepath.Join(t.TempDir(), "catalog")
+	copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate", cat)
+	require.NoError(t, os.WriteFile(filepath.Join(cat, "etcd.json"), []byte(`{"schema":"olm.package","name":"etcd","defaultChannel":"stable"}`), 0o644))
+	before := snapshotTree(t, cat)
+	_, stderr, code := runCLI(t, append([]string{"add", cat,
+		filepath.Join(fixtureBundles, "community/couchdb-operator/1.4.2"),
+		filepath.Join(fixtureBundles, "opm-bundles/etcd.0.9.0")}, flags...)...)
+	require.Equal(t, exitInvalid, code)
+	require.Contains(t, stderr, "package etcd has blobs in etcd.json at the catalog root")
+	require.Equal(t, before, snapshotTree(t, cat))
 }
