@@ -2,7 +2,7 @@ package image
 
 import (
 	"bufio"
-	"compress/gzip"
+
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -119,6 +120,8 @@ func drainClose(rc io.ReadCloser) error {
 }
 
 // decompress sniffs gzip or zstd; anything else is read as a plain tar.
+// klauspost's gzip reader is used for its speed: layers of legacy
+// indexes are hundreds of megabytes.
 func decompress(rc io.ReadCloser) (io.Reader, error) {
 	br := bufio.NewReaderSize(rc, 64*1024)
 	magic, _ := br.Peek(4)
