@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -25,25 +26,32 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 		if !d.sch.col(table, "operatorbundle_path") || !d.sch.col(table, "operatorbundle_version") {
 			continue
 		}
-		q := fmt.Sprintf(`SELECT t.operatorbundle_name, CAST(t.operatorbundle_version AS TEXT), CAST(t.operatorbundle_path AS TEXT),
-			CAST(o.version AS TEXT), CAST(o.bundlepath AS TEXT), count(*)
-			FROM %s t JOIN operatorbundle o ON o.name = t.operatorbundle_name
-			WHERE t.operatorbundle_path IS NOT NULL
-			  AND (t.operatorbundle_path IS NOT o.bundlepath OR t.operatorbundle_version IS NOT o.version)
-			  AND t.operatorbundle_name IS NOT NULL
-			GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3`, table)
+		// The bundle's own key comes from d.rows (read from the covering
+		// index at Open), not from a join: reading operatorbundle's
+		// version and bundlepath through its table would walk the
+		// overflow pages of every csv and bundle value.
+		q := fmt.Sprintf(`SELECT operatorbundle_name, operatorbundle_version, operatorbundle_path,
+			CAST(operatorbundle_version AS TEXT), CAST(operatorbundle_path AS TEXT), count(*)
+			FROM %s WHERE operatorbundle_path IS NOT NULL AND operatorbundle_name IS NOT NULL
+			GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, table)
 		rows, err := d.db.QueryContext(ctx, q)
 		if err != nil {
 			return fmt.Errorf("check keys of table %s: %w", table, err)
 		}
 		for rows.Next() {
 			var name string
-			var ver, path, bver, bpath nullText
+			var rawVer, rawPath sql.NullString
+			var ver, path nullText
 			var n int
-			if err := rows.Scan(&name, &ver, &path, &bver, &bpath, &n); err != nil {
+			if err := rows.Scan(&name, &rawVer, &rawPath, &ver, &path, &n); err != nil {
 				rows.Close()
 				return fmt.Errorf("check keys of table %s: %w", table, err)
 			}
+			key, ok := d.rows[name]
+			if !ok || rawVer == key.version && rawPath == key.bundlePath {
+				continue // no bundle of that name, or attached by its key
+			}
+			bver, bpath := textOf(key.version), textOf(key.bundlePath)
 			var differ []string
 			if path != bpath {
 				differ = append(differ, fmt.Sprintf("bundlepath %s (the bundle's is %s)", path, bpath))
@@ -63,6 +71,17 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// textOf is v as nullText prints it.
+func textOf(v sql.NullString) nullText {
+	var t nullText
+	if v.Valid {
+		_ = t.Scan(v.String)
+	} else {
+		_ = t.Scan(nil)
+	}
+	return t
 }
 
 // nullText scans a nullable TEXT column; NULL reads as the word NULL, as
