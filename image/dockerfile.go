@@ -9,17 +9,16 @@ import (
 	"strings"
 )
 
-// OPMImage is the default base and builder image of opm generate
-// dockerfile; olmcat keeps it so generated Dockerfiles stay the same.
-const OPMImage = "quay.io/operator-framework/opm:latest"
-
 // DockerfileOptions are the choices of opm generate dockerfile.
 type DockerfileOptions struct {
-	// BaseImage is the final stage's image (default OPMImage); "scratch"
-	// makes a binary-less image served through OLM's extractContent.
+	// BaseImage is the final stage's image (required: olmcat names no
+	// registry, so the opm image a pipeline uses is always its own
+	// choice); "scratch" makes a binary-less image served through OLM's
+	// extractContent.
 	BaseImage string
-	// BuilderImage runs opm serve --cache-only (default OPMImage); it must
-	// contain /bin/opm, so scratch is refused.
+	// BuilderImage runs opm serve --cache-only; it must contain /bin/opm,
+	// so scratch is refused. Empty means BaseImage, which then may not be
+	// scratch.
 	BuilderImage string
 	// ExtraLabels are added sorted by key after the configs label.
 	ExtraLabels map[string]string
@@ -31,10 +30,10 @@ type DockerfileOptions struct {
 // cache and a final stage serving /configs with it.
 func Dockerfile(dirName string, o DockerfileOptions) (string, error) {
 	if o.BaseImage == "" {
-		o.BaseImage = OPMImage
+		return "", errors.New("no base image: name the opm image the catalog is served with")
 	}
 	if o.BuilderImage == "" {
-		o.BuilderImage = OPMImage
+		o.BuilderImage = o.BaseImage
 	}
 	if o.BuilderImage == "scratch" {
 		return "", fmt.Errorf("invalid builder image: %q", o.BuilderImage)

@@ -9,8 +9,12 @@ import (
 	"github.com/operator-catalog/olmcat/image"
 )
 
+// opmImage stands for the opm image a pipeline names (olmcat has no default).
+const opmImage = "registry.example.com/operator-framework/opm:latest"
+
 // TestWriteDockerfileMatchesOPM: the file opm generate dockerfile catalog
-// writes (testdata/catalog.Dockerfile, from the reference), byte for byte.
+// -i IMAGE -b IMAGE writes (testdata/catalog.Dockerfile, from the
+// reference), byte for byte.
 func TestWriteDockerfileMatchesOPM(t *testing.T) {
 	want, err := os.ReadFile("testdata/catalog.Dockerfile")
 	if err != nil {
@@ -21,7 +25,7 @@ func TestWriteDockerfileMatchesOPM(t *testing.T) {
 	if err := os.Mkdir(cat, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := image.WriteDockerfile(cat, image.DockerfileOptions{})
+	p, err := image.WriteDockerfile(cat, image.DockerfileOptions{BaseImage: opmImage})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +36,13 @@ func TestWriteDockerfileMatchesOPM(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if _, err := image.WriteDockerfile(cat, image.DockerfileOptions{}); err == nil || !strings.Contains(err.Error(), "file already exists") {
+	if _, err := image.WriteDockerfile(cat, image.DockerfileOptions{BaseImage: opmImage}); err == nil || !strings.Contains(err.Error(), "file already exists") {
 		t.Errorf("second write: %v", err)
 	}
-	if _, err := image.WriteDockerfile(filepath.Join(dir, "missing"), image.DockerfileOptions{}); err == nil || !strings.Contains(err.Error(), "no such file or directory") {
+	if _, err := image.WriteDockerfile(filepath.Join(dir, "missing"), image.DockerfileOptions{BaseImage: opmImage}); err == nil || !strings.Contains(err.Error(), "no such file or directory") {
 		t.Errorf("missing dir: %v", err)
 	}
-	if _, err := image.WriteDockerfile(p, image.DockerfileOptions{}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+	if _, err := image.WriteDockerfile(p, image.DockerfileOptions{BaseImage: opmImage}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("file: %v", err)
 	}
 }
@@ -57,14 +61,20 @@ func TestDockerfileOptions(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
-	scratch, err := image.Dockerfile("cat", image.DockerfileOptions{BaseImage: "scratch"})
+	scratch, err := image.Dockerfile("cat", image.DockerfileOptions{BaseImage: "scratch", BuilderImage: opmImage})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(scratch, "ENTRYPOINT") || !strings.Contains(scratch, "extractContent.catalogDir: /configs") {
 		t.Errorf("scratch variant:\n%s", scratch)
 	}
-	if _, err := image.Dockerfile("cat", image.DockerfileOptions{BuilderImage: "scratch"}); err == nil || err.Error() != `invalid builder image: "scratch"` {
+	if _, err := image.Dockerfile("cat", image.DockerfileOptions{BaseImage: opmImage, BuilderImage: "scratch"}); err == nil || err.Error() != `invalid builder image: "scratch"` {
 		t.Errorf("scratch builder: %v", err)
+	}
+	if _, err := image.Dockerfile("cat", image.DockerfileOptions{BaseImage: "scratch"}); err == nil || err.Error() != `invalid builder image: "scratch"` {
+		t.Errorf("scratch base without a builder: %v", err)
+	}
+	if _, err := image.Dockerfile("cat", image.DockerfileOptions{}); err == nil || !strings.Contains(err.Error(), "no base image") {
+		t.Errorf("no base image: %v", err)
 	}
 }

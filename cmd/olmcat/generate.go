@@ -37,11 +37,14 @@ serving /configs with it, labelled with the configs label. The build
 context is the directory's parent. An existing Dockerfile is never
 replaced. olmcat build makes a catalog image without any of this (no
 daemon, no opm image needed).`,
-		Example: `  olmcat generate dockerfile ./catalog
-  olmcat generate dockerfile ./catalog -i registry.example.com/opm:v1.73.0 -l org.opencontainers.image.source=https://example.com/catalog`,
+		Example: `  olmcat generate dockerfile ./catalog -i registry.example.com/operator-framework/opm:v1.73.0
+  olmcat generate dockerfile ./catalog -i scratch -b registry.example.com/operator-framework/opm:v1.73.0 -l org.opencontainers.image.source=https://example.com/catalog`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := image.DockerfileOptions{BaseImage: base, BuilderImage: builder, ExtraLabels: map[string]string{}}
+			if base == "" && binary == "" {
+				return usageError(errors.New("--base-image is required: the opm image your pipeline serves the catalog with (olmcat has no default image)"))
+			}
 			if binary != "" {
 				if cmd.Flags().Changed("base-image") {
 					return usageError(errors.New("--binary-image and --base-image are mutually exclusive"))
@@ -65,8 +68,8 @@ daemon, no opm image needed).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&base, "base-image", "i", image.OPMImage, "image of the final stage (scratch: no opm in the image, for OLM's extractContent)")
-	f.StringVarP(&builder, "builder-image", "b", image.OPMImage, "image that pre-builds the serve cache (must contain /bin/opm)")
+	f.StringVarP(&base, "base-image", "i", "", "image of the final stage, required (scratch: no opm in the image, for OLM's extractContent)")
+	f.StringVarP(&builder, "builder-image", "b", "", "image that pre-builds the serve cache (must contain /bin/opm; default: the base image)")
 	f.StringArrayVarP(&labels, "extra-labels", "l", nil, "extra `key=value` label (repeatable)")
 	f.StringVar(&binary, "binary-image", "", "deprecated: base and builder image at once")
 	_ = f.MarkDeprecated("binary-image", "use --base-image and --builder-image")

@@ -1,12 +1,12 @@
 # The builder image is expected to contain
 # /bin/opm (with serve subcommand)
-FROM quay.io/operator-framework/opm:latest as builder
+FROM registry.example.com/operator-framework/opm:latest as builder
 
 # Copy FBC root into image at /configs and pre-populate serve cache
 ADD catalog /configs
 RUN ["/bin/opm", "serve", "/configs", "--cache-dir=/tmp/cache", "--cache-only"]
 
-FROM quay.io/operator-framework/opm:latest
+FROM registry.example.com/operator-framework/opm:latest
 # The base image is expected to contain
 # /bin/opm (with serve subcommand) and /bin/grpc_health_probe
 
