@@ -216,7 +216,8 @@ func canonicalObject(data []byte) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// canonicalValue re-encodes a property value compact with sorted keys.
+// canonicalValue re-encodes a JSON value compact, with sorted keys, numbers
+// in their literal form and no HTML escaping.
 func canonicalValue(raw json.RawMessage) (json.RawMessage, error) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))

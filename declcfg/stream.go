@@ -153,19 +153,7 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if !bytes.Contains(js, []byte(`\u00`)) {
 		return js, nil // nothing was escaped
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSpace(buf.Bytes()), nil
+	return canonicalValue(js)
 }
 
 // safeYAMLToJSON is yaml.YAMLToJSON guarded against panics: the YAML
