@@ -17,71 +17,98 @@ import (
 // every channel has bundles, exactly one head, no cycle in its replaces
 // chain and no stranded bundle; every bundle has a name, exactly one
 // olm.package property, an image or objects, no empty skips and a
-// parseable skipRange. All problems are returned as a *ValidationError.
+// parseable skipRange. All problems are returned as a *ValidationError
+// whose Problems is the flat report and which unwraps to one *ModelError
+// per package with problems (package -> channel -> bundle).
 func (m *Model) Validate() error {
-	return problems(m.validate(true)).err()
+	return validationError(m.validate(true))
 }
 
-// validate runs the model rules. full adds the rules ConvertToModel
+// validate runs the model rules, one *ModelError per package with
+// problems, in package name order. full adds the rules ConvertToModel
 // already checks on the blobs (bundle rules, default channel presence), so
 // that a model built from another source is checked completely.
-func (m *Model) validate(full bool) problems {
-	var ps problems
+func (m *Model) validate(full bool) []error {
+	var errs []error
 	for _, pname := range sortedKeys(m.Packages) {
-		mp := m.Packages[pname]
-		if mp.Name == "" {
-			ps.add(mp.Origin, SchemaPackage, "", "", "package name must be set")
+		if err := m.Packages[pname].validate(pname, full); err != nil {
+			errs = append(errs, err)
 		}
-		if len(mp.Channels) == 0 {
-			ps.add(mp.Origin, SchemaPackage, pname, "", "package must have at least one channel")
-		}
-		if full {
-			switch {
-			case mp.DefaultChannel == nil:
-				ps.add(mp.Origin, SchemaPackage, pname, "", "default channel must be set")
-			case mp.Channels[mp.DefaultChannel.Name] != mp.DefaultChannel:
-				ps.add(mp.Origin, SchemaPackage, pname, "", "default channel %q not found in the package's channels", mp.DefaultChannel.Name)
-			}
-		}
+	}
+	return errs
+}
 
-		// One entry per bundle name, from the first channel (by name) that
-		// holds it, for the per-bundle rules.
-		unique := map[string]*ModelBundle{}
-		for _, cname := range sortedKeys(mp.Channels) {
-			mc := mp.Channels[cname]
-			if mc.Package != mp {
-				ps.add(mc.Origin, SchemaChannel, pname, cname, "channel is not linked to its package")
-			}
-			ps = append(ps, validateChannel(mc, pname, cname)...)
-			for _, bname := range sortedKeys(mc.Bundles) {
-				if _, ok := unique[bname]; !ok {
-					unique[bname] = mc.Bundles[bname]
-				}
-			}
-		}
+// validationError is the *ValidationError of nested model errors: the flat
+// report derived from them, and the errors themselves to unwrap to.
+func validationError(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: flattenErrors(errs), nested: errs}
+}
 
-		byVersion := map[string][]string{}
-		for _, bname := range sortedKeys(unique) {
-			b := unique[bname]
-			if full {
-				if b.Name == "" {
-					ps.add(b.Origin, SchemaBundle, pname, "", "bundle name must be set")
-				}
-				checkBundleRules(&ps, b.Origin, pname, bname, b.Image, b.Properties, len(b.Objects))
-			}
-			if b.Version.Equals(semver.Version{}) && !hasZeroVersion(b) {
-				continue // unparsed version: reported elsewhere
-			}
-			v := b.Version.String()
-			if r := releaseOf(b.Properties); r != "" {
-				v += " release " + r
-			}
-			byVersion[v] = append(byVersion[v], bname)
+// Validate checks the package, its channels and their bundles (see
+// Model.Validate). It returns nil or a *ModelError.
+func (mp *ModelPackage) Validate() error { return mp.validate(mp.Name, true) }
+
+// validate checks the package known as pname in its model.
+func (mp *ModelPackage) validate(pname string, full bool) error {
+	var ps problems
+	if mp.Name == "" {
+		ps.add(mp.Origin, SchemaPackage, "", "", "package name must be set")
+	}
+	if len(mp.Channels) == 0 {
+		ps.add(mp.Origin, SchemaPackage, pname, "", "package must have at least one channel")
+	}
+	if full {
+		switch {
+		case mp.DefaultChannel == nil:
+			ps.add(mp.Origin, SchemaPackage, pname, "", "default channel must be set")
+		case mp.Channels[mp.DefaultChannel.Name] != mp.DefaultChannel:
+			ps.add(mp.Origin, SchemaPackage, pname, "", "default channel %q not found in the package's channels", mp.DefaultChannel.Name)
 		}
-		for _, v := range sortedKeys(byVersion) {
-			if names := byVersion[v]; len(names) > 1 {
-				ps.add(mp.Origin, SchemaPackage, pname, "", "duplicate versions found in bundles: %s: %s", v, strings.Join(names, ", "))
+	}
+	errs := ps.errs()
+
+	// Each bundle's rules are checked once, under the first channel (by
+	// name) that holds it.
+	unique := map[string]*ModelBundle{}
+	for _, cname := range sortedKeys(mp.Channels) {
+		mc := mp.Channels[cname]
+		first := func(bname string, b *ModelBundle) bool {
+			if _, seen := unique[bname]; seen {
+				return false
 			}
+			unique[bname] = b
+			return true
+		}
+		if err := mc.validate(mp, pname, cname, full, first); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, duplicateVersions(mp, pname, unique).errs()...)
+	return modelError(SchemaPackage, pname, "", errs)
+}
+
+// duplicateVersions reports bundles of a package that share a version (and
+// release).
+func duplicateVersions(mp *ModelPackage, pname string, unique map[string]*ModelBundle) problems {
+	byVersion := map[string][]string{}
+	for _, bname := range sortedKeys(unique) {
+		b := unique[bname]
+		if b.Version.Equals(semver.Version{}) && !hasZeroVersion(b) {
+			continue // unparsed version: reported elsewhere
+		}
+		v := b.Version.String()
+		if r := releaseOf(b.Properties); r != "" {
+			v += " release " + r
+		}
+		byVersion[v] = append(byVersion[v], bname)
+	}
+	var ps problems
+	for _, v := range sortedKeys(byVersion) {
+		if names := byVersion[v]; len(names) > 1 {
+			ps.add(mp.Origin, SchemaPackage, pname, "", "duplicate versions found in bundles: %s: %s", v, strings.Join(names, ", "))
 		}
 	}
 	return ps
@@ -104,18 +131,32 @@ func hasZeroVersion(b *ModelBundle) bool {
 	return false
 }
 
-// validateChannel checks one channel's graph and edges.
-func validateChannel(mc *ModelChannel, pname, cname string) problems {
+// Validate checks the channel's graph and edges and every bundle in it
+// (see Model.Validate). It returns nil or a *ModelError.
+func (mc *ModelChannel) Validate() error {
+	pname := ""
+	if mc.Package != nil {
+		pname = mc.Package.Name
+	}
+	return mc.validate(mc.Package, pname, mc.Name, true, func(string, *ModelBundle) bool { return true })
+}
+
+// validate checks the channel known as cname in package pname (mp). check
+// says whether a bundle's own rules are checked here (full only).
+func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full bool, check func(string, *ModelBundle) bool) error {
 	var ps problems
 	add := func(format string, args ...any) {
 		ps.add(mc.Origin, SchemaChannel, pname, cname, format, args...)
+	}
+	if mc.Package != mp {
+		add("channel is not linked to its package")
 	}
 	if cname == "" {
 		add("channel name must be set")
 	}
 	if len(mc.Bundles) == 0 {
 		add("channel must contain at least one bundle")
-		return ps
+		return modelError(SchemaChannel, pname, cname, ps.errs())
 	}
 	for _, n := range sortedKeys(mc.Bundles) {
 		if b := mc.Bundles[n]; b.Channel != nil && b.Channel != mc {
@@ -127,7 +168,37 @@ func validateChannel(mc *ModelChannel, pname, cname string) problems {
 			add("%s", f.Message)
 		}
 	}
-	return ps
+	errs := ps.errs()
+	for _, bname := range sortedKeys(mc.Bundles) {
+		b := mc.Bundles[bname]
+		if !check(bname, b) || !full {
+			continue
+		}
+		if err := b.validate(pname, bname); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return modelError(SchemaChannel, pname, cname, errs)
+}
+
+// Validate checks the bundle's own rules: a name, exactly one olm.package
+// property, an image or objects. It returns nil or a *ModelError.
+func (b *ModelBundle) Validate() error {
+	pname := ""
+	if b.Package != nil {
+		pname = b.Package.Name
+	}
+	return b.validate(pname, b.Name)
+}
+
+// validate checks the bundle known as bname in package pname.
+func (b *ModelBundle) validate(pname, bname string) error {
+	var ps problems
+	if b.Name == "" {
+		ps.add(b.Origin, SchemaBundle, pname, "", "bundle name must be set")
+	}
+	checkBundleRules(&ps, b.Origin, pname, bname, b.Image, b.Properties, len(b.Objects))
+	return modelError(SchemaBundle, pname, bname, ps.errs())
 }
 
 // parallelFor calls fn(i) for every i in [0, n) on GOMAXPROCS goroutines.

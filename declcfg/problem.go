@@ -2,6 +2,7 @@ package declcfg
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -55,7 +56,16 @@ func (p Problem) String() string {
 // ValidationError lists every problem found in one validation run.
 type ValidationError struct {
 	Problems []Problem
+
+	// nested are the model-level errors (one *ModelError per package)
+	// Problems was partly derived from, for errors.Is and errors.As.
+	nested []error
 }
+
+// Unwrap returns the nested model-level errors: one *ModelError per
+// package whose model checks failed (blob-level problems found while
+// linking the model are only in Problems).
+func (e *ValidationError) Unwrap() []error { return e.nested }
 
 // Error lists all problems, one per line.
 func (e *ValidationError) Error() string {
@@ -79,11 +89,17 @@ func (ps *problems) add(o Origin, schema, pkg, name, format string, args ...any)
 	*ps = append(*ps, Problem{File: o.String(), Schema: schema, Package: pkg, Name: name, Message: fmt.Sprintf(format, args...), origin: o})
 }
 
-func (ps problems) err() error {
-	if len(ps) == 0 {
-		return nil
-	}
-	return &ValidationError{Problems: ps}
+// sortByOrigin orders the report by file and position, so that all
+// problems of a blob are together; the stable sort keeps the rule order
+// within a blob.
+func (ps problems) sortByOrigin() {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i].origin, ps[j].origin
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Index < b.Index
+	})
 }
 
 func originOrMemory(o Origin) string {

@@ -1,7 +1,6 @@
 package declcfg
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/blang/semver/v4"
@@ -10,7 +9,9 @@ import (
 
 // ConvertToModel validates cfg and links it into a Model. It checks every
 // blob and the graph of every channel and reports all problems at once as
-// a *ValidationError; the Model is returned only when there is none.
+// a *ValidationError; the Model is returned only when there is none. The
+// model-level checks run through the model types' validate steps, and the
+// error unwraps to their nested *ModelError values.
 func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
 	mb := &modelBuild{
 		cfg:      cfg,
@@ -25,18 +26,11 @@ func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
 	mb.channelEntries()
 	mb.deprecations()
 	ps, m := mb.ps, mb.m
-	ps = append(ps, m.validate(false)...)
-	// Report by file and position, so that all problems of a blob are
-	// together; the stable sort keeps the rule order within a blob.
-	sort.SliceStable(ps, func(i, j int) bool {
-		a, b := ps[i].origin, ps[j].origin
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Index < b.Index
-	})
-	if err := ps.err(); err != nil {
-		return nil, err
+	nested := m.validate(false)
+	ps = append(ps, flattenErrors(nested)...)
+	ps.sortByOrigin()
+	if len(ps) > 0 {
+		return nil, &ValidationError{Problems: ps, nested: nested}
 	}
 	return m, nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -66,6 +65,7 @@ func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts
 		return res, err
 	}
 	var ps problems
+	var nested []error
 	err = eachPackage(ctx, r, files, filePkgs, o, func(_ string, cfg *DeclarativeConfig) error {
 		res.Packages += len(cfg.Packages)
 		res.Channels += len(cfg.Channels)
@@ -75,6 +75,7 @@ func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts
 		switch {
 		case errors.As(err, &ve):
 			ps = append(ps, ve.Problems...)
+			nested = append(nested, ve.nested...)
 		case err != nil:
 			return err
 		case len(ps) == 0:
@@ -104,14 +105,8 @@ func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts
 	// ConvertToModel's order: by file and position, rule order within a
 	// blob (a blob belongs to one package, so its problems come from one
 	// call and keep their order in the stable sort).
-	sort.SliceStable(ps, func(i, j int) bool {
-		a, b := ps[i].origin, ps[j].origin
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Index < b.Index
-	})
-	return res, ps.err()
+	ps.sortByOrigin()
+	return res, &ValidationError{Problems: ps, nested: nested}
 }
 
 // scanFilePackages lists the packages each file's blobs name, reading only
