@@ -184,15 +184,11 @@ func TestModelValidateFlatOrder(t *testing.T) {
 	err := m.Validate()
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
-	var got []string
-	for _, p := range ve.Problems {
-		got = append(got, p.String())
-	}
 	require.Equal(t, []string{
 		`olm.channel foo/b: entry "foo.y": skips contains an empty name`,
 		"olm.bundle foo/foo.y: bundle image must be set (or bundle objects present)",
 		"olm.bundle foo/foo.z: bundle image must be set (or bundle objects present)",
-	}, got)
+	}, problemTexts(ve.Problems))
 	paths := map[string][]string{}
 	modelErrorPaths(err, "", paths)
 	require.Contains(t, paths, "olm.package foo > olm.channel a > olm.bundle foo.z")
@@ -225,4 +221,13 @@ func TestConvertToModelNested(t *testing.T) {
 	}, paths)
 	require.Equal(t, []string{"catalog.json#1: olm.channel foo/stable: multiple channel heads found in graph: foo.v0.1.0, foo.v0.2.0"},
 		validateBlobs(t, blobs))
+}
+
+// problemTexts renders each problem as the CLI prints it.
+func problemTexts(ps []Problem) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
 }
