@@ -1,9 +1,6 @@
 package declcfg
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -198,17 +195,13 @@ func TestModelValidateFlatOrder(t *testing.T) {
 // TestConvertToModelNested checks that ConvertToModel's error unwraps to
 // the model-level nested errors its flat report includes.
 func TestConvertToModelNested(t *testing.T) {
-	dir := t.TempDir()
 	blobs := []string{
 		pkgBlob("foo", "stable"),
 		chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0")),
 		bundleBlob("foo", "foo.v0.1.0", "0.1.0"),
 		bundleBlob("foo", "foo.v0.2.0", "0.2.0"),
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(strings.Join(blobs, "\n")), 0o644))
-	cfg, err := LoadDir(context.Background(), dir)
-	require.NoError(t, err)
-	_, err = ConvertToModel(cfg)
+	_, err := convertBlobs(t, blobs)
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	var me *ModelError

@@ -55,11 +55,7 @@ var validFoo = []string{
 // returns the problems ConvertToModel reports (nil if valid).
 func validateBlobs(t *testing.T, blobs []string) []string {
 	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(strings.Join(blobs, "\n")), 0o644))
-	cfg, err := LoadDir(context.Background(), dir)
-	require.NoError(t, err)
-	m, err := ConvertToModel(cfg)
+	m, err := convertBlobs(t, blobs)
 	if err == nil {
 		require.NotNil(t, m)
 		return nil
@@ -72,6 +68,17 @@ func validateBlobs(t *testing.T, blobs []string) []string {
 		out[i] = p.String()
 	}
 	return out
+}
+
+// convertBlobs writes blobs as catalog.json in a temp dir, loads it and
+// returns what ConvertToModel returns.
+func convertBlobs(t *testing.T, blobs []string) (*Model, error) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(strings.Join(blobs, "\n")), 0o644))
+	cfg, err := LoadDir(context.Background(), dir)
+	require.NoError(t, err)
+	return ConvertToModel(cfg)
 }
 
 func TestConvertToModelRules(t *testing.T) {
