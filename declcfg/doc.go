@@ -21,5 +21,8 @@
 //
 // Validation (ConvertToModel, Model.Validate) applies opm's rules and
 // reports every problem at once, each naming its file, blob position and
-// blob.
+// blob. The model's rules run per element (ModelPackage, ModelChannel and
+// ModelBundle each have a Validate) and fail with nested *ModelError values
+// (package -> channel -> bundle) that the *ValidationError unwraps to; its
+// flat Problems list, which the CLI prints, is derived from them.
 package declcfg

@@ -73,16 +73,15 @@ func (mp *ModelPackage) validate(pname string, full bool) error {
 	// Each bundle's rules are checked once, under the first channel (by
 	// name) that holds it.
 	unique := map[string]*ModelBundle{}
-	for _, cname := range sortedKeys(mp.Channels) {
-		mc := mp.Channels[cname]
-		first := func(bname string, b *ModelBundle) bool {
-			if _, seen := unique[bname]; seen {
-				return false
-			}
-			unique[bname] = b
-			return true
+	claim := func(bname string, b *ModelBundle) bool {
+		if _, seen := unique[bname]; seen {
+			return false
 		}
-		if err := mc.validate(mp, pname, cname, full, first); err != nil {
+		unique[bname] = b
+		return true
+	}
+	for _, cname := range sortedKeys(mp.Channels) {
+		if err := mp.Channels[cname].validate(mp, pname, cname, full, claim); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -141,9 +140,11 @@ func (mc *ModelChannel) Validate() error {
 	return mc.validate(mc.Package, pname, mc.Name, true, func(string, *ModelBundle) bool { return true })
 }
 
-// validate checks the channel known as cname in package pname (mp). check
-// says whether a bundle's own rules are checked here (full only).
-func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full bool, check func(string, *ModelBundle) bool) error {
+// validate checks the channel known as cname in package pname (mp). claim
+// is called for every bundle of the channel (the package collects them
+// for its own rules) and says whether the bundle's rules are checked here;
+// they are checked only when full.
+func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full bool, claim func(string, *ModelBundle) bool) error {
 	var ps problems
 	add := func(format string, args ...any) {
 		ps.add(mc.Origin, SchemaChannel, pname, cname, format, args...)
@@ -171,7 +172,7 @@ func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full boo
 	errs := ps.errs()
 	for _, bname := range sortedKeys(mc.Bundles) {
 		b := mc.Bundles[bname]
-		if !check(bname, b) || !full {
+		if !claim(bname, b) || !full {
 			continue
 		}
 		if err := b.validate(pname, bname); err != nil {
