@@ -47,11 +47,13 @@ func (c *converter) checkBundle(st *bundleState) {
 		bad(kind, u.Column, "", fmt.Sprintf("operatorbundle row %q, %s column: does not decode: %v", b.Name, u.Column, u.Err))
 	}
 	// The csv column usually holds the bundle column's CSV object byte for
-	// byte: then one check serves both.
+	// byte, give or take whitespace around it (a stored column may end in
+	// a newline; the split objects carry none): then one check serves both.
 	csvAt, csvValid := -1, false
 	if b.CSV != nil && !csvReported {
-		csvAt = slices.IndexFunc(b.Objects, func(obj []byte) bool { return bytes.Equal(obj, b.CSV) })
-		csvValid = jsonscan.Valid(b.CSV)
+		csv := jsonscan.TrimSpace(b.CSV)
+		csvAt = slices.IndexFunc(b.Objects, func(obj []byte) bool { return bytes.Equal(obj, csv) })
+		csvValid = jsonscan.Valid(csv)
 		if !csvValid {
 			bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q, csv column: not valid JSON", b.Name))
 		}

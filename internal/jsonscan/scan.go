@@ -26,6 +26,22 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
+// TrimSpace returns b without the JSON whitespace (space, tab, newline,
+// carriage return) around it; unlike bytes.TrimSpace it leaves other
+// Unicode space alone, so Valid(b) == Valid(TrimSpace(b)).
+func TrimSpace(b []byte) []byte {
+	b = b[SkipSpace(b, 0):]
+	for len(b) > 0 {
+		switch b[len(b)-1] {
+		case ' ', '\t', '\n', '\r':
+			b = b[:len(b)-1]
+		default:
+			return b
+		}
+	}
+	return b
+}
+
 // SkipString returns the index just past the string starting at b[i]
 // ('"'). It jumps from quote to quote (bytes.IndexByte is vectorised) and
 // takes a quote as the end when an even number of backslashes precedes it.

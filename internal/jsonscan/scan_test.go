@@ -40,3 +40,19 @@ func TestSkipString(t *testing.T) {
 		assert.Equal(t, c.want, got, c.in)
 	}
 }
+
+func TestTrimSpace(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{" \t\r\n", ""},
+		{"{}", "{}"},
+		{"\n {\"a\": 1}\r\n\t ", "{\"a\": 1}"},
+		{"\v{}\f", "\v{}\f"},     // not JSON whitespace: kept, so Valid still fails
+		{"{}\u00a0", "{}\u00a0"}, // likewise
+	}
+	for _, tc := range tests {
+		got := TrimSpace([]byte(tc.in))
+		assert.Equal(t, tc.want, string(got), "%q", tc.in)
+		assert.Equal(t, Valid([]byte(tc.in)), Valid(got), "%q", tc.in)
+	}
+}
