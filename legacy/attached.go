@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -16,14 +17,20 @@ const RepairAttachedByName RepairKind = "attached-by-name"
 
 // keyedTables are the tables whose rows reference a bundle by name,
 // version and bundlepath.
-var keyedTables = []string{"properties", "dependencies", "api_provider"}
+var keyedTables = [...]string{"properties", "dependencies", "api_provider"}
 
 // findAttachedByName reports, per table and bundle, rows whose version or
 // bundlepath differs from the bundle row of their name. Rows with a NULL
 // path are the null-property-path damage, reported on its own.
 func (d *DB) findAttachedByName(ctx context.Context) error {
-	for _, table := range keyedTables {
-		if !d.sch.col(table, "operatorbundle_path") || !d.sch.col(table, "operatorbundle_version") {
+	for i, table := range keyedTables {
+		if !d.keyed(table) {
+			continue
+		}
+		if !d.keys[i].offKey(d.rows) {
+			// The loaders saw every row's key: none is off its bundle's,
+			// so the grouping query (a sort of the whole table) would
+			// find nothing.
 			continue
 		}
 		// The bundle's own key comes from d.rows (read from the covering
@@ -71,6 +78,69 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// keyed reports whether table keys its rows by bundle version and
+// bundlepath as well as by name.
+func (d *DB) keyed(table string) bool {
+	return d.sch.col(table, "operatorbundle_name") && d.sch.col(table, "operatorbundle_path") && d.sch.col(table, "operatorbundle_version")
+}
+
+// recordsKeys reports whether table's loader records its rows' keys: it
+// is one of keyedTables and keyed.
+func (d *DB) recordsKeys(table string) bool {
+	return slices.Contains(keyedTables[:], table) && d.keyed(table)
+}
+
+// keyColumns is what a loader of table selects, after its own columns, to
+// record its rows' keys: the raw version and bundlepath columns (NULL for
+// a table that is not keyed), scanned by keyRuns.add with the raw name.
+func (d *DB) keyColumns(table string) string {
+	if !d.recordsKeys(table) {
+		return "NULL, NULL"
+	}
+	return "operatorbundle_version, operatorbundle_path"
+}
+
+// keyRun is a run of rows of a keyed table with the same key, the
+// columns scanned as findAttachedByName's query scans them.
+type keyRun struct {
+	name          string
+	version, path sql.NullString
+}
+
+// keyRuns records the keys of a keyed table's rows as a loader streams
+// it (a bundle's rows are stored together, so runs are few). A table not
+// recorded has complete false and is always checked by query.
+type keyRuns struct {
+	runs     []keyRun
+	complete bool
+}
+
+// add records one row's key; rows the query leaves out (NULL name or
+// bundlepath) are skipped.
+func (k *keyRuns) add(name, version, path sql.NullString) {
+	if !name.Valid || !path.Valid {
+		return
+	}
+	r := keyRun{name.String, version, path}
+	if n := len(k.runs); n == 0 || k.runs[n-1] != r {
+		k.runs = append(k.runs, r)
+	}
+}
+
+// offKey reports whether a recorded row is keyed other than the bundle
+// row of its name (or nothing was recorded).
+func (k *keyRuns) offKey(rows map[string]bundleKey) bool {
+	if !k.complete {
+		return true
+	}
+	for _, r := range k.runs {
+		if key, ok := rows[r.name]; ok && (r.version != key.version || r.path != key.bundlePath) {
+			return true
+		}
+	}
+	return false
 }
 
 // textOf is v as nullText prints it.

@@ -68,6 +68,9 @@ type DB struct {
 	sizeHint int
 	// Repairs found by loaders running concurrently, merged into repairs.
 	pkgRepairs, junkRepairs []Repair
+	// keys holds the keys of keyedTables' rows, in that order, recorded
+	// by the loaders for findAttachedByName.
+	keys [len(keyedTables)]keyRuns
 	// api rows keyed as stored (bundle name, or channel_entry_id below
 	// level 6) until mapped to bundle names.
 	rawProvided, rawRequired map[string][]API

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -140,8 +141,8 @@ func (d *DB) loadProperties(ctx context.Context) error {
 	if !d.sch.has("properties") {
 		return nil
 	}
-	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL FROM properties`,
-		colOrNull(d.sch, "properties", "operatorbundle_path"))
+	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL, %s FROM properties`,
+		colOrNull(d.sch, "properties", "operatorbundle_path"), d.keyColumns("properties"))
 	rows, err := d.db.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("read table properties: %w", err)
@@ -149,12 +150,14 @@ func (d *DB) loadProperties(ctx context.Context) error {
 	defer rows.Close()
 	g := grouper[propRow]{m: d.props}
 	defer g.flush()
+	keys := &d.keys[slices.Index(keyedTables[:], "properties")]
 	for rows.Next() {
-		var typ, val, name sql.NullString
+		var typ, val, name, kVersion, kPath sql.NullString
 		var nullPath bool
-		if err := rows.Scan(&typ, &val, &name, &nullPath); err != nil {
+		if err := rows.Scan(&typ, &val, &name, &nullPath, &kVersion, &kPath); err != nil {
 			return fmt.Errorf("read table properties: %w", err)
 		}
+		keys.add(name, kVersion, kPath)
 		if !name.Valid {
 			continue
 		}
@@ -163,6 +166,7 @@ func (d *DB) loadProperties(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table properties: %w", err)
 	}
+	keys.complete = true
 	return nil
 }
 
@@ -206,18 +210,20 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 	if !d.sch.has("dependencies") {
 		return nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name FROM dependencies ORDER BY rowid`)
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, `+d.keyColumns("dependencies")+` FROM dependencies ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
 	defer rows.Close()
 	g := grouper[Dependency]{m: d.deps}
 	defer g.flush()
+	keys := &d.keys[slices.Index(keyedTables[:], "dependencies")]
 	for rows.Next() {
-		var typ, val, name sql.NullString
-		if err := rows.Scan(&typ, &val, &name); err != nil {
+		var typ, val, name, kVersion, kPath sql.NullString
+		if err := rows.Scan(&typ, &val, &name, &kVersion, &kPath); err != nil {
 			return fmt.Errorf("read table dependencies: %w", err)
 		}
+		keys.add(name, kVersion, kPath)
 		if !name.Valid {
 			continue
 		}
@@ -232,6 +238,7 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
+	keys.complete = true
 	return nil
 }
 
@@ -296,7 +303,12 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 		if key == "" {
 			return out, nil
 		}
-		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT) FROM %s`, key, table))
+		// The key check needs the raw name (ref is cast to text).
+		name := "NULL"
+		if d.recordsKeys(table) {
+			name = "operatorbundle_name"
+		}
+		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT), %s, %s FROM %s`, key, name, d.keyColumns(table), table))
 		if err != nil {
 			return nil, fmt.Errorf("read table %s: %w", table, err)
 		}
@@ -304,11 +316,16 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 		// Group/version/kind repeat across bundles: share their strings.
 		intern := map[[3]string]API{}
 		grp := grouper[API]{m: out}
+		keys := &keyRuns{}
+		if i := slices.Index(keyedTables[:], table); i >= 0 {
+			keys = &d.keys[i]
+		}
 		for rows.Next() {
-			var g, v, k, ref sql.NullString
-			if err := rows.Scan(&g, &v, &k, &ref); err != nil {
+			var g, v, k, ref, kName, kVersion, kPath sql.NullString
+			if err := rows.Scan(&g, &v, &k, &ref, &kName, &kVersion, &kPath); err != nil {
 				return nil, fmt.Errorf("read table %s: %w", table, err)
 			}
+			keys.add(kName, kVersion, kPath)
 			if ref.String == "" {
 				continue
 			}
@@ -324,6 +341,7 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("read table %s: %w", table, err)
 		}
+		keys.complete = true
 		return out, nil
 	}
 	var err error
