@@ -27,7 +27,7 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 		if !d.keyed(table) {
 			continue
 		}
-		if !d.keys[i].offKey(d.rows) {
+		if !d.keys[i].offKey() {
 			// The loaders saw every row's key: none is off its bundle's,
 			// so the grouping query (a sort of the whole table) would
 			// find nothing.
@@ -94,7 +94,7 @@ func (d *DB) recordsKeys(table string) bool {
 
 // keyColumns is what a loader of table selects, after its own columns, to
 // record its rows' keys: the raw version and bundlepath columns (NULL for
-// a table that is not keyed), scanned by keyRuns.add with the raw name.
+// a table that is not keyed), checked by keyCheck.add with the raw name.
 func (d *DB) keyColumns(table string) string {
 	if !d.recordsKeys(table) {
 		return "NULL, NULL"
@@ -102,46 +102,28 @@ func (d *DB) keyColumns(table string) string {
 	return "operatorbundle_version, operatorbundle_path"
 }
 
-// keyRun is a run of rows of a keyed table with the same key, the
-// columns scanned as findAttachedByName's query scans them.
-type keyRun struct {
-	name          string
-	version, path sql.NullString
+// keyCheck notes, as a loader streams a keyed table, whether a row is
+// keyed other than the bundle row of its name, comparing as
+// findAttachedByName's query does. A table not streamed to its end
+// (complete false) is always checked by the query.
+type keyCheck struct {
+	rows          map[string]bundleKey
+	off, complete bool
 }
 
-// keyRuns records the keys of a keyed table's rows as a loader streams
-// it (a bundle's rows are stored together, so runs are few). A table not
-// recorded has complete false and is always checked by query.
-type keyRuns struct {
-	runs     []keyRun
-	complete bool
-}
-
-// add records one row's key; rows the query leaves out (NULL name or
-// bundlepath) are skipped.
-func (k *keyRuns) add(name, version, path sql.NullString) {
-	if !name.Valid || !path.Valid {
+// add checks one row's key; rows the query leaves out (NULL name or
+// bundlepath) and names of no bundle row are skipped.
+func (k *keyCheck) add(name, version, path sql.NullString) {
+	if k.off || !name.Valid || !path.Valid {
 		return
 	}
-	r := keyRun{name.String, version, path}
-	if n := len(k.runs); n == 0 || k.runs[n-1] != r {
-		k.runs = append(k.runs, r)
+	if key, ok := k.rows[name.String]; ok && (version != key.version || path != key.bundlePath) {
+		k.off = true
 	}
 }
 
-// offKey reports whether a recorded row is keyed other than the bundle
-// row of its name (or nothing was recorded).
-func (k *keyRuns) offKey(rows map[string]bundleKey) bool {
-	if !k.complete {
-		return true
-	}
-	for _, r := range k.runs {
-		if key, ok := rows[r.name]; ok && (r.version != key.version || r.path != key.bundlePath) {
-			return true
-		}
-	}
-	return false
-}
+// offKey reports whether the table may hold a row keyed off its bundle.
+func (k *keyCheck) offKey() bool { return !k.complete || k.off }
 
 // textOf is v as nullText prints it.
 func textOf(v sql.NullString) nullText {

@@ -43,7 +43,7 @@ func TestRowsAttachedByNameAreRepairs(t *testing.T) {
 	}
 }
 
-func TestKeyRunsOffKey(t *testing.T) {
+func TestKeyCheckOffKey(t *testing.T) {
 	str := func(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
 	rows := map[string]bundleKey{
 		"a.v1": {version: str("1.0.0"), bundlePath: str("img/a:1")},
@@ -52,25 +52,26 @@ func TestKeyRunsOffKey(t *testing.T) {
 	tests := []struct {
 		name string
 		add  [][3]sql.NullString
-		open bool // not marked complete
+		open bool // not streamed to the end
 		want bool
 	}{
-		{name: "nothing recorded", open: true, want: true},
+		{name: "not streamed to the end", open: true, want: true},
 		{name: "every key matches", add: [][3]sql.NullString{{str("a.v1"), str("1.0.0"), str("img/a:1")}, {str("b.v1"), {}, str("img/b:1")}}},
-		{name: "version differs", add: [][3]sql.NullString{{str("a.v1"), str("1.0.1"), str("img/a:1")}}, want: true},
+		{name: "version differs", add: [][3]sql.NullString{{str("a.v1"), str("1.0.0"), str("img/a:1")}, {str("a.v1"), str("1.0.1"), str("img/a:1")}}, want: true},
 		{name: "path differs", add: [][3]sql.NullString{{str("b.v1"), {}, str("img/b:2")}}, want: true},
 		{name: "NULL vs empty version", add: [][3]sql.NullString{{str("b.v1"), str(""), str("img/b:1")}}, want: true},
 		{name: "no bundle of that name", add: [][3]sql.NullString{{str("c.v1"), str("1"), str("x")}}},
+		{name: "NULL name", add: [][3]sql.NullString{{{}, str("1"), str("x")}}},
 		{name: "NULL path left to its own check", add: [][3]sql.NullString{{str("a.v1"), str("9"), {}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var k keyRuns
+			k := keyCheck{rows: rows}
 			for _, r := range tc.add {
 				k.add(r[0], r[1], r[2])
 			}
 			k.complete = !tc.open
-			require.Equal(t, tc.want, k.offKey(rows))
+			require.Equal(t, tc.want, k.offKey())
 		})
 	}
 }

@@ -68,9 +68,9 @@ type DB struct {
 	sizeHint int
 	// Repairs found by loaders running concurrently, merged into repairs.
 	pkgRepairs, junkRepairs []Repair
-	// keys holds the keys of keyedTables' rows, in that order, recorded
-	// by the loaders for findAttachedByName.
-	keys [len(keyedTables)]keyRuns
+	// keys holds what the loaders found of keyedTables' row keys, in that
+	// order, for findAttachedByName.
+	keys [len(keyedTables)]keyCheck
 	// api rows keyed as stored (bundle name, or channel_entry_id below
 	// level 6) until mapped to bundle names.
 	rawProvided, rawRequired map[string][]API
@@ -281,11 +281,19 @@ func (d *DB) load(ctx context.Context) error {
 		return fmt.Errorf("read table operatorbundle: %w", err)
 	}
 	d.sizeHint = int(min(max(maxRowid.Int64, 0), 1<<20))
+	// The bundle keys (read from an index, quick) come first: the loaders
+	// of the keyed tables check their rows' keys against them.
+	if err := d.loadBundleKeys(ctx); err != nil {
+		return err
+	}
+	for i := range d.keys {
+		d.keys[i].rows = d.rows
+	}
 	// The loaders fill disjoint fields; on two cores running them on
 	// separate connections halves Open on large indexes.
 	g, gctx := errgroup.WithContext(ctx)
 	for _, step := range []func(context.Context) error{
-		d.loadEntries, d.loadProperties, d.loadAPIs, d.loadPackages, d.loadBundleKeys,
+		d.loadEntries, d.loadProperties, d.loadAPIs, d.loadPackages,
 		d.loadDependencies, d.loadRelatedImages, d.loadDeprecated,
 	} {
 		g.Go(func() error { return step(gctx) })

@@ -316,7 +316,7 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 		// Group/version/kind repeat across bundles: share their strings.
 		intern := map[[3]string]API{}
 		grp := grouper[API]{m: out}
-		keys := &keyRuns{}
+		keys := &keyCheck{}
 		if i := slices.Index(keyedTables[:], table); i >= 0 {
 			keys = &d.keys[i]
 		}
