@@ -85,6 +85,9 @@ func TestReportHTML(t *testing.T) {
 			{filepath.Join(out, "r.html"), "overlaps"},
 			{existing, "exists (pass --force"},
 			{filepath.Join(dir, "missing", "r.html"), "does not exist"},
+			// A directory nobody can create files in (not even root): refused
+			// before the output is committed, not after.
+			{"/proc/olmcat-report.html", "cannot write"},
 		} {
 			_, stderr, code := runCLI(t, "migrate", db, out, "--report-html", tc.page, "--no-deprecation-warning")
 			assert.Equal(t, exitUsage, code, tc.page)
