@@ -291,6 +291,22 @@ func String(v []byte) (string, bool) {
 // clean sequence of them: a scalar at top level, unbalanced nesting, an
 // unterminated string. Values are not checked for grammar (see Valid).
 func Objects(data []byte) (out [][]byte, ok bool) {
+	spans, ok := Spans(data)
+	if !ok {
+		return nil, false
+	}
+	for _, sp := range spans {
+		out = append(out, data[sp.Off:sp.End:sp.End])
+	}
+	return out, true
+}
+
+// Span is the byte range [Off, End) of one top-level value.
+type Span struct{ Off, End int }
+
+// Spans is Objects as byte ranges, for callers that keep offsets into a
+// file instead of the bytes.
+func Spans(data []byte) (out []Span, ok bool) {
 	i, n := 0, len(data)
 	for {
 		i = SkipSpace(data, i)
@@ -304,7 +320,7 @@ func Objects(data []byte) (out [][]byte, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		out = append(out, data[i:end:end])
+		out = append(out, Span{Off: i, End: end})
 		i = end
 	}
 }

@@ -95,17 +95,16 @@ func (s *fileSource) fileSpans(file string) ([]span, error) {
 // objectSpans splits data into the byte ranges of its top-level JSON
 // objects, or returns nil when data is anything else.
 func objectSpans(data []byte) []span {
-	var out []span
-	for i := jsonscan.SkipSpace(data, 0); i < len(data); i = jsonscan.SkipSpace(data, i) {
-		if data[i] != '{' {
+	spans, ok := jsonscan.Spans(data)
+	if !ok {
+		return nil
+	}
+	out := make([]span, len(spans))
+	for i, sp := range spans {
+		if data[sp.Off] != '{' {
 			return nil
 		}
-		end, err := jsonscan.SkipValue(data, i)
-		if err != nil {
-			return nil
-		}
-		out = append(out, span{int64(i), int64(end - i)})
-		i = end
+		out[i] = span{int64(sp.Off), int64(sp.End - sp.Off)}
 	}
 	return out
 }
