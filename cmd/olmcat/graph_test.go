@@ -93,6 +93,10 @@ func TestReportHTML(t *testing.T) {
 			assert.Equal(t, exitUsage, code, tc.page)
 			assert.Contains(t, stderr, tc.want, tc.page)
 		}
+		// The JSON report follows the same rules (one reportFile for both).
+		_, stderr, code := runCLI(t, "migrate", db, out, "--report", existing, "--no-deprecation-warning")
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, stderr, "exists (pass --force")
 		entries, err := os.ReadDir(out)
 		require.NoError(t, err)
 		assert.Empty(t, entries, "nothing was migrated")

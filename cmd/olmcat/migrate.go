@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -55,11 +54,6 @@ kind of problem; see MIGRATION.md.`,
 			opts, err := f.options()
 			if err != nil {
 				return usageError(err)
-			}
-			if f.reportHTML != "" {
-				if err := checkReportPath(f.reportHTML, f.force, args[1], args[0]); err != nil {
-					return usageError(err)
-				}
 			}
 			return runMigrateArg(cmd, args[0], args[1], f, opts)
 		},
@@ -111,13 +105,18 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 // image's database).
 func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
-	var report *reportFile
+	var report, page *reportFile
+	defer func() { report.discard(); page.discard() }()
+	var err error
 	if f.report != "" {
-		var err error
-		if report, err = openReportFile(f.report, outDir, dbPath); err != nil {
-			return err
+		if report, err = openReportFile(f.report, outDir, f.force, input, dbPath); err != nil {
+			return usageError(err)
 		}
-		defer report.discard()
+	}
+	if f.reportHTML != "" {
+		if page, err = openReportFile(f.reportHTML, outDir, f.force, input, dbPath); err != nil {
+			return usageError(err)
+		}
 	}
 	// No deprecation warning: it would tell the user to run this very
 	// command.
@@ -144,13 +143,12 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 		rep.Input = input
 		printSummary(stderr, rep, err == nil)
 		if report != nil {
-			if werr := report.write(rep); werr != nil {
+			if werr := report.writeJSON(rep); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}
-		if f.reportHTML != "" {
-			werr := atomicfile.Write(f.reportHTML, f.force, func(w io.Writer) error { return htmlreport.WriteMigration(w, rep, graphs) })
-			if werr != nil {
+		if page != nil {
+			if werr := page.write(func(w io.Writer) error { return htmlreport.WriteMigration(w, rep, graphs) }); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/registry/parity"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -104,6 +103,8 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
+	var page *reportFile
+	defer page.discard()
 	if f.reportHTML != "" {
 		var local []string
 		for _, ref := range args {
@@ -111,7 +112,8 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 				local = append(local, ref)
 			}
 		}
-		if err := checkReportPath(f.reportHTML, f.force, "", local...); err != nil {
+		var err error
+		if page, err = openReportFile(f.reportHTML, "", f.force, local...); err != nil {
 			return usageError(err)
 		}
 	}
@@ -151,8 +153,8 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if err != nil {
 		return fmt.Errorf("write result: %w", err)
 	}
-	if f.reportHTML != "" {
-		if err := atomicfile.Write(f.reportHTML, f.force, func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
+	if page != nil {
+		if err := page.write(func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
 			return err
 		}
 	}

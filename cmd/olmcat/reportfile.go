@@ -1,53 +1,79 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
-// reportFile is a --report destination, checked and opened before any
-// output is written: a report that cannot be written must fail the run
-// before it commits anything, not after. The report goes to a temporary
-// file beside the destination that is renamed into place.
+// reportFile is a report destination (--report, --report-html), checked
+// and opened before any work is done: a report that cannot be written
+// must fail the run before it commits anything, not after. The report
+// goes to a temporary file beside the destination that is renamed into
+// place.
 type reportFile struct {
 	path string
 	tmp  *os.File
 }
 
-// openReportFile checks that path may be written (it is not, and does not
-// lie inside, an input or the output directory being replaced, and its
-// folder is writable) and opens its temporary file.
-func openReportFile(path, outDir string, inputs ...string) (*reportFile, error) {
+// openReportFile checks that path may be written: it is not, holds no
+// and lies in no input, nor inside the output directory outDir being
+// replaced (when there is one); its folder exists and takes new files;
+// an existing file there is replaced only with force. Then it opens the
+// temporary file.
+func openReportFile(path, outDir string, force bool, inputs ...string) (*reportFile, error) {
 	if err := pathcheck.Separate("report file", path, inputs...); err != nil {
 		return nil, err
 	}
-	if err := pathcheck.Outside("report file", path, "output directory", outDir); err != nil {
-		return nil, err
+	if outDir != "" {
+		if err := pathcheck.Outside("report file", path, "output directory", outDir); err != nil {
+			return nil, err
+		}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("report file %s: directory %s does not exist", path, dir)
+	}
+	switch st, err := os.Stat(path); {
+	case err == nil && st.IsDir():
 		return nil, fmt.Errorf("report file %s is a directory", path)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+	case err == nil && !force:
+		return nil, fmt.Errorf("report file %s: exists (pass --force to replace it)", path)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("report file %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return nil, fmt.Errorf("report file %s: %w", path, err)
+		return nil, fmt.Errorf("report file %s: cannot write in %s: %w", path, dir, err)
 	}
 	return &reportFile{path: path, tmp: tmp}, nil
 }
 
-// write writes v as indented JSON and moves the file into place.
-func (r *reportFile) write(v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
+// writeJSON writes v as indented JSON and moves the file into place.
+func (r *reportFile) writeJSON(v any) error {
+	return r.write(func(w io.Writer) error {
+		data, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode report: %w", err)
+		}
+		_, err = w.Write(append(data, '\n'))
+		return err
+	})
+}
+
+// write fills the file with fn and moves it into place.
+func (r *reportFile) write(fn func(io.Writer) error) error {
+	bw := bufio.NewWriter(r.tmp)
+	if err := fn(bw); err != nil {
+		return fmt.Errorf("write report %s: %w", r.path, err)
 	}
-	if _, err := r.tmp.Write(append(data, '\n')); err != nil {
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report %s: %w", r.path, err)
 	}
 	if err := r.tmp.Chmod(0o644); err != nil {
@@ -64,8 +90,10 @@ func (r *reportFile) write(v any) error {
 }
 
 // discard removes the temporary file when the report was not written.
+// It does nothing on a nil reportFile, so callers may defer it for an
+// optional report.
 func (r *reportFile) discard() {
-	if r.tmp != nil {
+	if r != nil && r.tmp != nil {
 		r.tmp.Close()
 		_ = os.Remove(r.tmp.Name())
 	}
