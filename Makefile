@@ -81,10 +81,7 @@ FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg \
 	FuzzKind:./internal/manifest FuzzReadHead:./internal/manifest
 
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t%%:*} ($${t#*:}, $(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$${t%%:*}\$$" -fuzztime $(FUZZTIME) "$${t#*:}"; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh $(FUZZ_TARGETS)
 
 lint:
 	$(GO) vet $(PKGS)
