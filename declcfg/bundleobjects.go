@@ -20,7 +20,9 @@ import (
 // olm.bundle.object properties. A ref is read (relative to the directory
 // of file, inside the root) and its property rewritten as inline data, so
 // that the loaded bundle is the same whatever layout it came from.
-func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
+// When lean (WithLeanBundles), every object is checked the same way but
+// not kept.
+func resolveBundleObjects(b *Bundle, r *os.Root, file string, lean bool) error {
 	for i := range b.Properties {
 		p := &b.Properties[i]
 		if p.Type != PropertyBundleObject {
@@ -50,6 +52,11 @@ func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
 		if err != nil {
 			return fmt.Errorf("property #%d: olm.bundle.object: %w", i, err)
 		}
+		if lean {
+			p.Value = leanObjectValue
+			b.Objects = append(b.Objects, "")
+			continue
+		}
 		o := string(js)
 		b.Objects = append(b.Objects, o)
 		if kind == manifest.KindCSV && b.CsvJSON == "" {
@@ -63,7 +70,7 @@ func resolveBundleObjects(b *Bundle, r *os.Root, file string) error {
 // JSON, converted if it is YAML) and its kind.
 func objectJSON(obj []byte) ([]byte, string, error) {
 	js := obj
-	if !json.Valid(obj) {
+	if !jsonscan.Valid(obj) {
 		var err error
 		js, err = safeYAMLToJSON(obj)
 		if err != nil {
@@ -225,8 +232,8 @@ func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
 var errStop = errors.New("stop")
 
 // plainProperties decodes a properties array of the shape
-// decodePlainBundle accepts; values are copied as they are, as
-// json.RawMessage does.
+// decodePlainBundle accepts; values are sub-slices of val, to be copied
+// (ownValues) before val is reused.
 func plainProperties(val []byte) ([]Property, bool) {
 	if len(val) == 0 || val[0] != '[' {
 		return nil, false
@@ -271,7 +278,7 @@ func plainProperty(elem []byte) (p Property, ok bool) {
 				break
 			}
 			hasValue = true
-			p.Value = append(json.RawMessage(nil), v...)
+			p.Value = v // aliases elem: addBlob copies it (ownValues)
 		default:
 			ok = false
 		}

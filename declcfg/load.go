@@ -29,6 +29,7 @@ type LoadOption func(*loadOptions)
 type loadOptions struct {
 	concurrency int
 	packages    map[string]bool // nil: every package
+	lean        bool            // WithLeanBundles
 }
 
 // WithConcurrency bounds the number of files decoded at once (default
@@ -103,7 +104,7 @@ func LoadFile(ctx context.Context, root, relPath string) (*DeclarativeConfig, er
 	if !fs.ValidPath(rel) {
 		return nil, fmt.Errorf("load %s: path is not inside the catalog root %s", relPath, root)
 	}
-	return loadFile(ctx, r, rel, nil)
+	return loadFile(ctx, r, rel, loadOptions{})
 }
 
 func openRoot(root string) (*os.Root, error) {
@@ -222,7 +223,8 @@ func fileID(st fs.FileInfo) [2]uint64 {
 }
 
 // loadFile decodes one blob stream file.
-func loadFile(ctx context.Context, r *os.Root, rel string, packages map[string]bool) (*DeclarativeConfig, error) {
+func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*DeclarativeConfig, error) {
+	packages := o.packages
 	f, err := r.Open(rel)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", rel, err)
@@ -244,7 +246,7 @@ func loadFile(ctx context.Context, r *os.Root, rel string, packages map[string]b
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}); err != nil {
+		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}, o.lean); err != nil {
 			return &blobError{err: fmt.Errorf("load %s: blob #%d: %w", rel, index, err)}
 		}
 		return nil
@@ -316,7 +318,8 @@ func metaKeys(blob json.RawMessage) (Meta, error) {
 	return m, nil
 }
 
-func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin) error {
+// addBlob decodes one blob into cfg; lean is WithLeanBundles.
+func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin, lean bool) error {
 	meta, err := metaKeys(blob)
 	if err != nil {
 		return err
@@ -337,16 +340,19 @@ func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Or
 		c.Origin = origin
 		cfg.Channels = append(cfg.Channels, c)
 	case SchemaBundle:
-		b, ok := decodePlainBundle(blob)
-		if !ok {
+		b, plain := decodePlainBundle(blob)
+		if !plain {
 			b = Bundle{}
 			if err := json.Unmarshal(blob, &b); err != nil {
 				return fmt.Errorf("decode %s %q: %w", meta.Schema, meta.Name, err)
 			}
 		}
 		b.Origin = origin
-		if err := resolveBundleObjects(&b, r, origin.File); err != nil {
+		if err := resolveBundleObjects(&b, r, origin.File, lean); err != nil {
 			return fmt.Errorf("%s %q: %w", meta.Schema, meta.Name, err)
+		}
+		if plain {
+			ownValues(b.Properties) // they alias blob, which the stream reuses
 		}
 		cfg.Bundles = append(cfg.Bundles, b)
 	case SchemaDeprecations:

@@ -140,6 +140,8 @@ func TestLoadFSErrorsNameFileAndBlob(t *testing.T) {
 			dir := writeTree(t, tt.files)
 			_, err := LoadDir(context.Background(), dir)
 			require.EqualError(t, err, tt.want)
+			_, err = LoadDir(context.Background(), dir, WithLeanBundles())
+			require.EqualError(t, err, tt.want, "lean")
 		})
 	}
 }

@@ -45,7 +45,7 @@ func loadEachFile(ctx context.Context, r *os.Root, files []string, o loadOptions
 			if err := ctx.Err(); err != nil {
 				errs[i] = err
 			} else {
-				cfg, errs[i] = loadFile(ctx, r, rel, o.packages)
+				cfg, errs[i] = loadFile(ctx, r, rel, o)
 			}
 			if errs[i] == nil {
 				keep(i, cfg)
@@ -261,7 +261,7 @@ func prefetchFiles(ctx context.Context, r *os.Root, files []string, packages map
 				return
 			}
 			go func() {
-				cfg, err := loadFile(ctx, r, files[i], packages)
+				cfg, err := loadFile(ctx, r, files[i], loadOptions{packages: packages})
 				out[i] <- loadResult{cfg, err}
 			}()
 		}

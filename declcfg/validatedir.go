@@ -192,7 +192,7 @@ func LoadBlob(ctx context.Context, root, rel string, index int) (*DeclarativeCon
 		if i != index {
 			return nil
 		}
-		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: i}); err != nil {
+		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: i}, false); err != nil {
 			return fmt.Errorf("load %s: blob #%d: %w", rel, i, err)
 		}
 		return errBlobFound
@@ -216,7 +216,7 @@ func DecodeBlob(root, rel string, index int, blob []byte) (*DeclarativeConfig, e
 	}
 	defer r.Close()
 	cfg := &DeclarativeConfig{}
-	if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}); err != nil {
+	if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}, false); err != nil {
 		return nil, fmt.Errorf("load %s: blob #%d: %w", rel, index, err)
 	}
 	return cfg, nil

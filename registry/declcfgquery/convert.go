@@ -27,8 +27,13 @@ type bundleData struct {
 
 // convertBundle prepares the channel-independent fields of b as opm serve
 // fills them (reference: ConvertModelBundleToAPIBundle semantics).
-func convertBundle(b *declcfg.ModelBundle) (*bundleData, error) {
-	d := &bundleData{csvJSON: b.CsvJSON, objects: b.Objects}
+// Without manifests, csvJSON and objects stay empty (b may come from a
+// lean load, whose objects are placeholders).
+func convertBundle(manifests bool, b *declcfg.ModelBundle) (*bundleData, error) {
+	d := &bundleData{}
+	if manifests {
+		d.csvJSON, d.objects = b.CsvJSON, b.Objects
+	}
 	// The CSV is also one of the objects: hold its text once.
 	for _, o := range d.objects {
 		if o == d.csvJSON {
@@ -92,7 +97,7 @@ func convertBundle(b *declcfg.ModelBundle) (*bundleData, error) {
 	if d.version == "" && !b.Version.Equals(semver.Version{}) {
 		d.version = b.Version.String()
 	}
-	if d.csvJSON == "" && len(csvMeta) == 1 {
+	if manifests && d.csvJSON == "" && len(csvMeta) == 1 {
 		csv, err := syntheticCSV(b, csvMeta[0], d.version)
 		if err != nil {
 			return nil, fmt.Errorf("bundle %q: %w", b.Name, err)

@@ -114,32 +114,38 @@ type fileStamp struct {
 	mod  time.Time
 }
 
-// loadFromFiles builds a Querier package by package (declcfg.LoadDirModels)
-// holding every answer but the manifests, which stay in the files.
-// Memory is what the RPCs index (names, channels, entries, versions,
-// properties and APIs) plus one package being loaded.
+// loadFromFiles builds a Querier from the catalog files without holding
+// any manifest: the directory is loaded lean (declcfg.WithLeanBundles:
+// every blob and object is checked as a full load checks it, so a bad
+// catalog fails with the same error, but objects are dropped as they are
+// read), validated into a model, and converted to messages that say
+// where each bundle's blob is instead of holding its manifests.
 func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
+	cfg, err := declcfg.LoadDir(ctx, dir, declcfg.WithLeanBundles())
+	if err != nil {
+		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+	}
+	m, err := declcfg.ConvertToModel(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
+	}
+	cfg = nil // the model holds what is still needed of it
 	src := &fileSource{dir: dir, blobs: map[*api.Bundle]blobRef{}, stamps: map[string]fileStamp{}, packages: map[string]*declcfg.ModelPackage{}, spans: map[string][]span{},
 		cache: lru.New[blobRef, blobManifests](manifestCacheBytes)}
 	var pkgs []*api.Package
 	var bundles []*api.Bundle
-	_, err := declcfg.LoadDirModels(ctx, dir, func(m *declcfg.Model) error {
-		for _, name := range sortedNames(m.Packages) {
-			mp := m.Packages[name]
-			p, bs, err := convertPackage(mp)
-			if err != nil {
-				return err
-			}
-			if err := src.keep(mp, bs); err != nil {
-				return err
-			}
-			pkgs = append(pkgs, p)
-			bundles = append(bundles, bs...)
+	for _, name := range sortedNames(m.Packages) {
+		mp := m.Packages[name]
+		p, bs, err := convertPackage(mp, false)
+		if err != nil {
+			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, loadError(dir, err)
+		if err := src.keep(mp, bs); err != nil {
+			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+		}
+		delete(m.Packages, name) // converted: let its model go
+		pkgs = append(pkgs, p)
+		bundles = append(bundles, bs...)
 	}
 	q, err := build(pkgs, bundles)
 	if err != nil {
@@ -147,14 +153,6 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 	}
 	q.files = src
 	return q, nil
-}
-
-// loadError names the step that failed as loadModel does.
-func loadError(dir string, err error) error {
-	if _, ok := err.(*declcfg.ValidationError); ok {
-		return fmt.Errorf("validate catalog %s: %w", dir, err)
-	}
-	return fmt.Errorf("load catalog %s: %w", dir, err)
 }
 
 // keep drops the manifests of a package's bundle messages, remembering
@@ -206,7 +204,7 @@ func (s *fileSource) manifests(b *api.Bundle) (string, []string, error) {
 	}
 	bb := &cfg.Bundles[0]
 	version, _ := semver.Parse(b.Version) // only a fallback: see convertBundle
-	d, err := convertBundle(&declcfg.ModelBundle{
+	d, err := convertBundle(true, &declcfg.ModelBundle{
 		Version:       version,
 		Package:       s.packages[b.PackageName],
 		Name:          bb.Name,

@@ -2,8 +2,10 @@ package declcfgquery
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,4 +132,35 @@ func TestFilesDeletedUnderTheServer(t *testing.T) {
 	_, err = q.GetBundle(ctx, "cool", "stable", "cool.v1.0.0")
 	require.ErrorContains(t, err, "read manifests of bundle \"cool.v1.0.0\"")
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestFilesFailAsTheFullLoad: a catalog that does not load or does not
+// validate fails Load (which reads it lean, dropping manifests) with the
+// error of the full load and model (loadModel), object problems included.
+func TestFilesFailAsTheFullLoad(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	pkg := `{"schema":"olm.package","name":"p","defaultChannel":"s"}` + "\n" +
+		`{"schema":"olm.channel","package":"p","name":"s","entries":[{"name":"p.v1"}]}` + "\n"
+	bundle := func(image string, props ...string) string {
+		return `{"schema":"olm.bundle","package":"p","name":"p.v1","image":"` + image + `","properties":[` + strings.Join(props, ",") + "]}\n"
+	}
+	pkgProp := `{"type":"olm.package","value":{"packageName":"p","version":"1.0.0"}}`
+	obj := func(data string) string { return `{"type":"olm.bundle.object","value":{"data":"` + data + `"}}` }
+	for name, catalog := range map[string]string{
+		"object not JSON or YAML": pkg + bundle("", pkgProp, obj(b64("[1, 2"))),
+		"object not an object":    pkg + bundle("", pkgProp, obj(b64("[1,2]"))),
+		"object bad base64":       pkg + bundle("", pkgProp, obj("e30")),
+		"no image nor objects":    pkg + bundle("", pkgProp),
+		"bad version":             pkg + bundle("quay.io/x/y:1", `{"type":"olm.package","value":{"packageName":"p","version":"x"}}`, obj(b64(`{"kind":"ConfigMap"}`))),
+		"unknown default channel": `{"schema":"olm.package","name":"p","defaultChannel":"nope"}` + "\n" + pkg[strings.Index(pkg, "\n")+1:] + bundle("quay.io/x/y:1", pkgProp),
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(catalog), 0o644))
+			_, want := loadModel(context.Background(), dir)
+			require.Error(t, want)
+			_, err := Load(context.Background(), dir)
+			require.EqualError(t, err, want.Error())
+		})
+	}
 }

@@ -84,7 +84,7 @@ func New(m *declcfg.Model) (*Querier, error) {
 	var pkgs []*api.Package
 	var bundles []*api.Bundle
 	for _, name := range sortedNames(m.Packages) {
-		p, bs, err := convertPackage(m.Packages[name])
+		p, bs, err := convertPackage(m.Packages[name], true)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +97,8 @@ func New(m *declcfg.Model) (*Querier, error) {
 // convertPackage prepares the api messages of one package: the package
 // with its channels, and one bundle message per channel membership
 // (messages of the same bundle share its channel-independent fields).
-func convertPackage(mp *declcfg.ModelPackage) (*api.Package, []*api.Bundle, error) {
+// Without manifests, csvJson and object are left empty.
+func convertPackage(mp *declcfg.ModelPackage, manifests bool) (*api.Package, []*api.Bundle, error) {
 	var bundles []*api.Bundle
 	p := &api.Package{Name: mp.Name, Deprecation: deprecation(mp.Deprecation)}
 	if mp.DefaultChannel != nil {
@@ -114,7 +115,7 @@ func convertPackage(mp *declcfg.ModelPackage) (*api.Package, []*api.Bundle, erro
 		for _, mb := range mc.Bundles {
 			d, ok := shared[mb.Name]
 			if !ok {
-				if d, err = convertBundle(mb); err != nil {
+				if d, err = convertBundle(manifests, mb); err != nil {
 					return nil, nil, fmt.Errorf("package %q, channel %q: %w", mp.Name, mc.Name, err)
 				}
 				shared[mb.Name] = d
