@@ -13,9 +13,9 @@ import (
 // buildBundle assembles one Bundle from its row, the tables read at Open
 // and, where the level lacks data, the CSV: one step per group of
 // columns and tables, each taking the stored data when the level has it.
-func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle, head bool, edges *bundleEdges, rep *pkgReport) (Bundle, error) {
-	key := db.rows[name]
-	bb := &bundleBuild{ctx: ctx, db: db, pkg: pkg, name: name, key: key, raw: raw, head: head, edges: edges, rep: rep,
+func (db *DB) buildBundle(ctx context.Context, t *tables, pkg, name string, raw *rawBundle, head bool, edges *bundleEdges, rep *pkgReport) (Bundle, error) {
+	key := t.rows[name]
+	bb := &bundleBuild{ctx: ctx, db: db, t: t, pkg: pkg, name: name, key: key, raw: raw, head: head, edges: edges, rep: rep,
 		b: Bundle{Name: name, BundlePath: key.bundlePath.String}}
 	for _, step := range []func() error{
 		bb.manifests, bb.versionAndSkipRange, bb.edgesAndSubstitutes, bb.apis,
@@ -26,7 +26,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 		}
 	}
 	b := &bb.b
-	b.Deprecated = db.deprecated[name] || hasType(b.Properties, "olm.deprecated")
+	b.Deprecated = t.deprecated[name] || hasType(b.Properties, "olm.deprecated")
 	if db.opts.skipManifests {
 		b.CSV, b.Objects = nil, nil
 	}
@@ -37,6 +37,7 @@ func (db *DB) buildBundle(ctx context.Context, pkg, name string, raw *rawBundle,
 type bundleBuild struct {
 	ctx   context.Context
 	db    *DB
+	t     *tables // the rows of the bundle-keyed tables
 	pkg   string
 	name  string
 	key   bundleKey
@@ -158,8 +159,8 @@ func (bb *bundleBuild) versionAndSkipRange() error {
 		switch {
 		case c != nil && c.version != "":
 			b.Version, src = c.version, "the CSV's spec.version"
-		case packageVersion(db.props[name]) != "":
-			b.Version, src = packageVersion(db.props[name]), "its olm.package property"
+		case packageVersion(bb.t.props[name]) != "":
+			b.Version, src = packageVersion(bb.t.props[name]), "its olm.package property"
 		case versionFromName(name) != "":
 			b.Version, src = versionFromName(name), "the bundle name"
 		}
@@ -264,7 +265,7 @@ func (bb *bundleBuild) apis() error {
 	// properties are derived from these APIs. In those cases a bundle with
 	// no rows gets its APIs from the CRDs in its objects and its CSV.
 	// Slices read at Open are copied: callers may sort or edit what they get.
-	b.ProvidedAPIs = append([]API(nil), db.provided[name]...)
+	b.ProvidedAPIs = append([]API(nil), bb.t.provided[name]...)
 	if len(b.ProvidedAPIs) == 0 && (!s.has("api_provider") || db.apiKeyedByEntry() || !s.has("properties") || bb.lostKeyed) {
 		c, err := bb.getCSV()
 		if err != nil {
@@ -276,7 +277,7 @@ func (bb *bundleBuild) apis() error {
 			}
 		}
 	}
-	b.RequiredAPIs = append([]API(nil), db.required[name]...)
+	b.RequiredAPIs = append([]API(nil), bb.t.required[name]...)
 	if len(b.RequiredAPIs) == 0 && (!s.has("api_requirer") || db.apiKeyedByEntry() || !s.has("dependencies") || bb.lostKeyed) {
 		c, err := bb.getCSV()
 		if err != nil {
@@ -294,9 +295,9 @@ func (bb *bundleBuild) apis() error {
 // properties fills the properties.
 func (bb *bundleBuild) properties() error {
 	b := &bb.b
-	db, s, key, name, rep := bb.db, bb.db.sch, bb.key, bb.name, bb.rep
+	s, key, name, rep := bb.db.sch, bb.key, bb.name, bb.rep
 	if s.has("properties") {
-		rows := db.props[name]
+		rows := bb.t.props[name]
 		nullPath := false
 		seen := map[Property]bool{}
 		dups := map[string]int{}
@@ -369,10 +370,10 @@ func (bb *bundleBuild) dependencies() error {
 	b := &bb.b
 	db, s, name, rep := bb.db, bb.db.sch, bb.name, bb.rep
 	if s.has("dependencies") {
-		rows := db.deps[name]
+		rows := bb.t.deps[name]
 		if db.depsCorrupt {
 			var err error
-			if rows, err = db.repairDependencies(name, rows, bb.getCSV, rep); err != nil {
+			if rows, err = db.repairDependencies(name, rows, bb.t.required[name], bb.getCSV, rep); err != nil {
 				return err
 			}
 		}
@@ -418,9 +419,9 @@ func (bb *bundleBuild) dependencies() error {
 // relatedImages fills the related images.
 func (bb *bundleBuild) relatedImages() error {
 	b := &bb.b
-	db, s, name, rep := bb.db, bb.db.sch, bb.name, bb.rep
+	s, name, rep := bb.db.sch, bb.name, bb.rep
 	if s.has("related_image") {
-		b.RelatedImages = append([]string(nil), db.related[name]...)
+		b.RelatedImages = append([]string(nil), bb.t.related[name]...)
 	} else {
 		c, err := bb.getCSV()
 		if err != nil {

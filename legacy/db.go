@@ -39,15 +39,13 @@ type DB struct {
 	channels map[string][]Channel      // by package
 	entries  map[string][]ChannelEntry // by package, entry_id order
 	tip      int64                     // minimum depth over the whole channel_entry table
-	rows     map[string]bundleKey      // operatorbundle rows by name
 	entryPkg map[string]string         // bundle name -> a package whose entries name it
 
-	props      map[string][]propRow
-	deps       map[string][]Dependency
-	related    map[string][]string
-	provided   map[string][]API
-	required   map[string][]API
-	deprecated map[string]bool
+	// tables holds every bundle's rows when the DB was opened eagerly;
+	// a lazy DB fills a tables value per ReadPackage instead (see lazy).
+	tables
+	// lazy is set when the DB was opened with Lazy and qualified for it.
+	lazy *lazyIndex
 
 	stranded    map[string][]string // package -> stranded bundle names, sorted
 	strandedHow map[string]string   // bundle -> how it was attributed
@@ -93,6 +91,7 @@ type Option func(*openOptions)
 
 type openOptions struct {
 	skipManifests bool
+	lazy          bool
 }
 
 // SkipManifests makes ReadPackage leave Bundle.CSV and Bundle.Objects nil
@@ -281,6 +280,18 @@ func (d *DB) load(ctx context.Context) error {
 		return fmt.Errorf("read table operatorbundle: %w", err)
 	}
 	d.sizeHint = int(min(max(maxRowid.Int64, 0), 1<<20))
+	if d.opts.lazy {
+		ok, err := d.lazyEligible(ctx)
+		if err != nil {
+			return err
+		}
+		if ok {
+			d.lazy = &lazyIndex{}
+			err := d.loadPackages(ctx)
+			d.repairs = d.pkgRepairs
+			return err
+		}
+	}
 	// The bundle keys (read from an index, quick) come first: the loaders
 	// of the keyed tables check their rows' keys against them.
 	if err := d.loadBundleKeys(ctx); err != nil {

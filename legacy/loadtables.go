@@ -66,16 +66,31 @@ func (d *DB) loadPackages(ctx context.Context) error {
 	return nil
 }
 
-// loadEntries reads the channel table and channel_entry.
+// loadEntries reads channel_entry.
 func (d *DB) loadEntries(ctx context.Context) error {
-	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, channel_name, package_name, operatorbundle_name, replaces, depth FROM channel_entry ORDER BY entry_id`)
+	d.entries = map[string][]ChannelEntry{}
+	d.entryPkg = make(map[string]string, d.sizeHint)
+	rowsRead := 0
+	return d.readEntries(ctx, rowSel{}, func(e ChannelEntry) {
+		if rowsRead == 0 || e.Depth < d.tip {
+			d.tip = e.Depth
+		}
+		rowsRead++
+		d.entries[e.Package] = append(d.entries[e.Package], e)
+		if _, ok := d.entryPkg[e.Bundle]; !ok && e.Bundle != "" {
+			d.entryPkg[e.Bundle] = e.Package
+		}
+	})
+}
+
+// readEntries calls fn with the selected channel_entry rows of the wanted
+// packages (sel.want holds package names), in entry_id order.
+func (d *DB) readEntries(ctx context.Context, sel rowSel, fn func(ChannelEntry)) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, channel_name, package_name, operatorbundle_name, replaces, depth FROM channel_entry`+sel.where+` ORDER BY entry_id`, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table channel_entry: %w", err)
 	}
 	defer rows.Close()
-	d.entries = map[string][]ChannelEntry{}
-	d.entryPkg = make(map[string]string, d.sizeHint)
-	rowsRead := 0
 	for rows.Next() {
 		var id int64
 		var ch, pkg, b sql.NullString
@@ -83,17 +98,13 @@ func (d *DB) loadEntries(ctx context.Context) error {
 		if err := rows.Scan(&id, &ch, &pkg, &b, &repl, &depth); err != nil {
 			return fmt.Errorf("read table channel_entry: %w", err)
 		}
-		if rowsRead == 0 || depth.Int64 < d.tip {
-			d.tip = depth.Int64
+		if !sel.keep(pkg.String) {
+			continue
 		}
-		rowsRead++
-		d.entries[pkg.String] = append(d.entries[pkg.String], ChannelEntry{
+		fn(ChannelEntry{
 			ID: id, Channel: ch.String, Package: pkg.String, Bundle: b.String,
 			Replaces: repl.Int64, Depth: depth.Int64,
 		})
-		if _, ok := d.entryPkg[b.String]; !ok && b.String != "" {
-			d.entryPkg[b.String] = pkg.String
-		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table channel_entry: %w", err)
@@ -138,19 +149,40 @@ func (d *DB) loadBundleKeys(ctx context.Context) error {
 // loadProperties reads the properties table.
 func (d *DB) loadProperties(ctx context.Context) error {
 	d.props = make(map[string][]propRow, d.sizeHint)
+	keys := &d.keys[slices.Index(keyedTables[:], "properties")]
+	if err := d.readProperties(ctx, &d.tables, keys, rowSel{}); err != nil {
+		return err
+	}
+	keys.complete = true
+	return nil
+}
+
+// rowSel narrows what a table reader reads: a WHERE clause (on rowid)
+// with its arguments, and the bundle names whose rows are kept. The zero
+// value reads the whole table.
+type rowSel struct {
+	where string
+	args  []any
+	want  map[string]bool
+}
+
+// keep reports whether rows of bundle name are wanted.
+func (s rowSel) keep(name string) bool { return s.want == nil || s.want[name] }
+
+// readProperties adds the selected properties rows to t.props.
+func (d *DB) readProperties(ctx context.Context, t *tables, keys *keyCheck, sel rowSel) error {
 	if !d.sch.has("properties") {
 		return nil
 	}
-	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL, %s FROM properties`,
-		colOrNull(d.sch, "properties", "operatorbundle_path"), d.keyColumns("properties"))
-	rows, err := d.db.QueryContext(ctx, q)
+	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL, %s FROM properties%s`,
+		colOrNull(d.sch, "properties", "operatorbundle_path"), d.keyColumns("properties"), sel.where)
+	rows, err := d.db.QueryContext(ctx, q, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table properties: %w", err)
 	}
 	defer rows.Close()
-	g := grouper[propRow]{m: d.props}
+	g := grouper[propRow]{m: t.props}
 	defer g.flush()
-	keys := &d.keys[slices.Index(keyedTables[:], "properties")]
 	for rows.Next() {
 		var typ, val, name, kVersion, kPath sql.NullString
 		var nullPath bool
@@ -158,7 +190,7 @@ func (d *DB) loadProperties(ctx context.Context) error {
 			return fmt.Errorf("read table properties: %w", err)
 		}
 		keys.add(name, kVersion, kPath)
-		if !name.Valid {
+		if !name.Valid || !sel.keep(name.String) {
 			continue
 		}
 		g.add(name.String, propRow{Property{Type: typ.String, Value: val.String}, nullPath})
@@ -166,7 +198,6 @@ func (d *DB) loadProperties(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table properties: %w", err)
 	}
-	keys.complete = true
 	return nil
 }
 
@@ -207,28 +238,38 @@ func colOrNull(s schemaInfo, t, c string) string {
 // loadDependencies reads the dependencies table.
 func (d *DB) loadDependencies(ctx context.Context) error {
 	d.deps = make(map[string][]Dependency, d.sizeHint)
+	keys := &d.keys[slices.Index(keyedTables[:], "dependencies")]
+	if err := d.readDependencies(ctx, &d.tables, keys, rowSel{}); err != nil {
+		return err
+	}
+	keys.complete = true
+	return nil
+}
+
+// readDependencies adds the selected dependencies rows to t.deps. Reading
+// the whole table also notes its first row (depsFirst).
+func (d *DB) readDependencies(ctx context.Context, t *tables, keys *keyCheck, sel rowSel) error {
 	if !d.sch.has("dependencies") {
 		return nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, `+d.keyColumns("dependencies")+` FROM dependencies ORDER BY rowid`)
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, `+d.keyColumns("dependencies")+` FROM dependencies`+sel.where+` ORDER BY rowid`, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
 	defer rows.Close()
-	g := grouper[Dependency]{m: d.deps}
+	g := grouper[Dependency]{m: t.deps}
 	defer g.flush()
-	keys := &d.keys[slices.Index(keyedTables[:], "dependencies")]
 	for rows.Next() {
 		var typ, val, name, kVersion, kPath sql.NullString
 		if err := rows.Scan(&typ, &val, &name, &kVersion, &kPath); err != nil {
 			return fmt.Errorf("read table dependencies: %w", err)
 		}
 		keys.add(name, kVersion, kPath)
-		if !name.Valid {
+		if !name.Valid || !sel.keep(name.String) {
 			continue
 		}
 		dep := Dependency{Type: typ.String, Value: val.String}
-		if d.depsFirstBundle == "" {
+		if sel.want == nil && d.depsFirstBundle == "" {
 			// Migration 9 copied the first row's value into every row: that
 			// row alone is known to be genuine.
 			d.depsFirst, d.depsFirstBundle = dep, name.String
@@ -238,28 +279,39 @@ func (d *DB) loadDependencies(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
-	keys.complete = true
 	return nil
 }
 
 // loadRelatedImages reads the related_image table.
 func (d *DB) loadRelatedImages(ctx context.Context) error {
 	d.related = make(map[string][]string, d.sizeHint)
+	if err := d.readRelatedImages(ctx, &d.tables, rowSel{}); err != nil {
+		return err
+	}
+	for k, v := range d.related {
+		d.related[k] = dedupStrings(v)
+	}
+	return nil
+}
+
+// readRelatedImages adds the selected related_image rows to t.related,
+// not yet deduplicated.
+func (d *DB) readRelatedImages(ctx context.Context, t *tables, sel rowSel) error {
 	if !d.sch.has("related_image") {
 		return nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name FROM related_image`)
+	rows, err := d.db.QueryContext(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name FROM related_image`+sel.where, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table related_image: %w", err)
 	}
-	g := grouper[string]{m: d.related}
+	g := grouper[string]{m: t.related}
 	defer rows.Close()
 	for rows.Next() {
 		var img, name sql.NullString
 		if err := rows.Scan(&img, &name); err != nil {
 			return fmt.Errorf("read table related_image: %w", err)
 		}
-		if !name.Valid || img.String == "" {
+		if !name.Valid || img.String == "" || !sel.keep(name.String) {
 			continue
 		}
 		g.add(name.String, img.String)
@@ -268,88 +320,101 @@ func (d *DB) loadRelatedImages(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table related_image: %w", err)
 	}
-	for k, v := range d.related {
-		d.related[k] = dedupStrings(v)
-	}
 	return nil
 }
 
 // loadAPIs reads api_provider and api_requirer as stored, with plurals
 // from the api table; mapAPIs keys them by bundle name.
 func (d *DB) loadAPIs(ctx context.Context) error {
-	plural := map[[3]string]string{}
-	if d.sch.has("api") {
-		rows, err := d.db.QueryContext(ctx, `SELECT group_name, version, kind, plural FROM api`)
-		if err != nil {
-			return fmt.Errorf("read table api: %w", err)
-		}
-		for rows.Next() {
-			var g, v, k, p sql.NullString
-			if err := rows.Scan(&g, &v, &k, &p); err != nil {
-				rows.Close()
-				return fmt.Errorf("read table api: %w", err)
-			}
-			plural[[3]string{g.String, v.String, k.String}] = p.String
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("read table api: %w", err)
-		}
+	plural, err := d.apiPlurals(ctx)
+	if err != nil {
+		return err
 	}
 	read := func(table string) (map[string][]API, error) {
 		out := make(map[string][]API, d.sizeHint)
-		key := d.apiKey(table)
-		if key == "" {
-			return out, nil
-		}
-		// The key check needs the raw name (ref is cast to text).
-		name := "NULL"
-		if d.recordsKeys(table) {
-			name = "operatorbundle_name"
-		}
-		rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT), %s, %s FROM %s`, key, name, d.keyColumns(table), table))
-		if err != nil {
-			return nil, fmt.Errorf("read table %s: %w", table, err)
-		}
-		defer rows.Close()
-		// Group/version/kind repeat across bundles: share their strings.
-		intern := map[[3]string]API{}
-		grp := grouper[API]{m: out}
 		keys := &keyCheck{}
 		if i := slices.Index(keyedTables[:], table); i >= 0 {
 			keys = &d.keys[i]
 		}
-		for rows.Next() {
-			var g, v, k, ref, kName, kVersion, kPath sql.NullString
-			if err := rows.Scan(&g, &v, &k, &ref, &kName, &kVersion, &kPath); err != nil {
-				return nil, fmt.Errorf("read table %s: %w", table, err)
-			}
-			keys.add(kName, kVersion, kPath)
-			if ref.String == "" {
-				continue
-			}
-			gvk := [3]string{g.String, v.String, k.String}
-			a, ok := intern[gvk]
-			if !ok {
-				a = API{GVK: manifest.GVK{Group: g.String, Version: v.String, Kind: k.String}, Plural: plural[gvk]}
-				intern[gvk] = a
-			}
-			grp.add(ref.String, a)
-		}
-		grp.flush()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("read table %s: %w", table, err)
+		if err := d.readAPIs(ctx, table, out, plural, keys, rowSel{}); err != nil {
+			return nil, err
 		}
 		keys.complete = true
 		return out, nil
 	}
-	var err error
 	if d.rawProvided, err = read("api_provider"); err != nil {
 		return err
 	}
 	if d.rawRequired, err = read("api_requirer"); err != nil {
 		return err
+	}
+	return nil
+}
+
+// apiPlurals reads the api table's plurals by group, version and kind.
+func (d *DB) apiPlurals(ctx context.Context) (map[[3]string]string, error) {
+	plural := map[[3]string]string{}
+	if !d.sch.has("api") {
+		return plural, nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT group_name, version, kind, plural FROM api`)
+	if err != nil {
+		return nil, fmt.Errorf("read table api: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g, v, k, p sql.NullString
+		if err := rows.Scan(&g, &v, &k, &p); err != nil {
+			return nil, fmt.Errorf("read table api: %w", err)
+		}
+		plural[[3]string{g.String, v.String, k.String}] = p.String
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read table api: %w", err)
+	}
+	return plural, nil
+}
+
+// readAPIs adds the selected rows of an api table to out, keyed as stored
+// (bundle name, or channel_entry_id below level 6), with plurals.
+func (d *DB) readAPIs(ctx context.Context, table string, out map[string][]API, plural map[[3]string]string, keys *keyCheck, sel rowSel) error {
+	key := d.apiKey(table)
+	if key == "" {
+		return nil
+	}
+	// The key check needs the raw name (ref is cast to text).
+	name := "NULL"
+	if d.recordsKeys(table) {
+		name = "operatorbundle_name"
+	}
+	rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT), %s, %s FROM %s%s`, key, name, d.keyColumns(table), table, sel.where), sel.args...)
+	if err != nil {
+		return fmt.Errorf("read table %s: %w", table, err)
+	}
+	defer rows.Close()
+	// Group/version/kind repeat across bundles: share their strings.
+	intern := map[[3]string]API{}
+	grp := grouper[API]{m: out}
+	for rows.Next() {
+		var g, v, k, ref, kName, kVersion, kPath sql.NullString
+		if err := rows.Scan(&g, &v, &k, &ref, &kName, &kVersion, &kPath); err != nil {
+			return fmt.Errorf("read table %s: %w", table, err)
+		}
+		keys.add(kName, kVersion, kPath)
+		if ref.String == "" || !sel.keep(ref.String) {
+			continue
+		}
+		gvk := [3]string{g.String, v.String, k.String}
+		a, ok := intern[gvk]
+		if !ok {
+			a = API{GVK: manifest.GVK{Group: g.String, Version: v.String, Kind: k.String}, Plural: plural[gvk]}
+			intern[gvk] = a
+		}
+		grp.add(ref.String, a)
+	}
+	grp.flush()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read table %s: %w", table, err)
 	}
 	return nil
 }
@@ -415,18 +480,25 @@ func (d *DB) mapAPIs() {
 
 // loadDeprecated reads the deprecated table.
 func (d *DB) loadDeprecated(ctx context.Context) error {
-	d.deprecated = map[string]bool{}
+	var err error
+	d.deprecated, err = d.readDeprecated(ctx)
+	return err
+}
+
+// readDeprecated reads the deprecated table's bundle names.
+func (d *DB) readDeprecated(ctx context.Context) (map[string]bool, error) {
+	out := map[string]bool{}
 	if !d.sch.has("deprecated") {
-		return nil
+		return out, nil
 	}
 	var names []sql.NullString
 	if err := d.db.SelectContext(ctx, &names, `SELECT operatorbundle_name FROM deprecated`); err != nil {
-		return fmt.Errorf("read table deprecated: %w", err)
+		return nil, fmt.Errorf("read table deprecated: %w", err)
 	}
 	for _, n := range names {
 		if n.Valid {
-			d.deprecated[n.String] = true
+			out[n.String] = true
 		}
 	}
-	return nil
+	return out, nil
 }

@@ -16,6 +16,8 @@ type rawBundle struct {
 	csvNull, bundleNull bool
 	skipRange, replaces sql.NullString
 	skips, substitutes  sql.NullString
+	// key is read only by a lazy DB; an eager one has it in rows.
+	key bundleKey
 }
 
 // fetchChunk bounds the number of names bound into one IN (...) query.
@@ -49,13 +51,17 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 		bundleSel = "bundle"
 	}
 	s := d.sch
+	keySel := "NULL, NULL"
+	if d.lazy != nil {
+		keySel = s.colOr("operatorbundle", "version") + ", " + s.colOr("operatorbundle", "bundlepath")
+	}
 	out := make(map[string]*rawBundle, len(names))
 	for start := 0; start < len(names); start += fetchChunk {
 		chunk := names[start:min(start+fetchChunk, len(names))]
-		q := fmt.Sprintf(`SELECT name, %s, csv IS NULL, %s, bundle IS NULL, %s, %s, %s, %s FROM operatorbundle WHERE name IN (?%s)`,
+		q := fmt.Sprintf(`SELECT name, %s, csv IS NULL, %s, bundle IS NULL, %s, %s, %s, %s, %s FROM operatorbundle WHERE name IN (?%s)`,
 			csvSel, bundleSel,
 			s.colOr("operatorbundle", "skiprange"), s.colOr("operatorbundle", "replaces"),
-			s.colOr("operatorbundle", "skips"), s.colOr("operatorbundle", "substitutesfor"),
+			s.colOr("operatorbundle", "skips"), s.colOr("operatorbundle", "substitutesfor"), keySel,
 			strings.Repeat(",?", len(chunk)-1))
 		args := make([]any, len(chunk))
 		for i, n := range chunk {
@@ -69,7 +75,7 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 			var name string
 			var csv, bundle blob
 			r := &rawBundle{}
-			if err := rows.Scan(&name, &csv, &r.csvNull, &bundle, &r.bundleNull, &r.skipRange, &r.replaces, &r.skips, &r.substitutes); err != nil {
+			if err := rows.Scan(&name, &csv, &r.csvNull, &bundle, &r.bundleNull, &r.skipRange, &r.replaces, &r.skips, &r.substitutes, &r.key.version, &r.key.bundlePath); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("read table operatorbundle: %w", err)
 			}
@@ -142,25 +148,21 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	if !ok {
 		return nil, fmt.Errorf("read %s: package %q: no such package", db.path, name)
 	}
+	var pr *pkgRows
+	var err error
+	if db.lazy != nil {
+		pr, err = db.lazyRows(ctx, name)
+	} else {
+		pr, err = db.eagerRows(ctx, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
+	}
 	pd := &PackageData{
 		Package:  pkg,
 		Channels: append([]Channel(nil), db.channels[name]...),
-		Entries:  append([]ChannelEntry(nil), db.entries[name]...),
-		TipDepth: db.tip,
-	}
-	seen := map[string]bool{}
-	var members []string
-	for _, e := range pd.Entries {
-		if _, exists := db.rows[e.Bundle]; exists && !seen[e.Bundle] {
-			seen[e.Bundle] = true
-			members = append(members, e.Bundle)
-		}
-	}
-	sort.Strings(members)
-	stranded := db.stranded[name]
-	raws, err := db.fetchBundles(ctx, append(append([]string(nil), members...), stranded...))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
+		Entries:  append([]ChannelEntry(nil), pr.entries...),
+		TipDepth: pr.tip,
 	}
 	heads := map[string]bool{}
 	for _, c := range pd.Channels {
@@ -169,24 +171,24 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	edges := entryEdges(pd.Entries, pd.TipDepth)
 	rep := &pkgReport{pkg: name}
 	build := func(n string) (Bundle, error) {
-		raw := raws[n]
+		raw := pr.raws[n]
 		if raw == nil { // vanished between Open and now: impossible for an immutable file
 			return Bundle{}, fmt.Errorf("operatorbundle row %q not found", n)
 		}
-		b, err := db.buildBundle(ctx, name, n, raw, heads[n], edges[n], rep)
+		b, err := db.buildBundle(ctx, pr.t, name, n, raw, heads[n], edges[n], rep)
 		if err != nil {
 			return Bundle{}, fmt.Errorf("bundle %s: %w", n, err)
 		}
 		return b, nil
 	}
-	for _, n := range members {
+	for _, n := range pr.members {
 		b, err := build(n)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
 		}
 		pd.Bundles = append(pd.Bundles, b)
 	}
-	for _, n := range stranded {
+	for _, n := range pr.stranded {
 		b, err := build(n)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
@@ -198,6 +200,34 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	db.repairDefaultChannel(pd, rep)
 	pd.Repairs = rep.finish(db)
 	return pd, nil
+}
+
+// pkgRows is what ReadPackage reads of one package before it builds the
+// bundles: its entries, the rows of its bundles and the tables they are
+// keyed in.
+type pkgRows struct {
+	entries           []ChannelEntry
+	tip               int64
+	t                 *tables
+	members, stranded []string // sorted
+	raws              map[string]*rawBundle
+}
+
+// eagerRows takes a package's rows from the tables read at Open and its
+// bundles' operatorbundle columns from the database.
+func (db *DB) eagerRows(ctx context.Context, name string) (*pkgRows, error) {
+	pr := &pkgRows{entries: db.entries[name], tip: db.tip, t: &db.tables, stranded: db.stranded[name]}
+	seen := map[string]bool{}
+	for _, e := range pr.entries {
+		if _, exists := db.rows[e.Bundle]; exists && !seen[e.Bundle] {
+			seen[e.Bundle] = true
+			pr.members = append(pr.members, e.Bundle)
+		}
+	}
+	sort.Strings(pr.members)
+	var err error
+	pr.raws, err = db.fetchBundles(ctx, append(append([]string(nil), pr.members...), pr.stranded...))
+	return pr, err
 }
 
 // finish turns the collected package-wide findings into repair lines.

@@ -12,7 +12,7 @@ import (
 // dependencies the bundle's CSV requires are re-derived from api_requirer,
 // else the CSV. What cannot be recovered (dependencies.yaml entries such as
 // olm.package or olm.constraint) is said in the repair line.
-func (db *DB) repairDependencies(name string, rows []Dependency, getCSV func() (*csvDoc, error), rep *pkgReport) ([]Dependency, error) {
+func (db *DB) repairDependencies(name string, rows []Dependency, required []API, getCSV func() (*csvDoc, error), rep *pkgReport) ([]Dependency, error) {
 	var kept []Dependency
 	suspect := 0
 	firstKept := false
@@ -31,7 +31,7 @@ func (db *DB) repairDependencies(name string, rows []Dependency, getCSV func() (
 	if suspect == 0 {
 		return rows, nil
 	}
-	truth, src := db.required[name], "api_requirer"
+	truth, src := required, "api_requirer"
 	if len(truth) == 0 {
 		c, err := getCSV()
 		if err != nil {

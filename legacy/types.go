@@ -173,3 +173,15 @@ type Repair struct {
 	// Detail says what was found and what was done, in one sentence.
 	Detail string `json:"detail"`
 }
+
+// tables are the rows of the bundle-keyed tables, by bundle name: all of
+// them for an eager DB, one package's for a lazy ReadPackage.
+type tables struct {
+	rows       map[string]bundleKey // operatorbundle rows by name
+	props      map[string][]propRow
+	deps       map[string][]Dependency
+	related    map[string][]string
+	provided   map[string][]API
+	required   map[string][]API
+	deprecated map[string]bool
+}

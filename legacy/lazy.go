@@ -1,0 +1,271 @@
+package legacy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+)
+
+// Lazy makes Open read only the schema and the package and channel tables,
+// so that it returns at once whatever the size of the index, and makes
+// ReadPackage read one package's rows when it is asked for them. On its
+// first call ReadPackage scans the row ids and bundle names of
+// channel_entry and the bundle-keyed tables once (never their values,
+// never operatorbundle) into a small index of where each package's and
+// bundle's rows lie; each package is then read by rowid ranges.
+//
+// A lazy DB does not run the catalog-wide checks: Repairs lists only what
+// Open found (package rows without a name), and ReadPackage attributes no
+// stranded bundles (PackageData.Stranded is empty). Everything else
+// ReadPackage returns is what an eager DB returns for the package. Callers
+// that need the catalog-wide repairs open the file again without Lazy.
+//
+// Databases whose damage can only be repaired with the whole catalog in
+// view are opened eagerly even with Lazy: api tables keyed by
+// channel_entry_id (below level 6) and dependencies that may carry
+// migration 9's corruption (every row one value). IsLazy tells.
+func Lazy() Option { return func(o *openOptions) { o.lazy = true } }
+
+// IsLazy reports whether the DB reads packages lazily (see Lazy).
+func (db *DB) IsLazy() bool { return db.lazy != nil }
+
+// lazyTables are the bundle-keyed tables a lazy DB reads by rowid ranges.
+var lazyTables = [...]string{"properties", "dependencies", "related_image", "api_provider", "api_requirer"}
+
+// lazyIndex locates rows for a lazy DB; built once, by build, on the
+// first ReadPackage, read-only after.
+type lazyIndex struct {
+	once sync.Once
+	err  error
+	tip  int64
+	// entries are channel_entry rowid runs by package name; keyed the
+	// runs of each of lazyTables by bundle name.
+	entries    rowRuns
+	keyed      [len(lazyTables)]rowRuns
+	plural     map[[3]string]string
+	deprecated map[string]bool
+}
+
+// rowRun is a range of rowids that, in rowid order, holds only rows of
+// one key.
+type rowRun struct{ lo, hi int64 }
+
+// rowRuns maps a key (package or bundle name) to its rows' runs in rowid
+// order.
+type rowRuns map[string][]rowRun
+
+// add notes that the row after prev (in rowid order) has key k.
+func (r rowRuns) add(k string, rowid int64, sameAsPrev bool) {
+	runs := r[k]
+	if sameAsPrev && len(runs) > 0 {
+		runs[len(runs)-1].hi = rowid
+		return
+	}
+	r[k] = append(runs, rowRun{rowid, rowid})
+}
+
+// lazyEligible reports whether the database can be read lazily: its api
+// tables are keyed by bundle name and its dependencies do not show the
+// signature of migration 9's corruption (at least two rows, one value).
+func (d *DB) lazyEligible(ctx context.Context) (bool, error) {
+	if d.apiKeyedByEntry() {
+		return false, nil
+	}
+	if !d.sch.has("dependencies") {
+		return true, nil
+	}
+	const named = `FROM dependencies WHERE operatorbundle_name IS NOT NULL`
+	var rows, other int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+named+` LIMIT 2)`).Scan(&rows)
+	if err == nil && rows == 2 {
+		err = d.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 `+named+
+			` AND ifnull(CAST(value AS TEXT), '') <> (SELECT ifnull(CAST(value AS TEXT), '') `+named+` ORDER BY rowid LIMIT 1) LIMIT 1)`).Scan(&other)
+	}
+	if err != nil {
+		return false, fmt.Errorf("read table dependencies: %w", err)
+	}
+	return rows < 2 || other > 0, nil
+}
+
+// index builds the lazy index once; every lazy read calls it first.
+func (d *DB) index(ctx context.Context) (*lazyIndex, error) {
+	x := d.lazy
+	x.once.Do(func() { x.err = d.buildIndex(ctx, x) })
+	return x, x.err
+}
+
+// buildIndex scans channel_entry and the bundle-keyed tables' rowids and
+// keys, the api table and the deprecated table.
+func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
+	x.entries = rowRuns{}
+	first := true
+	err := d.scanKeys(ctx, "channel_entry", "package_name, depth", func(rowid int64, key string, same bool, depth sql.NullInt64) {
+		x.entries.add(key, rowid, same)
+		if first || depth.Int64 < x.tip {
+			x.tip, first = depth.Int64, false
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for i, table := range lazyTables {
+		x.keyed[i] = rowRuns{}
+		if !d.sch.has(table) || !d.sch.col(table, "operatorbundle_name") {
+			continue
+		}
+		col := "operatorbundle_name, NULL"
+		if table == "api_provider" || table == "api_requirer" {
+			col = "CAST(operatorbundle_name AS TEXT), NULL"
+		}
+		err := d.scanKeys(ctx, table, col, func(rowid int64, key string, same bool, _ sql.NullInt64) {
+			x.keyed[i].add(key, rowid, same)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if x.plural, err = d.apiPlurals(ctx); err != nil {
+		return err
+	}
+	x.deprecated, err = d.readDeprecated(ctx)
+	return err
+}
+
+// scanKeys calls fn with every row of table whose key (the first of cols,
+// a second column passed along) is not NULL or empty, in rowid order,
+// saying whether the row before it had the same key.
+func (d *DB) scanKeys(ctx context.Context, table, cols string, fn func(rowid int64, key string, same bool, extra sql.NullInt64)) error {
+	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+cols+` FROM `+table+` ORDER BY rowid`)
+	if err != nil {
+		return fmt.Errorf("index table %s: %w", table, err)
+	}
+	defer rows.Close()
+	var prev string
+	var raw sql.RawBytes
+	for rows.Next() {
+		var rowid int64
+		var extra sql.NullInt64
+		if err := rows.Scan(&rowid, &raw, &extra); err != nil {
+			return fmt.Errorf("index table %s: %w", table, err)
+		}
+		if raw == nil || len(raw) == 0 {
+			prev = ""
+			continue
+		}
+		same := prev != "" && string(raw) == prev
+		if !same {
+			prev = string(raw)
+		}
+		fn(rowid, prev, same, extra)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("index table %s: %w", table, err)
+	}
+	return nil
+}
+
+// runsGap is how many foreign rows a merged range may span: reading a few
+// rows of other bundles (dropped by name) is cheaper than another query.
+const runsGap = 64
+
+// ranges are the rowid ranges holding the rows of the given keys, sorted
+// and merged where they lie close together.
+func (r rowRuns) ranges(keys []string) []rowRun {
+	var all []rowRun
+	for _, k := range keys {
+		all = append(all, r[k]...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].lo < all[j].lo })
+	var out []rowRun
+	for _, run := range all {
+		if n := len(out); n > 0 && run.lo <= out[n-1].hi+runsGap {
+			out[n-1].hi = max(out[n-1].hi, run.hi)
+			continue
+		}
+		out = append(out, run)
+	}
+	return out
+}
+
+// eachRange calls read once per range of r holding rows of keys, with a
+// rowSel for that range keeping only those keys' rows.
+func eachRange(r rowRuns, keys []string, read func(rowSel) error) error {
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	for _, run := range r.ranges(keys) {
+		if err := read(rowSel{where: ` WHERE rowid BETWEEN ? AND ?`, args: []any{run.lo, run.hi}, want: want}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lazyRows reads one package's entries and rows by rowid ranges.
+func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
+	x, err := d.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr := &pkgRows{tip: x.tip}
+	err = eachRange(x.entries, []string{name}, func(sel rowSel) error {
+		return d.readEntries(ctx, sel, func(e ChannelEntry) { pr.entries = append(pr.entries, e) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	var named []string
+	seen := map[string]bool{}
+	for _, e := range pr.entries {
+		if e.Bundle != "" && !seen[e.Bundle] {
+			seen[e.Bundle] = true
+			named = append(named, e.Bundle)
+		}
+	}
+	if pr.raws, err = d.fetchBundles(ctx, named); err != nil {
+		return nil, err
+	}
+	t := &tables{rows: map[string]bundleKey{}, props: map[string][]propRow{}, deps: map[string][]Dependency{},
+		related: map[string][]string{}, provided: map[string][]API{}, required: map[string][]API{}, deprecated: x.deprecated}
+	for n, raw := range pr.raws {
+		pr.members = append(pr.members, n)
+		t.rows[n] = raw.key
+	}
+	sort.Strings(pr.members)
+	if err := d.readKeyed(ctx, x, t, pr.members); err != nil {
+		return nil, err
+	}
+	pr.t = t
+	return pr, nil
+}
+
+// readKeyed reads the bundle-keyed tables' rows of the named bundles into t.
+func (d *DB) readKeyed(ctx context.Context, x *lazyIndex, t *tables, names []string) error {
+	none := &keyCheck{}
+	readers := [len(lazyTables)]func(rowSel) error{
+		func(sel rowSel) error { return d.readProperties(ctx, t, none, sel) },
+		func(sel rowSel) error { return d.readDependencies(ctx, t, none, sel) },
+		func(sel rowSel) error { return d.readRelatedImages(ctx, t, sel) },
+		func(sel rowSel) error { return d.readAPIs(ctx, "api_provider", t.provided, x.plural, none, sel) },
+		func(sel rowSel) error { return d.readAPIs(ctx, "api_requirer", t.required, x.plural, none, sel) },
+	}
+	for i, read := range readers {
+		if err := eachRange(x.keyed[i], names, read); err != nil {
+			return err
+		}
+	}
+	for k, v := range t.related {
+		t.related[k] = dedupStrings(v)
+	}
+	for _, m := range []map[string][]API{t.provided, t.required} {
+		for k, v := range m {
+			m[k] = manifest.DedupAPIs(v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package legacy
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testinput"
+)
+
+// withoutStranded is what a lazy DB returns for pd: no stranded bundles
+// and no stranded-bundle repair lines (a lazy DB runs no catalog-wide
+// checks); the derived line's counts, which include stranded bundles,
+// are compared by kind only. Manifests are compared by digest.
+func withoutStranded(pd *PackageData, lazy bool) *PackageData {
+	out := *pd
+	out.Bundles = append([]Bundle(nil), pd.Bundles...)
+	for i := range out.Bundles {
+		b := &out.Bundles[i]
+		b.CSV = digest(b.CSV)
+		for j, o := range b.Objects {
+			b.Objects[j] = digest(o)
+		}
+	}
+	if !lazy {
+		return &out
+	}
+	out.Stranded = nil
+	out.Repairs = nil
+	for _, r := range pd.Repairs {
+		switch r.Kind {
+		case RepairStranded:
+			continue
+		case RepairDerived:
+			r.Detail = ""
+		}
+		out.Repairs = append(out.Repairs, r)
+	}
+	return &out
+}
+
+func digest(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	s := sha256.Sum256(b)
+	return s[:]
+}
+
+// assertLazyMatches reads every package of path eagerly and lazily (with
+// and without SkipManifests) and requires the same data; it returns
+// whether the lazy open qualified for lazy reading.
+func assertLazyMatches(t *testing.T, path string) bool {
+	t.Helper()
+	lazy := false
+	for _, opts := range [][]Option{nil, {SkipManifests()}} {
+		want := readAll(t, openPath(t, path, opts...))
+		ldb := openPath(t, path, append(opts, Lazy())...)
+		lazy = ldb.IsLazy()
+		got := readAll(t, ldb)
+		require.Len(t, got, len(want))
+		for name, pd := range want {
+			require.NotNil(t, got[name], name)
+			assert.Equal(t, withoutStranded(pd, lazy), withoutStranded(got[name], lazy), name)
+		}
+	}
+	return lazy
+}
+
+// TestLazyMatchesEager: a lazy DB reads every package of every real
+// fixture and of the same bundles built at every schema level exactly as
+// an eager one does (stranded bundles aside); the levels and damage that
+// need the whole catalog fall back to eager reading.
+func TestLazyMatchesEager(t *testing.T) {
+	dirs, err := os.ReadDir(fixtures)
+	require.NoError(t, err)
+	lazyFixtures := 0
+	for _, d := range dirs {
+		t.Run(d.Name(), func(t *testing.T) {
+			if assertLazyMatches(t, fixture(d.Name())) {
+				lazyFixtures++
+			}
+		})
+	}
+	assert.GreaterOrEqual(t, lazyFixtures, len(dirs)-2, "most fixtures qualify for lazy reading")
+	bs := smallFBBBundles(t)
+	for level := dbbuild.MinLevel; level <= dbbuild.MaxLevel; level++ {
+		t.Run(fmt.Sprintf("small-fbb/level%d", level), func(t *testing.T) {
+			lazy := assertLazyMatches(t, buildDB(t, level, bs))
+			db := openPath(t, buildDB(t, level, bs), Lazy())
+			assert.Equal(t, !db.apiKeyedByEntry(), lazy)
+		})
+	}
+}
+
+// TestLazyScatteredRows: rows of a bundle apart from the others (added
+// later) and rows of other bundles inside a merged range are read right.
+func TestLazyScatteredRows(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	for _, table := range []string{"properties", "dependencies"} {
+		testinput.ExecSQL(t, path, `INSERT INTO `+table+`(type, value, operatorbundle_name, operatorbundle_version, operatorbundle_path)
+			SELECT 'olm.test', '{"late":true}', operatorbundle_name, operatorbundle_version, operatorbundle_path FROM `+table+` ORDER BY rowid LIMIT 1`)
+	}
+	testinput.ExecSQL(t, path, `INSERT INTO related_image(image, operatorbundle_name) SELECT 'late.example/img:1', name FROM operatorbundle ORDER BY name LIMIT 1`,
+		`INSERT INTO related_image(image, operatorbundle_name) SELECT 'late.example/img:2', name FROM operatorbundle ORDER BY name DESC LIMIT 1`)
+	require.True(t, assertLazyMatches(t, path))
+	x, err := openPath(t, path, Lazy()).index(context.Background())
+	require.NoError(t, err)
+	scattered := 0
+	for _, runs := range x.keyed[0] {
+		if len(runs) > 1 {
+			scattered++
+		}
+	}
+	assert.Positive(t, scattered, "bundles whose properties lie in several runs")
+}
+
+// TestLazyFallsBackOnCorruptDependencies: migration 9's signature (every
+// dependencies row one value) needs the whole table in view.
+func TestLazyFallsBackOnCorruptDependencies(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	testinput.ExecSQL(t, path, `UPDATE dependencies SET value = (SELECT value FROM dependencies ORDER BY rowid LIMIT 1)`)
+	db := openPath(t, path, Lazy())
+	assert.False(t, db.IsLazy())
+	assertLazyMatches(t, path)
+}
+
+// TestRowRunsRanges: runs of several keys merge when close together, stay
+// apart otherwise, and come sorted.
+func TestRowRunsRanges(t *testing.T) {
+	r := rowRuns{}
+	for i, k := range []string{"a", "a", "b", "b", "a", "c"} {
+		r.add(k, int64(i+1), i > 0 && k == []string{"a", "a", "b", "b", "a", "c"}[i-1])
+	}
+	r.add("d", 1000, false)
+	assert.Equal(t, []rowRun{{1, 2}, {5, 5}}, r["a"])
+	assert.Equal(t, []rowRun{{1, 6}, {1000, 1000}}, r.ranges([]string{"d", "c", "a"}))
+	assert.Equal(t, []rowRun{{3, 4}}, r.ranges([]string{"b"}))
+	assert.Empty(t, r.ranges([]string{"x"}))
+}
+
+// TestLazyOpenReadsNoBundleTables: a lazy Open reads the schema and the
+// package and channel tables only; the first ReadPackage builds the
+// index, and a cancelled context then fails with an error.
+func TestLazyOpenReadsNoBundleTables(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	// A row Open would trip over if it read channel_entry: a text depth.
+	testinput.ExecSQL(t, path, `UPDATE channel_entry SET depth = 'x' WHERE rowid = (SELECT max(rowid) FROM channel_entry)`)
+	db := openPath(t, path, Lazy())
+	require.True(t, db.IsLazy())
+	names, err := db.PackageNames(context.Background())
+	require.NoError(t, err)
+	require.NotEmpty(t, names)
+	_, err = db.ReadPackage(context.Background(), names[0])
+	require.Error(t, err, "the first read indexes channel_entry")
+	assert.Contains(t, err.Error(), "channel_entry")
+	_, err = Open(context.Background(), path)
+	require.Error(t, err, "an eager Open reads channel_entry")
+}
