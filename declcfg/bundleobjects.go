@@ -145,7 +145,7 @@ func readRef(r *os.Root, file, ref string) ([]byte, error) {
 // byte-identical.
 func objectFromFile(data []byte) ([]byte, error) {
 	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && json.Valid(trimmed) {
+	if len(trimmed) > 0 && jsonscan.Valid(trimmed) {
 		if trimmed[0] != '{' {
 			return nil, errors.New("object is not a JSON object")
 		}

@@ -30,6 +30,7 @@ type loadOptions struct {
 	concurrency int
 	packages    map[string]bool // nil: every package
 	lean        bool            // WithLeanBundles
+	warn        func(Problem)   // nil: graph warnings are not computed
 }
 
 // WithConcurrency bounds the number of files decoded at once (default

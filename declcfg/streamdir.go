@@ -71,13 +71,17 @@ func loadEachFile(ctx context.Context, r *os.Root, files []string, o loadOptions
 // root to w in format f: the same bytes as WriteStream of LoadDir(root),
 // without holding the catalog in memory.
 //
-// A first pass decodes every file (concurrently, as LoadDir does, so a bad
-// catalog fails with the same error before anything is written) and keeps
-// only which packages each file holds. The second pass writes package by
-// package in opm's order, decoding the files of each package again (a few
-// files ahead, concurrently) and dropping each file once its last package
-// is written. Memory is bounded by the largest files, not the catalog; a
-// catalog kept in one file is held whole, as opm held it.
+// A first pass scans every file for the packages its blobs name (framing
+// and the schema, package and name keys only, as ValidateDir does), so a
+// file that is not a blob stream, or a blob without a schema, fails with
+// LoadDir's error before anything is written. The second pass writes
+// package by package in opm's order, decoding the files of each package
+// once (a few files ahead, concurrently) and dropping each file once its
+// last package is written. A blob that fails only when fully decoded (a
+// field of the wrong type, an object ref that does not resolve) stops the
+// write with LoadDir's error after the packages before it were written.
+// Memory is bounded by the largest files, not the catalog; a catalog kept
+// in one file is held whole, as opm held it.
 func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opts ...LoadOption) error {
 	if f != FormatJSON && f != FormatYAML && f != "" {
 		return fmt.Errorf("unknown output format %q", f)
@@ -92,15 +96,32 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 	if err != nil {
 		return fmt.Errorf("walk %s: %w", root, err)
 	}
-	filePkgs := make([][]string, len(files))
-	if err := loadEachFile(ctx, r, files, o, func(i int, cfg *DeclarativeConfig) {
-		filePkgs[i] = configPackages(cfg)
-	}); err != nil {
+	filePkgs, err := filePackages(ctx, r, files, o)
+	if err != nil {
 		return err
 	}
-	return eachPackage(ctx, r, files, filePkgs, o, func(_ string, part *DeclarativeConfig) error {
+	err = eachPackage(ctx, r, files, filePkgs, o, func(_ string, part *DeclarativeConfig) error {
 		return WriteStream(w, part, f)
 	})
+	if err != nil {
+		return firstLoadError(ctx, r, files, o, err)
+	}
+	return nil
+}
+
+// filePackages lists the packages of each file, or LoadDir's error. With
+// WithPackages, files are decoded with the filter (files that cannot hold
+// a named package are skipped unread, as LoadDir skips them); otherwise
+// they are only scanned.
+func filePackages(ctx context.Context, r *os.Root, files []string, o loadOptions) ([][]string, error) {
+	if o.packages == nil {
+		return scanFilePackages(ctx, r, files, o)
+	}
+	filePkgs := make([][]string, len(files))
+	err := loadEachFile(ctx, r, files, o, func(i int, cfg *DeclarativeConfig) {
+		filePkgs[i] = configPackages(cfg)
+	})
+	return filePkgs, err
 }
 
 // eachPackage calls fn with the blobs of each package in opm's order

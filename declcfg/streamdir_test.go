@@ -118,19 +118,20 @@ func TestWriteDirStreamCanceled(t *testing.T) {
 	require.ErrorIs(t, WriteDirStream(ctx, &out, mixedCatalog(t), FormatJSON), context.Canceled)
 }
 
-// validateLoaded is what validate did before streaming.
-func validateLoaded(dir string) (DirValidation, error) {
+// validateLoaded is what validate did before streaming, with the
+// warnings of a valid catalog.
+func validateLoaded(dir string) (DirValidation, []Problem, error) {
 	var res DirValidation
 	cfg, err := LoadDir(context.Background(), dir)
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	res.Packages, res.Channels, res.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
 	m, err := ConvertToModel(cfg)
-	if err == nil {
-		res.Warnings = m.Warnings()
+	if err != nil {
+		return res, nil, err
 	}
-	return res, err
+	return res, m.Warnings(), nil
 }
 
 func TestValidateDirSameAsLoadAndConvert(t *testing.T) {
@@ -166,9 +167,11 @@ func TestValidateDirSameAsLoadAndConvert(t *testing.T) {
 	dirs := append([]string{mixedCatalog(t), invalid, scanBad, decodeBad, t.TempDir(), filepath.Join(t.TempDir(), "missing")}, opmOutputDirs(t)...)
 	for _, dir := range dirs {
 		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			want, wantErr := validateLoaded(dir)
+			want, wantWarnings, wantErr := validateLoaded(dir)
 			for _, n := range []int{1, 3} {
-				got, err := ValidateDir(context.Background(), dir, WithConcurrency(n))
+				var gotWarnings []Problem
+				got, err := ValidateDir(context.Background(), dir, WithConcurrency(n),
+					WithWarnings(func(p Problem) { gotWarnings = append(gotWarnings, p) }))
 				if wantErr != nil {
 					require.EqualError(t, err, wantErr.Error())
 					var wantVE, gotVE *ValidationError
@@ -182,6 +185,7 @@ func TestValidateDirSameAsLoadAndConvert(t *testing.T) {
 				}
 				require.NoError(t, err)
 				require.Equal(t, want, got)
+				require.Equal(t, wantWarnings, gotWarnings)
 			}
 		})
 	}

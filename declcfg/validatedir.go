@@ -16,9 +16,18 @@ type DirValidation struct {
 	// Packages, Channels and Bundles count the blobs of each kind; they
 	// are set whenever the directory loads, valid or not.
 	Packages, Channels, Bundles int
-	// Warnings are the upgrade-graph warnings (Model.Warnings) of a valid
-	// catalog.
-	Warnings []Problem
+}
+
+// WithWarnings makes ValidateDir and LoadDirModels compute the
+// upgrade-graph warnings (Model.Warnings) of every package that passes
+// its checks and hand them to fn as soon as that package is checked, in
+// package order, from the calling goroutine. The warnings are never held:
+// memory does not grow with their number. A package with problems has no
+// model and so no warnings; the packages checked before a problem was
+// found keep the warnings already handed over. Without this option the
+// warnings are not computed. LoadDir ignores it.
+func WithWarnings(fn func(Problem)) LoadOption {
+	return func(o *loadOptions) { o.warn = fn }
 }
 
 // ValidateDir checks the declarative config directory root exactly as
@@ -26,7 +35,7 @@ type DirValidation struct {
 // when the directory does not load, else a *ValidationError with the same
 // problems in the same order. It does not hold the catalog: every rule
 // of ConvertToModel concerns one package, so the directory is checked
-// package by package.
+// package by package. WithWarnings streams the graph warnings.
 //
 // A first pass scans every file for the packages its blobs name (no full
 // decode); then each package's files are decoded, the package is
@@ -76,37 +85,46 @@ func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts
 		case errors.As(err, &ve):
 			ps = append(ps, ve.Problems...)
 			nested = append(nested, ve.nested...)
+			return nil
 		case err != nil:
 			return err
-		case len(ps) == 0:
-			res.Warnings = append(res.Warnings, m.Warnings()...)
-			if fn != nil {
-				return fn(m)
+		}
+		if o.warn != nil {
+			for _, w := range m.Warnings() {
+				o.warn(w)
 			}
+		}
+		if fn != nil && len(ps) == 0 {
+			return fn(m)
 		}
 		return nil
 	})
 	if err != nil {
-		var fe *fileError
-		if !errors.As(err, &fe) {
-			return DirValidation{}, err // fn's or the context's
-		}
-		// The first file in file order that fails is LoadDir's error; files
-		// before this one may not have been decoded yet.
-		if err := loadEachFile(ctx, r, files[:fe.file+1], o, func(int, *DeclarativeConfig) {}); err != nil {
-			return DirValidation{}, err
-		}
-		return DirValidation{}, fe.err
+		return DirValidation{}, firstLoadError(ctx, r, files, o, err)
 	}
 	if len(ps) == 0 {
 		return res, nil
 	}
-	res.Warnings = nil
 	// ConvertToModel's order: by file and position, rule order within a
 	// blob (a blob belongs to one package, so its problems come from one
 	// call and keep their order in the stable sort).
 	ps.sortByOrigin()
 	return res, &ValidationError{Problems: ps, nested: nested}
+}
+
+// firstLoadError turns an error of eachPackage into the error LoadDir
+// gives: the first file in file order that fails (files before the
+// failing one may not have been decoded yet). Other errors (fn's, the
+// context's) are returned as they are.
+func firstLoadError(ctx context.Context, r *os.Root, files []string, o loadOptions, err error) error {
+	var fe *fileError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	if err := loadEachFile(ctx, r, files[:fe.file+1], o, func(int, *DeclarativeConfig) {}); err != nil {
+		return err
+	}
+	return fe.err
 }
 
 // scanFilePackages lists the packages each file's blobs name, reading only

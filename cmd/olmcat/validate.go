@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"bufio"
 	"errors"
 	"fmt"
 
@@ -9,20 +9,6 @@ import (
 	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
 )
-
-// validateReport is the -o json result of validate, for machines.
-type validateReport struct {
-	Dir      string            `json:"dir"`
-	Valid    bool              `json:"valid"`
-	Packages int               `json:"packages"`
-	Channels int               `json:"channels"`
-	Bundles  int               `json:"bundles"`
-	Problems []declcfg.Problem `json:"problems"`
-	// Warnings are upgrade-graph findings that do not fail validation
-	// (edges naming absent bundles, skipRanges matching nothing); olmcat
-	// graph draws the same ones.
-	Warnings []declcfg.Problem `json:"warnings"`
-}
 
 func newValidateCmd() *cobra.Command {
 	var output string
@@ -33,7 +19,10 @@ func newValidateCmd() *cobra.Command {
 		Long: `Validate loads every blob of a declarative config directory and checks it:
 packages, channels, bundles and deprecations, and the upgrade graph of every
 channel. All problems are reported in one run, each naming its file, blob
-position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
+position and blob name. Upgrade-graph warnings (edges naming absent
+bundles, skipRanges matching nothing) do not fail validation; they are
+printed on stderr as each package is checked (-o json: in "warnings").
+Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 		Example: `  olmcat validate ./catalog
   olmcat validate ./catalog -o json | jq .problems`,
 		Args: exactArgs(1),
@@ -49,42 +38,28 @@ position and blob name. Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 			if local.unpacked != nil {
 				defer local.unpacked.Close()
 			}
-			rep := validateReport{Dir: dir, Problems: []declcfg.Problem{}, Warnings: []declcfg.Problem{}}
-			res, err := declcfg.ValidateDir(cmd.Context(), local.Ref)
-			rep.Packages, rep.Channels, rep.Bundles = res.Packages, res.Channels, res.Bundles
-			rep.Warnings = append(rep.Warnings, res.Warnings...)
+			var rep validateReporter = &validateText{out: cmd.OutOrStdout(), warn: bufio.NewWriter(cmd.ErrOrStderr())}
+			if output == "json" {
+				rep = &validateJSON{w: bufio.NewWriter(cmd.OutOrStdout())}
+			}
+			rep.start(dir)
+			res, err := declcfg.ValidateDir(cmd.Context(), local.Ref, declcfg.WithWarnings(rep.warning))
+			v := validateVerdict{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []declcfg.Problem{}}
 			var ve *declcfg.ValidationError
 			switch {
-			case err == nil:
-				rep.Valid = true
 			case errors.As(err, &ve):
-				rep.Problems = ve.Problems
-			default:
+				v.Problems = ve.Problems
+			case err != nil:
 				// The catalog could not be read at all: that is one problem.
-				rep.Problems = []declcfg.Problem{{Message: err.Error()}}
+				v.Problems = []declcfg.Problem{{Message: err.Error()}}
 			}
-
-			out := cmd.OutOrStdout()
-			if output == "json" {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
-					return err
-				}
-			} else if rep.Valid {
-				for _, p := range rep.Warnings {
-					fmt.Fprintln(cmd.ErrOrStderr(), "warning: "+p.String())
-				}
-				fmt.Fprintf(out, "OK: %s: %d packages, %d channels, %d bundles\n", dir, rep.Packages, rep.Channels, rep.Bundles)
-			} else {
-				for _, p := range rep.Problems {
-					fmt.Fprintln(out, p.String())
-				}
+			if err := rep.finish(dir, v); err != nil {
+				return err
 			}
-			if rep.Valid {
+			if v.Valid {
 				return nil
 			}
-			return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(rep.Problems))}
+			return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(v.Problems))}
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
