@@ -28,6 +28,13 @@
 // bundle columns of one package's bundles by primary key, so memory stays
 // bounded by one package (two with two concurrent readers).
 //
+// With Lazy (for servers), Open reads only the schema and the package and
+// channel rows; the first ReadPackage scans the row ids and keys of
+// channel_entry and the bundle-keyed tables once into an index of where
+// each package's and bundle's rows lie, and every ReadPackage then reads
+// its package's rows by rowid ranges. A lazy DB runs none of the
+// catalog-wide checks (see Lazy).
+//
 // # Derived data
 //
 // Below the level that introduced them, version and skipRange come from the

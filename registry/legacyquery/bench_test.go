@@ -15,7 +15,7 @@ import (
 // the per-call benchmarks measure the Querier alone.
 func openBench(b *testing.B) *Querier {
 	ctx := context.Background()
-	db, err := legacy.Open(ctx, benchDB(b), legacy.SkipManifests())
+	db, err := legacy.Open(ctx, benchDB(b), legacy.Lazy(), legacy.SkipManifests())
 	require.NoError(b, err)
 	q, err := New(ctx, db)
 	if err != nil {
@@ -26,17 +26,25 @@ func openBench(b *testing.B) *Querier {
 	return q
 }
 
+// listRows are the ListBundles rows of q's catalog.
+func listRows(b *testing.B, q *Querier) []listRow {
+	g, err := q.graph(context.Background())
+	require.NoError(b, err)
+	return g.rows
+}
+
 // BenchmarkGetBundleEveryMember is one GetBundle call (manifests read,
 // split and the CSV picked), cycling over every channel membership of the
 // large database, as a parity run does.
 func BenchmarkGetBundleEveryMember(b *testing.B) {
 	q := openBench(b)
 	ctx := context.Background()
+	rows := listRows(b, q)
 	i := 0
 	for b.Loop() {
-		r := &q.rows[i%len(q.rows)]
+		r := &rows[i%len(rows)]
 		i++
-		_, err := q.GetBundle(ctx, r.pkg, r.channel, r.b.name)
+		_, err := q.GetBundle(ctx, r.pkg, r.channel, r.bundle)
 		require.NoError(b, err)
 	}
 }
@@ -46,11 +54,12 @@ func BenchmarkGetBundleEveryMember(b *testing.B) {
 func BenchmarkGetBundleThatReplacesEveryMember(b *testing.B) {
 	q := openBench(b)
 	ctx := context.Background()
+	rows := listRows(b, q)
 	i := 0
 	for b.Loop() {
-		r := &q.rows[i%len(q.rows)]
+		r := &rows[i%len(rows)]
 		i++
-		q.GetBundleThatReplaces(ctx, r.b.name, r.pkg, r.channel)
+		q.GetBundleThatReplaces(ctx, r.bundle, r.pkg, r.channel)
 	}
 }
 
@@ -64,9 +73,10 @@ func BenchmarkBundleWalk(b *testing.B) {
 	ctx := context.Background()
 	type member struct{ pkg, channel, name string }
 	var members []member
-	for i := range q.rows {
-		r := &q.rows[i]
-		members = append(members, member{r.pkg, r.channel, r.b.name})
+	rows := listRows(b, q)
+	for i := range rows {
+		r := &rows[i]
+		members = append(members, member{r.pkg, r.channel, r.bundle})
 	}
 	slices.SortFunc(members, func(a, b member) int {
 		return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.channel, b.channel), cmp.Compare(a.name, b.name))

@@ -5,13 +5,20 @@
 // edges, nearest-to-head providers, DISTINCT rows, plural filled from the
 // api table, manifests omitted from ListBundles for image bundles).
 //
-// New reads every package once into a small in-memory index of the
-// catalog's metadata (packages, channels, channel entries, bundle columns,
-// properties, dependencies). Bundle manifests (the csv and bundle columns)
-// are not held: GetBundle and friends fetch them from the database per
-// call (keeping only a 16 MiB LRU of recently split columns, which a
-// channel-by-channel walk hits half the time), so memory stays
-// proportional to the metadata, not to the CSVs.
+// Nothing is read eagerly: New costs what legacy.Open(Lazy) costs (the
+// schema and the package and channel rows), so a server reports SERVING
+// at once whatever the size of the index. Each RPC reads what it needs:
+// a package's rows on first use (legacy ReadPackage, kept in a bounded
+// LRU of packages); the update graph (every channel_entry row, linked)
+// from channel_entry alone on the first RPC that crosses packages; which
+// bundles provide which API and the api table's plurals on the first
+// provider RPC or GetBundle-family call (every package read once, not
+// kept). Bundle manifests (the csv and bundle columns) are read per call
+// (keeping only a 16 MiB LRU of recently split columns, which a
+// channel-by-channel walk hits half the time).
+//
+// A bundle named by the entries of several packages is served as the
+// first of them by name reads it, as the eager index this replaced did.
 //
 // Where the sqlite server's answer depended on the query planner (LIMIT 1
 // or GROUP BY without ORDER BY), the Querier makes a documented,
@@ -20,9 +27,10 @@
 // channels by name, ListBundles by (bundle, package, channel), entry
 // streams by entry_id.
 //
-// The index is built from the legacy reader, which repairs known damage;
-// the Querier serves the repaired values and lists the repairs in
-// Querier.Repairs. Differences from `opm registry serve` that follow:
+// Answers come from the legacy reader, which repairs known damage; the
+// Querier serves the repaired values and lists the repairs in
+// Querier.Repairs (which reads the whole catalog once, eagerly, to run
+// the catalog-wide checks a lazy reader skips). Differences from `opm registry serve` that follow:
 //   - a NULL operatorbundle.version is served as the version the reader
 //     took from the CSV, and a NULL bundlepath as ""; opm's ListBundles
 //     silently dropped such rows, here they are listed;

@@ -33,7 +33,7 @@ const fixtures = "../../fixtures/legacy"
 func serve(t testing.TB, dbPath string, opts ...Option) (api.RegistryClient, *Querier) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := legacy.Open(ctx, dbPath, legacy.SkipManifests())
+	db, err := legacy.Open(ctx, dbPath, legacy.Lazy(), legacy.SkipManifests())
 	require.NoError(t, err)
 	q, err := New(ctx, db, opts...)
 	if err != nil {
@@ -494,7 +494,9 @@ func TestOlderLevels(t *testing.T) {
 
 	t.Run("level10 infrawatch-catalog", func(t *testing.T) {
 		client, q := serve(t, filepath.Join(fixtures, "infrawatch-catalog", "index.db"))
-		t.Logf("repairs: %+v", q.Repairs())
+		rs, err := q.Repairs(ctx)
+		require.NoError(t, err)
+		assert.NotEmpty(t, rs, "the cleared non-head manifests are repairs")
 
 		p, err := client.GetPackage(ctx, &api.GetPackageRequest{Name: "smart-gateway-operator"})
 		require.NoError(t, err)
@@ -634,7 +636,7 @@ func BenchmarkNew(b *testing.B) {
 	var openTime, indexTime time.Duration
 	for b.Loop() {
 		start := time.Now()
-		db, err := legacy.Open(ctx, path, legacy.SkipManifests())
+		db, err := legacy.Open(ctx, path, legacy.Lazy(), legacy.SkipManifests())
 		require.NoError(b, err)
 		b.StopTimer()
 		afterOpen = heapInUse() - base
@@ -771,25 +773,20 @@ func TestSyntheticSkipEdges(t *testing.T) {
 	assert.Empty(t, r.Skips)
 }
 
-// TestNewOptions: progress reports every package in order; a cancelled
-// context stops indexing with an error naming the file.
+// TestNewOptions: Close may be called twice; a cancelled context stops
+// New with an error naming the file.
 func TestNewOptions(t *testing.T) {
 	path := filepath.Join(fixtures, "community-bundles", "index.db")
 	ctx := context.Background()
 
-	db, err := legacy.Open(ctx, path, legacy.SkipManifests())
+	db, err := legacy.Open(ctx, path, legacy.Lazy(), legacy.SkipManifests())
 	require.NoError(t, err)
-	var calls [][2]int
-	q, err := New(ctx, db, WithProgress(func(done, total int) { calls = append(calls, [2]int{done, total}) }))
+	q, err := New(ctx, db)
 	require.NoError(t, err)
 	require.NoError(t, q.Close())
 	require.NoError(t, q.Close(), "Close twice")
-	require.Len(t, calls, 14)
-	for i, c := range calls {
-		assert.Equal(t, [2]int{i + 1, 14}, c)
-	}
 
-	db, err = legacy.Open(ctx, path, legacy.SkipManifests())
+	db, err = legacy.Open(ctx, path, legacy.Lazy(), legacy.SkipManifests())
 	require.NoError(t, err)
 	defer db.Close()
 	cctx, cancel := context.WithCancel(ctx)
@@ -798,4 +795,66 @@ func TestNewOptions(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Contains(t, err.Error(), path)
+}
+
+// TestAnswersBeforeReadingTheCatalog: New reads nothing; GetPackage reads
+// that one package; the update graph is read on the first RPC that needs
+// it, and every package only for the provider RPCs and plurals.
+func TestAnswersBeforeReadingTheCatalog(t *testing.T) {
+	client, q := serve(t, filepath.Join(fixtures, "opm-manifests", "index.db"))
+	ctx := context.Background()
+	require.True(t, q.db.IsLazy())
+	cached := func() int {
+		n := 0
+		for _, name := range q.packageNames {
+			if _, ok := q.pkgs.Get(name); ok {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 0, cached())
+	name := q.packageNames[len(q.packageNames)/2]
+	p, err := client.GetPackage(ctx, &api.GetPackageRequest{Name: name})
+	require.NoError(t, err)
+	assert.Equal(t, 1, cached(), "only the package asked for is read")
+	assert.Nil(t, q.graphVal, "no update graph for GetPackage")
+	assert.Nil(t, q.factsVal)
+	s, err := client.GetChannelEntriesThatReplace(ctx, &api.GetAllReplacementsRequest{CsvName: p.Channels[0].CsvName})
+	require.NoError(t, err)
+	if _, err := collect(s.Recv); err != nil {
+		assert.Contains(t, err.Error(), "no channel entries found")
+	}
+	assert.NotNil(t, q.graphVal)
+	assert.Nil(t, q.factsVal, "no package read for the graph")
+	assert.Equal(t, 1, cached())
+	_, err = client.GetBundle(ctx, &api.GetBundleRequest{PkgName: name, ChannelName: p.Channels[0].Name, CsvName: p.Channels[0].CsvName})
+	require.NoError(t, err)
+	assert.NotNil(t, q.factsVal, "plurals come from every package")
+}
+
+// TestRepairsOfEveryFixture: Repairs lists what an eager reader reports
+// for the database and every package.
+func TestRepairsOfEveryFixture(t *testing.T) {
+	dirs, err := os.ReadDir(fixtures)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, d := range dirs {
+		path := filepath.Join(fixtures, d.Name(), "index.db")
+		db, err := legacy.Open(ctx, path, legacy.SkipManifests())
+		require.NoError(t, err)
+		want := db.Repairs()
+		names, err := db.PackageNames(ctx)
+		require.NoError(t, err)
+		for _, n := range names {
+			pd, err := db.ReadPackage(ctx, n)
+			require.NoError(t, err)
+			want = append(want, pd.Repairs...)
+		}
+		require.NoError(t, db.Close())
+		_, q := serve(t, path)
+		got, err := q.Repairs(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, d.Name())
+	}
 }

@@ -33,10 +33,14 @@ func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, ok := q.packages[name]
-	if !ok || len(p.channels) == 0 {
+	pd, err := q.pkg(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if pd == nil || len(pd.info.channels) == 0 {
 		return nil, fmt.Errorf("package %s not found", name)
 	}
+	p := &pd.info
 	out := &api.Package{Name: p.name, DefaultChannelName: p.defaultChannel}
 	for _, c := range p.channels {
 		out.Channels = append(out.Channels, &api.Channel{Name: c.Name, CsvName: c.Head})
@@ -49,8 +53,17 @@ func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, er
 // bundle column (empty when it is NULL), providedApis/requiredApis carry
 // the api table's plural, replaces and skips are never set.
 func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName string) (*api.Bundle, error) {
-	b, ok := q.bundles[csvName]
-	if _, member := q.members[memberKey{pkgName, channelName, csvName}]; !ok || !member {
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b *bundleInfo
+	if _, member := g.members[memberKey{pkgName, channelName, csvName}]; member {
+		if b, err = q.bundle(ctx, g, csvName); err != nil {
+			return nil, err
+		}
+	}
+	if b == nil {
 		return nil, fmt.Errorf("no entry found for %s %s %s", pkgName, channelName, csvName)
 	}
 	return q.fullBundle(ctx, b, pkgName, channelName)
@@ -61,10 +74,17 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 // the csv column (so with its trailing newline; "" when NULL). The head
 // must be a bundle row with an entry in the channel.
 func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName string) (*api.Bundle, error) {
-	head, ok := q.head(pkgName, channelName)
+	head, ok, err := q.head(ctx, pkgName, channelName)
+	if err != nil {
+		return nil, err
+	}
 	if ok {
-		_, isBundle := q.bundles[head]
-		_, member := q.members[memberKey{pkgName, channelName, head}]
+		g, err := q.graph(ctx)
+		if err != nil {
+			return nil, err
+		}
+		_, isBundle := g.owner[head]
+		_, member := g.members[memberKey{pkgName, channelName, head}]
 		ok = isBundle && member
 	}
 	if !ok {
@@ -77,17 +97,17 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 	return &api.Bundle{CsvName: head, CsvJson: string(csv)}, nil
 }
 
-func (q *Querier) head(pkgName, channelName string) (string, bool) {
-	p, ok := q.packages[pkgName]
-	if !ok {
-		return "", false
+func (q *Querier) head(ctx context.Context, pkgName, channelName string) (string, bool, error) {
+	p, err := q.pkg(ctx, pkgName)
+	if err != nil || p == nil {
+		return "", false, err
 	}
-	for _, c := range p.channels {
+	for _, c := range p.info.channels {
 		if c.Name == channelName {
-			return c.Head, true
+			return c.Head, true, nil
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 // GetChannelEntriesThatReplace returns every (package, channel, bundle)
@@ -98,9 +118,13 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[memberKey]bool{}
 	var out []*api.ChannelEntry
-	for _, e := range q.replacedBy[name] {
+	for _, e := range g.replacedBy[name] {
 		k := memberKey{e.pkg, e.channel, e.bundle}
 		if seen[k] {
 			continue
@@ -121,18 +145,26 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 // lowest entry_id that has one, and among its replacers the lowest
 // entry_id: deterministic, and what a rowid-order scan yields.
 func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, channelName string) (*api.Bundle, error) {
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var targets []int64
-	for _, e := range q.byBundle[name] {
+	for _, e := range g.byBundle[name] {
 		if e.pkg == pkgName && e.channel == channelName {
 			targets = append(targets, e.id)
 		}
 	}
 	for _, t := range targets {
-		for _, r := range q.replacedBy[name] {
+		for _, r := range g.replacedBy[name] {
 			if r.replaces != t {
 				continue
 			}
-			if b, ok := q.bundles[r.bundle]; ok {
+			b, err := q.bundle(ctx, g, r.bundle)
+			if err != nil {
+				return nil, err
+			}
+			if b != nil {
 				return q.fullBundle(ctx, b, pkgName, channelName)
 			}
 		}
@@ -147,13 +179,21 @@ func gvkProperty(group, version, kind string) string {
 
 // providerEntries are the entries of bundles with an olm.gvk property
 // byte-equal to the GVK's value, in entry_id order.
-func (q *Querier) providerEntries(group, version, kind string) []*entry {
+func (q *Querier) providerEntries(ctx context.Context, group, version, kind string) ([]*entry, error) {
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := q.facts(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []*entry
-	for _, n := range q.providers[gvkProperty(group, version, kind)] {
-		out = append(out, q.byBundle[n]...)
+	for _, n := range f.providers[gvkProperty(group, version, kind)] {
+		out = append(out, g.byBundle[n]...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out
+	return out, nil
 }
 
 // GetChannelEntriesThatProvide returns, for every entry of a bundle that
@@ -164,10 +204,14 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	entries, err := q.providerEntries(ctx, group, version, kind)
+	if err != nil {
+		return nil, err
+	}
 	type key struct{ pkg, channel, bundle, replaces string }
 	seen := map[key]bool{}
 	var out []*api.ChannelEntry
-	for _, e := range q.providerEntries(group, version, kind) {
+	for _, e := range entries {
 		k := key{e.pkg, e.channel, e.bundle, e.replacesName}
 		if seen[k] {
 			continue
@@ -184,9 +228,13 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 // latestProviders groups provider entries by (package, channel) and keeps
 // the one nearest the head (minimum depth; on a tie, the lowest
 // entry_id), in (package, channel) order, as opm's GROUP BY with MIN(depth).
-func (q *Querier) latestProviders(group, version, kind string) []*entry {
+func (q *Querier) latestProviders(ctx context.Context, group, version, kind string) ([]*entry, error) {
+	entries, err := q.providerEntries(ctx, group, version, kind)
+	if err != nil {
+		return nil, err
+	}
 	best := map[chanKey]*entry{}
-	for _, e := range q.providerEntries(group, version, kind) {
+	for _, e := range entries {
 		k := chanKey{e.pkg, e.channel}
 		if cur, ok := best[k]; !ok || e.depth < cur.depth {
 			best[k] = e
@@ -202,7 +250,7 @@ func (q *Querier) latestProviders(group, version, kind string) []*entry {
 		}
 		return out[i].channel < out[j].channel
 	})
-	return out
+	return out, nil
 }
 
 // GetLatestChannelEntriesThatProvide returns one entry per channel: the
@@ -212,8 +260,12 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	latest, err := q.latestProviders(ctx, group, version, kind)
+	if err != nil {
+		return nil, err
+	}
 	var out []*api.ChannelEntry
-	for _, e := range q.latestProviders(group, version, kind) {
+	for _, e := range latest {
 		out = append(out, &api.ChannelEntry{PackageName: e.pkg, ChannelName: e.channel, BundleName: e.bundle, Replaces: e.replacesName})
 	}
 	if len(out) == 0 {
@@ -229,13 +281,27 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 // provider's bundle column is NULL, even if another package would do.
 func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kind string) (*api.Bundle, error) {
 	notFound := fmt.Errorf("no entry found that provides %s %s %s", group, version, kind)
-	for _, e := range q.latestProviders(group, version, kind) {
-		p, ok := q.packages[e.pkg]
-		if !ok || p.defaultChannel != e.channel {
+	latest, err := q.latestProviders(ctx, group, version, kind)
+	if err != nil {
+		return nil, err
+	}
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range latest {
+		p, err := q.pkg(ctx, e.pkg)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil || p.info.defaultChannel != e.channel {
 			continue
 		}
-		b, ok := q.bundles[e.bundle]
-		if !ok {
+		b, err := q.bundle(ctx, g, e.bundle)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
 			continue
 		}
 		m, err := q.manifests(ctx, b.name)
@@ -245,7 +311,7 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 		if m.null {
 			return nil, notFound
 		}
-		return q.bundleWithManifests(b, e.pkg, e.channel, m)
+		return q.bundleWithManifests(ctx, b, e.pkg, e.channel, m)
 	}
 	return nil, notFound
 }
@@ -261,34 +327,52 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 // dropped: the legacy reader repairs NULL versions from the CSV and reads
 // a NULL bundlepath as "", and the repaired values are served.
 func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) error {
-	for i := range q.rows {
+	g, err := q.graph(ctx)
+	if err != nil {
+		return err
+	}
+	// The rows come in bundle-name order, which keeps each package's
+	// bundles mostly together: the last package read is held here even
+	// when it is too large for the package cache.
+	var last *pkgData
+	for i := range g.rows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := &q.rows[i]
+		r := &g.rows[i]
+		owner := g.owner[r.bundle]
+		if last == nil || last.info.name != owner {
+			if last, err = q.pkg(ctx, owner); err != nil {
+				return err
+			}
+		}
+		b := last.bundles[r.bundle]
+		if b == nil {
+			return fmt.Errorf("index %s: bundle %s: not read with package %s", q.db.Path(), r.bundle, owner)
+		}
 		out := &api.Bundle{}
-		if r.b.bundlePath == "" || !q.opts.omitManifests {
-			m, err := q.manifests(ctx, r.b.name)
+		if b.bundlePath == "" || !q.opts.omitManifests {
+			m, err := q.manifests(ctx, b.name)
 			if err != nil {
 				return err
 			}
 			if m.err != nil {
-				return fmt.Errorf("bundle %s: %w", r.b.name, m.err)
+				return fmt.Errorf("bundle %s: %w", b.name, m.err)
 			}
 			out.CsvJson, out.Object = m.csv, m.objs
 		}
-		out.CsvName = r.b.name
+		out.CsvName = b.name
 		out.PackageName = r.pkg
 		out.ChannelName = r.channel
-		out.BundlePath = r.b.bundlePath
-		out.Version = r.b.version
-		out.SkipRange = r.b.skipRange
+		out.BundlePath = b.bundlePath
+		out.Version = b.version
+		out.SkipRange = b.skipRange
 		out.Replaces = r.replaces
 		out.Skips = r.skips
-		out.Dependencies = r.b.dependencies
-		out.Properties = r.b.properties
-		out.ProvidedApis = q.apis(r.b.provided, false)
-		out.RequiredApis = q.apis(r.b.required, false)
+		out.Dependencies = b.dependencies
+		out.Properties = b.properties
+		out.ProvidedApis = apis(b.provided, nil)
+		out.RequiredApis = apis(b.required, nil)
 		if err := fn(out); err != nil {
 			return err
 		}
@@ -302,14 +386,18 @@ func (q *Querier) fullBundle(ctx context.Context, b *bundleInfo, pkg, channel st
 	if err != nil {
 		return nil, err
 	}
-	return q.bundleWithManifests(b, pkg, channel, m)
+	return q.bundleWithManifests(ctx, b, pkg, channel, m)
 }
 
 // bundleWithManifests fills a GetBundle-family answer: objects from the
 // bundle column, plural filled from the api table.
-func (q *Querier) bundleWithManifests(b *bundleInfo, pkg, channel string, m *manifests) (*api.Bundle, error) {
+func (q *Querier) bundleWithManifests(ctx context.Context, b *bundleInfo, pkg, channel string, m *manifests) (*api.Bundle, error) {
 	if m.err != nil {
 		return nil, m.err
+	}
+	f, err := q.facts(ctx)
+	if err != nil {
+		return nil, err
 	}
 	out := &api.Bundle{CsvJson: m.csv, Object: m.objs}
 	out.CsvName = b.name
@@ -318,8 +406,8 @@ func (q *Querier) bundleWithManifests(b *bundleInfo, pkg, channel string, m *man
 	out.BundlePath = b.bundlePath
 	out.Version = b.version
 	out.SkipRange = b.skipRange
-	out.ProvidedApis = q.apis(b.provided, true)
-	out.RequiredApis = q.apis(b.required, true)
+	out.ProvidedApis = apis(b.provided, f.plurals)
+	out.RequiredApis = apis(b.required, f.plurals)
 	out.Dependencies = b.dependencies
 	out.Properties = b.properties
 	return out, nil
@@ -354,17 +442,17 @@ func (q *Querier) splitManifests(name string, objects [][]byte) (string, []strin
 	return out[at], out, nil
 }
 
-// apis converts GVKs to api messages, with the api table's plural when
-// withPlural (GetBundle family) and without (ListBundles).
-func (q *Querier) apis(gvks []manifest.GVK, withPlural bool) []*api.GroupVersionKind {
+// apis converts GVKs to api messages, with the api table's plural from
+// plurals (GetBundle family) or without (ListBundles: nil plurals).
+func apis(gvks []manifest.GVK, plurals map[manifest.GVK]string) []*api.GroupVersionKind {
 	if len(gvks) == 0 {
 		return nil
 	}
 	out := make([]*api.GroupVersionKind, len(gvks))
 	for i, g := range gvks {
 		out[i] = &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind}
-		if withPlural {
-			out[i].Plural = q.plurals[g]
+		if plurals != nil {
+			out[i].Plural = plurals[g]
 		}
 	}
 	return out

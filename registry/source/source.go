@@ -72,7 +72,7 @@ func openSQLite(ctx context.Context, path string, o options) (registry.Querier, 
 	if o.cacheDir != "" {
 		o.logger.Info("cache directory not used for sqlite catalogs", "path", path)
 	}
-	db, err := legacy.Open(ctx, path, legacy.SkipManifests())
+	db, err := legacy.Open(ctx, path, legacy.Lazy(), legacy.SkipManifests())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite catalog %s: %w", path, err)
 	}

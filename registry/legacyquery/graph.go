@@ -1,0 +1,184 @@
+package legacyquery
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/operator-catalog/olmcat/legacy"
+)
+
+// graph is the catalog's update graph: every channel entry of every
+// package, linked, with the lookups the cross-package RPCs need. It holds
+// names and entry ids only, never bundle metadata.
+type graph struct {
+	entries map[int64]*entry
+	// byBundle lists the entries naming a bundle, by entry id.
+	byBundle map[string][]*entry
+	// members is the first entry id of every (package, channel, bundle).
+	members map[memberKey]int64
+	// replacedBy lists, by entry id, the entries whose replaces names an
+	// entry of the given bundle name (real and synthetic skip edges).
+	replacedBy map[string][]*entry
+	// owner is, for every bundle with an operatorbundle row named by an
+	// entry, the first package by name whose entries name it: the
+	// package whose read of the bundle is served.
+	owner map[string]string
+	// rows are the ListBundles rows in (bundle, package, channel) order.
+	rows []listRow
+}
+
+// graph reads and links the catalog's entries once.
+func (q *Querier) graph(ctx context.Context) (*graph, error) {
+	q.graphOnce.Do(func() {
+		q.graphVal, q.graphErr = readGraph(ctx, q.db)
+		if q.graphErr != nil {
+			q.graphErr = fmt.Errorf("index %s: %w", q.db.Path(), q.graphErr)
+		}
+	})
+	return q.graphVal, q.graphErr
+}
+
+// readGraph reads channel_entry and the bundle names and links them.
+func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
+	names, err := db.BundleNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hasRow := make(map[string]bool, len(names))
+	for _, n := range names {
+		hasRow[n] = true
+	}
+	g := &graph{
+		entries:    map[int64]*entry{},
+		byBundle:   map[string][]*entry{},
+		members:    map[memberKey]int64{},
+		replacedBy: map[string][]*entry{},
+		owner:      map[string]string{},
+	}
+	var ids []int64
+	err = db.Entries(ctx, func(e legacy.ChannelEntry) error {
+		g.entries[e.ID] = &entry{id: e.ID, pkg: e.Package, channel: e.Channel, bundle: e.Bundle, replaces: e.Replaces, depth: e.Depth}
+		ids = append(ids, e.ID)
+		if hasRow[e.Bundle] {
+			if o, ok := g.owner[e.Bundle]; !ok || e.Package < o {
+				g.owner[e.Bundle] = e.Package
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.link(ids)
+	return g, nil
+}
+
+// link builds the lookup indexes and the ListBundles rows once every
+// entry is known (ids in entry_id order).
+func (g *graph) link(ids []int64) {
+	for _, id := range ids {
+		e := g.entries[id]
+		if e.replaces != 0 {
+			if t, ok := g.entries[e.replaces]; ok {
+				e.linked = true
+				e.replacesName = t.bundle
+				g.replacedBy[t.bundle] = append(g.replacedBy[t.bundle], e)
+			}
+		}
+		g.byBundle[e.bundle] = append(g.byBundle[e.bundle], e)
+		k := memberKey{e.pkg, e.channel, e.bundle}
+		if _, ok := g.members[k]; !ok {
+			g.members[k] = id
+		}
+	}
+	g.rows = g.listRows(ids)
+}
+
+// listRows computes ListBundles the way opm's listBundlesQuery did:
+//   - the real replaces chain is every entry reachable, along replaces,
+//     from the entries at the minimum depth of the whole channel_entry
+//     table (normally 0, the channel heads);
+//   - per (bundle, package, channel), replaces is the greatest name among
+//     the entries replaced by that bundle's chain entries;
+//   - skips are the names replaced by its entries that are not on the
+//     chain (the synthetic skip edges), in entry order;
+//   - only names with an operatorbundle row are listed.
+//
+// Rows are ordered by (bundle, package, channel), the GROUP BY order of
+// the sqlite query.
+func (g *graph) listRows(ids []int64) []listRow {
+	if len(ids) == 0 {
+		return nil
+	}
+	onChain := g.chain(ids)
+	type group struct {
+		replaces string
+		skips    []string
+	}
+	groups := map[memberKey]*group{}
+	for _, id := range ids {
+		e := g.entries[id]
+		k := memberKey{e.pkg, e.channel, e.bundle}
+		gr := groups[k]
+		if gr == nil {
+			gr = &group{}
+			groups[k] = gr
+		}
+		if !e.linked {
+			continue
+		}
+		if onChain[id] {
+			if e.replacesName > gr.replaces {
+				gr.replaces = e.replacesName
+			}
+		} else {
+			gr.skips = append(gr.skips, e.replacesName)
+		}
+	}
+	rows := make([]listRow, 0, len(groups))
+	for k, gr := range groups {
+		if _, ok := g.owner[k.bundle]; !ok {
+			continue
+		}
+		rows = append(rows, listRow{bundle: k.bundle, pkg: k.pkg, channel: k.channel, replaces: gr.replaces, skips: gr.skips})
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.bundle != b.bundle {
+			return a.bundle < b.bundle
+		}
+		if a.pkg != b.pkg {
+			return a.pkg < b.pkg
+		}
+		return a.channel < b.channel
+	})
+	return rows
+}
+
+// chain marks the entries reachable along replaces from the entries at
+// the minimum depth of the table.
+func (g *graph) chain(ids []int64) map[int64]bool {
+	minDepth := g.entries[ids[0]].depth
+	for _, id := range ids {
+		minDepth = min(minDepth, g.entries[id].depth)
+	}
+	onChain := map[int64]bool{}
+	var stack []*entry
+	for _, id := range ids {
+		if e := g.entries[id]; e.depth == minDepth {
+			onChain[id] = true
+			stack = append(stack, e)
+		}
+	}
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !e.linked || onChain[e.replaces] {
+			continue
+		}
+		onChain[e.replaces] = true
+		stack = append(stack, g.entries[e.replaces])
+	}
+	return onChain
+}

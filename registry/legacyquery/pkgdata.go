@@ -1,0 +1,201 @@
+package legacyquery
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/legacy"
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// packageCacheBytes bounds the LRU of read packages (metadata only, sized
+// roughly): RPCs for one package come in bursts (GetPackage, then
+// GetBundle of its channel heads), and ListBundles walks bundles in name
+// order, which keeps a package's bundles together.
+const packageCacheBytes = 16 << 20
+
+// pkgData is what the Querier keeps of one package read with ReadPackage.
+type pkgData struct {
+	info pkgInfo
+	// bundles are the package's bundles (operatorbundle rows its entries
+	// name), as this package's read serves them.
+	bundles map[string]*bundleInfo
+	size    int64
+}
+
+// pkg returns the package's data, read on first use; nil when there is
+// no such package row.
+func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
+	if p, ok := q.pkgs.Get(name); ok {
+		return p, nil
+	}
+	if !q.knownPackage(name) {
+		return nil, nil
+	}
+	pd, err := q.db.ReadPackage(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, err)
+	}
+	p := &pkgData{
+		info:    pkgInfo{name: pd.Package.Name, defaultChannel: pd.Package.DefaultChannel, channels: pd.Channels},
+		bundles: make(map[string]*bundleInfo, len(pd.Bundles)),
+		size:    1 << 10,
+	}
+	for i := range pd.Bundles {
+		bi := newBundleInfo(&pd.Bundles[i])
+		p.bundles[bi.name] = bi
+		p.size += bi.size()
+	}
+	q.pkgs.Add(name, p, p.size)
+	return p, nil
+}
+
+// knownPackage reports whether name is a package row's name.
+func (q *Querier) knownPackage(name string) bool {
+	_, found := slices.BinarySearch(q.packageNames, name)
+	return found
+}
+
+// bundle returns the served metadata of a bundle named by some package's
+// entries (the read of its first such package by name); nil when the
+// bundle has no operatorbundle row or no entry names it.
+func (q *Querier) bundle(ctx context.Context, g *graph, name string) (*bundleInfo, error) {
+	owner, ok := g.owner[name]
+	if !ok {
+		return nil, nil
+	}
+	p, err := q.pkg(ctx, owner)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return p.bundles[name], nil
+}
+
+// size is about the bytes a bundleInfo holds.
+func (b *bundleInfo) size() int64 {
+	n := int64(256 + len(b.name) + len(b.bundlePath) + len(b.version) + len(b.skipRange))
+	for _, p := range b.properties {
+		n += int64(64 + len(p.Type) + len(p.Value))
+	}
+	for _, d := range b.dependencies {
+		n += int64(64 + len(d.Type) + len(d.Value))
+	}
+	return n + int64(48*(len(b.provided)+len(b.required)))
+}
+
+// facts are what the provider RPCs and the plurals of the GetBundle
+// family need from every bundle: which bundles carry each olm.gvk
+// property value, and the api table's plural of every API a bundle
+// provides or requires.
+type facts struct {
+	// providers maps an olm.gvk property value, byte for byte, to the
+	// bundles carrying it, in bundle-name order.
+	providers map[string][]string
+	plurals   map[manifest.GVK]string
+}
+
+// facts reads every package once (not keeping them) to collect the facts.
+func (q *Querier) facts(ctx context.Context) (*facts, error) {
+	q.factsOnce.Do(func() {
+		q.factsVal, q.factsErr = q.readFacts(ctx)
+	})
+	return q.factsVal, q.factsErr
+}
+
+func (q *Querier) readFacts(ctx context.Context) (*facts, error) {
+	f := &facts{providers: map[string][]string{}, plurals: map[manifest.GVK]string{}}
+	provides := map[string][]string{} // bundle -> its distinct olm.gvk values
+	for _, name := range q.packageNames {
+		pd, err := q.db.ReadPackage(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, err)
+		}
+		for i := range pd.Bundles {
+			b := &pd.Bundles[i]
+			// A bundle named by several packages is served as the first
+			// package (by name) reads it.
+			if _, dup := provides[b.Name]; dup {
+				continue
+			}
+			provides[b.Name] = gvkValues(b.Properties)
+			for _, as := range [][]legacy.API{b.ProvidedAPIs, b.RequiredAPIs} {
+				for _, a := range as {
+					if _, ok := f.plurals[a.GVK]; !ok && a.Plural != "" {
+						f.plurals[a.GVK] = a.Plural
+					}
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(provides))
+	for n := range provides {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, v := range provides[n] {
+			f.providers[v] = append(f.providers[v], n)
+		}
+	}
+	return f, nil
+}
+
+// gvkValues are the distinct olm.gvk property values, in order.
+func gvkValues(props []legacy.Property) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range props {
+		if p.Type == "olm.gvk" && !seen[p.Value] {
+			seen[p.Value] = true
+			out = append(out, p.Value)
+		}
+	}
+	return out
+}
+
+func newBundleInfo(b *legacy.Bundle) *bundleInfo {
+	bi := &bundleInfo{
+		name:       b.Name,
+		bundlePath: b.BundlePath,
+		version:    b.Version,
+		skipRange:  b.SkipRange,
+	}
+	type tv struct{ t, v string }
+	seen := map[tv]bool{}
+	for _, p := range b.Properties {
+		k := tv{p.Type, p.Value}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		bi.properties = append(bi.properties, &api.Property{Type: p.Type, Value: p.Value})
+		if p.Type == "olm.gvk" {
+			var v manifest.GVK
+			// A malformed value is still served as a property; it just
+			// provides no API (opm would have failed the whole call).
+			if json.Unmarshal([]byte(p.Value), &v) == nil {
+				bi.provided = append(bi.provided, v)
+			}
+		}
+	}
+	clear(seen)
+	for _, d := range b.Dependencies {
+		k := tv{d.Type, d.Value}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		bi.dependencies = append(bi.dependencies, &api.Dependency{Type: d.Type, Value: d.Value})
+		if d.Type == "olm.gvk" {
+			var v manifest.GVK
+			if json.Unmarshal([]byte(d.Value), &v) == nil {
+				bi.required = append(bi.required, v)
+			}
+		}
+	}
+	return bi
+}
