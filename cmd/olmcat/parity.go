@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -43,9 +44,9 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 		RunE: func(cmd *cobra.Command, args []string) error { return runParity(cmd, args, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "text", "output format: text (summary table and first differences) or json (the full result)")
+	fl.StringVarP(&f.output, "output", "o", "text", "output format: text (summary table and first differences) or json (the full result, written as the check runs)")
 	fl.BoolVar(&f.strict, "strict", false, "fail on benign differences too")
-	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output")
+	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output (losses first); with -o json, only when given: differences written (in the order found)")
 	fl.IntVar(&f.concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
 	fl.StringVar(&f.kinds[0], "left-kind", "", "backend of a grpc:// left side: sqlite or declcfg (required for a live server; local sides are detected)")
 	fl.StringVar(&f.kinds[1], "right-kind", "", "backend of a grpc:// right side: sqlite or declcfg (required for a live server; local sides are detected)")
@@ -55,6 +56,10 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 	f.imgFlags = addImageFlags(fl, true)
 	return cmd
 }
+
+// htmlDiffsPerRule bounds the differences the --report-html page lists
+// per rule (each rule's count covers them all).
+const htmlDiffsPerRule = 200
 
 // parityFlags are the flags of olmcat parity.
 type parityFlags struct {
@@ -120,6 +125,24 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	stderr := cmd.ErrOrStderr()
 	prog := &parityProgress{w: stderr}
 	opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1])}
+	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+	defer stdout.Flush()
+	if f.output == "json" {
+		// The document is written while the check runs; --max-diffs
+		// bounds it only when given, so that -o json stays the full result.
+		limit := -1
+		if cmd.Flags().Changed("max-diffs") {
+			limit = f.maxDiffs
+		}
+		opts = append(opts, parity.WithReport(parity.JSONReport(stdout, limit)), parity.WithMaxDiffs(0))
+	} else {
+		opts = append(opts, parity.WithMaxDiffs(f.maxDiffs))
+	}
+	var samples *parity.RuleSamples
+	if page != nil {
+		samples = &parity.RuleSamples{PerRule: htmlDiffsPerRule}
+		opts = append(opts, parity.WithReport(samples))
+	}
 	sides := [2]string{args[0], args[1]}
 	for i, ref := range args {
 		// An input Detect rejects is reported by Check.
@@ -144,17 +167,19 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if err != nil {
 		return err
 	}
-	stdout := cmd.OutOrStdout()
-	if f.output == "json" {
-		err = res.WriteJSON(stdout)
-	} else {
+	if f.output == "text" {
 		err = res.WriteText(stdout, f.maxDiffs, f.strict)
+	}
+	if err == nil {
+		err = stdout.Flush()
 	}
 	if err != nil {
 		return fmt.Errorf("write result: %w", err)
 	}
 	if page != nil {
-		if err := page.write(func(w io.Writer) error { return htmlreport.WriteParity(w, res) }); err != nil {
+		shown := *res
+		shown.Diffs = samples.Diffs
+		if err := page.write(func(w io.Writer) error { return htmlreport.WriteParity(w, &shown) }); err != nil {
 			return err
 		}
 	}
@@ -168,12 +193,16 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	return nil
 }
 
+// verifyDiffs is how many differences a failed migrate --verify shows.
+const verifyDiffs = 10
+
 // verifyParity is the migrate --verify hook: parity of the database with
 // the written (not yet committed) output directory. A loss fails the
 // migration, which then leaves no output behind.
 func verifyParity(stderr io.Writer, dbPath string) func(ctx context.Context, dir string) error {
 	return func(ctx context.Context, dir string) error {
-		res, err := parity.Check(ctx, dbPath, dir, parity.WithProgress(&parityProgress{w: stderr, desc: "verifying parity"}))
+		res, err := parity.Check(ctx, dbPath, dir, parity.WithMaxDiffs(verifyDiffs),
+			parity.WithProgress(&parityProgress{w: stderr, desc: "verifying parity"}))
 		if err != nil {
 			return fmt.Errorf("verify: %w", err)
 		}
@@ -181,7 +210,7 @@ func verifyParity(stderr io.Writer, dbPath string) func(ctx context.Context, dir
 			fmt.Fprintf(stderr, "verified: %d calls, no loss (%d with benign differences)\n", res.Calls, res.BenignCalls)
 			return nil
 		}
-		if err := res.WriteText(stderr, 10, false); err != nil {
+		if err := res.WriteText(stderr, verifyDiffs, false); err != nil {
 			return fmt.Errorf("verify: write result: %w", err)
 		}
 		return &exitError{code: exitInvalid, err: fmt.Errorf("verify: %w", res.Err(false))}
@@ -196,6 +225,8 @@ type parityProgress struct {
 	bar  *progress
 }
 
+// Start implements parity.Progress: one step per package, and one for
+// the catalog-wide calls.
 func (p *parityProgress) Start(total int) {
 	desc := p.desc
 	if desc == "" {

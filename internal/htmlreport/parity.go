@@ -10,8 +10,10 @@ import (
 )
 
 // WriteParity writes the page of a parity check: the verdict, the calls
-// per RPC and outcome, and every difference grouped by the rule that
-// classified it (losses first), each group collapsed with its explanation.
+// per RPC and outcome, and the differences of res.Diffs grouped by the
+// rule that classified it (losses first), each group collapsed with its
+// explanation and its count of every difference (res.RulesSeen), which
+// may be more than res.Diffs holds (see parity.RuleSamples).
 func WriteParity(w io.Writer, res *parity.Result) error {
 	title := fmt.Sprintf("Parity of %s and %s", res.Left.Ref, res.Right.Ref)
 	return page(w, title, func(w io.Writer) error {
@@ -59,15 +61,23 @@ func writeRuleGroups(w io.Writer, res *parity.Result) {
 		}
 		return rules[i] < rules[j]
 	})
-	fmt.Fprintf(w, "<section id=\"rules\"><h2>Differences by rule (%d)</h2>\n", len(res.Diffs))
+	total := 0
+	for _, n := range res.RulesSeen {
+		total += n
+	}
+	fmt.Fprintf(w, "<section id=\"rules\"><h2>Differences by rule (%d)</h2>\n", max(total, len(res.Diffs)))
 	if len(rules) == 0 {
 		fmt.Fprint(w, "<p>No difference.</p>\n")
 	}
 	for _, r := range rules {
 		ds := groups[r]
 		class := string(ds[0].Class)
+		count := max(res.RulesSeen[r], len(ds))
 		fmt.Fprintf(w, "<details class=\"rule %s\" data-rule=\"%s\"><summary>%s<span class=\"badge %s\">%s</span><span class=\"badge\">%d</span></summary>\n",
-			class, esc(r), esc(r), class, class, len(ds))
+			class, esc(r), esc(r), class, class, count)
+		if len(ds) < count {
+			fmt.Fprintf(w, "<p class=\"shown\">First %d of %d shown (olmcat parity -o json lists them all).</p>\n", len(ds), count)
+		}
 		fmt.Fprintf(w, "<p>%s</p>\n<table>\n<tr><th>RPC</th><th>request</th><th>path</th><th>left</th><th>right</th></tr>\n", esc(ds[0].Explanation))
 		for _, d := range ds {
 			fmt.Fprintf(w, "<tr class=\"diff\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",

@@ -116,6 +116,19 @@ func invoke(ctx context.Context, client api.RegistryClient, c call) (answer, err
 	return a, nil
 }
 
+// listBundles makes ListBundles on client, passing each bundle to add as
+// it arrives rather than holding the answer. The returned error is a
+// transport error; the catalog's error answer is answerErr.
+func listBundles(ctx context.Context, client api.RegistryClient, add func(*api.Bundle)) (answerErr, err error) {
+	answerErr = recvAll(ctx, func() (grpc.ServerStreamingClient[api.Bundle], error) {
+		return client.ListBundles(ctx, &api.ListBundlesRequest{})
+	}, add)
+	if answerErr != nil && (transportError(answerErr) || ctx.Err() != nil) {
+		return nil, fmt.Errorf("%s {}: %w", RPCListBundles, answerErr)
+	}
+	return answerErr, nil
+}
+
 // recvAll opens a server stream and collects every message. An error in
 // the middle of a stream is the answer's error, as for a unary call.
 func recvAll[T any](ctx context.Context, open func() (grpc.ServerStreamingClient[T], error), add func(*T)) error {

@@ -8,8 +8,10 @@ import (
 
 // canonCache remembers the digest of the canonical JSON of manifests.
 // The same bundle's csvJson and objects come back from GetBundle in each
-// channel, GetBundleThatReplaces, GetDefaultBundleThatProvides...: parsing
-// each once keeps the check linear in the catalog. Keys and values are 64-bit
+// channel, GetBundleThatReplaces...: parsing each once keeps the check
+// linear in the catalog. A cache serves one package's calls (or the
+// catalog-wide ones) and is dropped with them, so it does not grow with
+// the catalog. Keys and values are 64-bit
 // hashes with one per-check seed (a false match needs a collision of both).
 type canonCache struct {
 	once sync.Once
@@ -53,11 +55,20 @@ func (c *canonCache) digest(s string) uint64 {
 	return d
 }
 
+// same reports whether l and r are the same JSON document: equal text
+// is, whatever its encoding, without parsing either.
+func (c *canonCache) same(l, r string) bool {
+	return l == r || c.digest(l) == c.digest(r)
+}
+
 // sameList reports whether two lists hold the same JSON documents (as a
 // multiset).
 func (c *canonCache) sameList(l, r []string) bool {
 	if len(l) != len(r) {
 		return false
+	}
+	if slices.Equal(l, r) {
+		return true
 	}
 	ld, rd := make([]uint64, len(l)), make([]uint64, len(r))
 	for i := range l {

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/operator-catalog/olmcat/registry/api"
 
@@ -42,10 +43,9 @@ type ckey struct{ pkg, channel string }
 // pn identifies a bundle in a package, whatever the channel.
 type pn struct{ pkg, name string }
 
-// sideIndex is what one side serves, from its ListBundles and GetPackage
-// answers; the classification rules consult it.
+// sideIndex is what one side serves of one package, from its ListBundles
+// answer; the classification rules consult it.
 type sideIndex struct {
-	packages   map[string]*api.Package
 	bundles    map[bkey]*api.Bundle
 	present    map[pn]bool
 	deprecated map[pn]bool
@@ -54,16 +54,45 @@ type sideIndex struct {
 	replacers map[ckey]map[string]map[string]bool
 }
 
-// catalog is the union of both sides, and each side's index.
+// catalog is what the classification knows of both sides: the packages
+// (GetPackage answers, small, kept for the whole check), the provided
+// APIs of each default channel head, and per package the ListBundles
+// index, loaded on demand so that only a few packages are in memory.
 type catalog struct {
-	canon canonCache
+	canon *canonCache
 	kinds [2]source.Kind // backends: source.KindSQLite or source.KindDeclcfg
-	sides [2]*sideIndex
+	index [2]indexSource
+
+	mu       sync.RWMutex // guards packages and headAPIs
+	packages [2]map[string]*api.Package
+	// headAPIs holds the GVKs provided by a default channel head.
+	headAPIs [2]map[manifest.GVK]bool
+}
+
+// indexSource returns one side's index of a package (empty if the side
+// serves no bundle of it).
+type indexSource interface {
+	index(pkg string) *sideIndex
+}
+
+func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
+	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index}
+	for s := range 2 {
+		c.packages[s] = map[string]*api.Package{}
+		c.headAPIs[s] = map[manifest.GVK]bool{}
+	}
+	return c
+}
+
+// withCanon returns a view of c with its own canonical JSON cache: each
+// package's calls repeat its bundles, so a cache per package keeps the
+// memory of the check bounded.
+func (c *catalog) withCanon(cc *canonCache) *catalog {
+	return &catalog{canon: cc, kinds: c.kinds, index: c.index, packages: c.packages, headAPIs: c.headAPIs}
 }
 
 func newSideIndex() *sideIndex {
 	return &sideIndex{
-		packages:   map[string]*api.Package{},
 		bundles:    map[bkey]*api.Bundle{},
 		present:    map[pn]bool{},
 		deprecated: map[pn]bool{},
@@ -80,6 +109,42 @@ func (s *sideIndex) addBundle(b *api.Bundle) {
 			s.deprecated[pn{k.pkg, k.name}] = true
 		}
 	}
+	ck := ckey{k.pkg, k.channel}
+	for _, name := range append([]string{b.GetReplaces()}, b.GetSkips()...) {
+		if name == "" {
+			continue
+		}
+		m := s.replacers[ck]
+		if m == nil {
+			m = map[string]map[string]bool{}
+			s.replacers[ck] = m
+		}
+		if m[name] == nil {
+			m[name] = map[string]bool{}
+		}
+		m[name][k.name] = true
+	}
+}
+
+// setPackage records side s's GetPackage answer for name, and the APIs
+// its default channel head provides (from idx, the side's index of name).
+func (c *catalog) setPackage(s int, name string, p *api.Package, idx *sideIndex) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.packages[s][name] = p
+	def := p.GetDefaultChannelName()
+	if head := idx.bundles[bkey{p.GetName(), def, headOf(p, def)}]; head != nil {
+		for _, a := range head.GetProvidedApis() {
+			c.headAPIs[s][manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = true
+		}
+	}
+}
+
+// pkg returns side s's GetPackage answer for name, nil if none.
+func (c *catalog) pkg(s int, name string) *api.Package {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.packages[s][name]
 }
 
 // canBeSQLite and canBeFBC tell which backend a side is (kinds holds
@@ -97,18 +162,25 @@ func (c *catalog) asym(s int) bool { return c.canBeSQLite(s) && c.canBeFBC(1-s) 
 // olm.deprecated property and the other side, in the declarative config
 // role, does not serve it in any channel.
 func (c *catalog) droppedDeprecated(s int, pkg, name string) bool {
+	if !c.asym(s) {
+		return false
+	}
 	k := pn{pkg, name}
-	return c.asym(s) && c.sides[s].deprecated[k] && !c.sides[1-s].present[k]
+	return c.index[s].index(pkg).deprecated[k] && !c.index[1-s].index(pkg).present[k]
+}
+
+// replacers returns the bundles of a channel on side s that replace or
+// skip name.
+func (c *catalog) replacers(s int, ck ckey, name string) map[string]bool {
+	return c.index[s].index(ck.pkg).replacers[ck][name]
 }
 
 // isHead reports whether name heads the channel on any side.
 func (c *catalog) isHead(pkg, channel, name string) bool {
-	for _, s := range c.sides {
-		if p := s.packages[pkg]; p != nil {
-			for _, ch := range p.GetChannels() {
-				if ch.GetName() == channel && ch.GetCsvName() == name {
-					return true
-				}
+	for s := range 2 {
+		for _, ch := range c.pkg(s, pkg).GetChannels() {
+			if ch.GetName() == channel && ch.GetCsvName() == name {
+				return true
 			}
 		}
 	}
@@ -118,11 +190,11 @@ func (c *catalog) isHead(pkg, channel, name string) bool {
 // defaultProvider reports whether side s serves the bundle in a default channel
 // of its package and providing g.
 func (c *catalog) defaultProvider(s int, b *api.Bundle, g manifest.GVK) bool {
-	p := c.sides[s].packages[b.GetPackageName()]
+	p := c.pkg(s, b.GetPackageName())
 	if p == nil {
 		return false
 	}
-	lb := c.sides[s].bundles[bkey{b.GetPackageName(), p.GetDefaultChannelName(), b.GetCsvName()}]
+	lb := c.index[s].index(b.GetPackageName()).bundles[bkey{b.GetPackageName(), p.GetDefaultChannelName(), b.GetCsvName()}]
 	if lb == nil {
 		return false
 	}
@@ -134,122 +206,30 @@ func (c *catalog) defaultProvider(s int, b *api.Bundle, g manifest.GVK) bool {
 	return false
 }
 
-// build indexes the upgrade edges of both sides' ListBundles answers.
-func (c *catalog) build() {
-	for _, s := range c.sides {
-		for k, b := range s.bundles {
-			ck := ckey{k.pkg, k.channel}
-			add := func(name string) {
-				if name == "" {
-					return
-				}
-				m := s.replacers[ck]
-				if m == nil {
-					m = map[string]map[string]bool{}
-					s.replacers[ck] = m
-				}
-				if m[name] == nil {
-					m[name] = map[string]bool{}
-				}
-				m[name][k.name] = true
-			}
-			add(b.GetReplaces())
-			for _, sk := range b.GetSkips() {
-				add(sk)
-			}
-		}
-	}
+// headProvides reports whether a default channel head of side s provides g.
+func (c *catalog) headProvides(s int, g manifest.GVK) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.headAPIs[s][g]
 }
 
-// calls enumerates every call after the first phase (ListPackages,
-// ListBundles, GetPackage), in a stable order.
-func (c *catalog) calls() []call {
-	var out []call
-	channels := map[ckey]bool{}
-	bundles := map[bkey]bool{}
-	names := map[string]bool{}
-	// names per channel for GetBundleThatReplaces: bundles, replaces, skips.
-	inChannel := map[ckey]map[string]bool{}
-	gvks := map[manifest.GVK]bool{}
-	note := func(ck ckey, name string) {
-		if name == "" {
-			return
-		}
-		names[name] = true
-		if inChannel[ck] == nil {
-			inChannel[ck] = map[string]bool{}
-		}
-		inChannel[ck][name] = true
-	}
-	for _, s := range c.sides {
-		for _, p := range s.packages {
-			for _, ch := range p.GetChannels() {
-				channels[ckey{p.GetName(), ch.GetName()}] = true
-			}
-		}
-		for k, b := range s.bundles {
-			ck := ckey{k.pkg, k.channel}
-			channels[ck] = true
-			bundles[k] = true
-			note(ck, k.name)
-			note(ck, b.GetReplaces())
-			for _, sk := range b.GetSkips() {
-				note(ck, sk)
-			}
-			for _, a := range append(append([]*api.GroupVersionKind{}, b.GetProvidedApis()...), b.GetRequiredApis()...) {
-				gvks[manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = true
-			}
+// headOf returns the head of channel in p ("" if p has no such channel).
+func headOf(p *api.Package, channel string) string {
+	for _, ch := range p.GetChannels() {
+		if ch.GetName() == channel {
+			return ch.GetCsvName()
 		}
 	}
-
-	for _, k := range sortedKeys(bundles, bkeyLess) {
-		out = append(out, call{rpc: RPCGetBundle, pkg: k.pkg, channel: k.channel, name: k.name})
-	}
-	chs := sortedKeys(channels, func(a, b ckey) bool {
-		return a.pkg < b.pkg || a.pkg == b.pkg && a.channel < b.channel
-	})
-	for _, ck := range chs {
-		out = append(out, call{rpc: RPCGetBundleForChannel, pkg: ck.pkg, channel: ck.channel})
-	}
-	for _, n := range sortedKeys(names, func(a, b string) bool { return a < b }) {
-		out = append(out, call{rpc: RPCGetChannelEntriesThatReplace, name: n})
-	}
-	for _, ck := range chs {
-		for _, n := range sortedKeys(inChannel[ck], func(a, b string) bool { return a < b }) {
-			out = append(out, call{rpc: RPCGetBundleThatReplaces, pkg: ck.pkg, channel: ck.channel, name: n})
-		}
-	}
-	for _, g := range sortedKeys(gvks, func(a, b manifest.GVK) bool { return a.String() < b.String() }) {
-		for _, rpc := range []string{RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide, RPCGetDefaultBundleThatProvides} {
-			out = append(out, call{rpc: rpc, gvk: g})
-		}
-	}
-
-	return append(out, probes(chs)...)
+	return ""
 }
 
-// probes are the not-found calls, whose error versus answer must agree:
-// unknown package, channel and bundle, also inside the first of chs.
-func probes(chs []ckey) []call {
-	var out []call
-	out = append(out,
-		call{rpc: RPCGetBundle, pkg: probePackage, channel: probeChannel, name: probeBundle, probe: true},
-		call{rpc: RPCGetBundleForChannel, pkg: probePackage, channel: probeChannel, probe: true},
-		call{rpc: RPCGetChannelEntriesThatReplace, name: probeBundle, probe: true},
-		call{rpc: RPCGetBundleThatReplaces, pkg: probePackage, channel: probeChannel, name: probeBundle, probe: true},
-	)
-	if len(chs) > 0 {
-		ck := chs[0]
-		out = append(out,
-			call{rpc: RPCGetBundle, pkg: ck.pkg, channel: probeChannel, name: probeBundle, probe: true},
-			call{rpc: RPCGetBundle, pkg: ck.pkg, channel: ck.channel, name: probeBundle, probe: true},
-			call{rpc: RPCGetBundleForChannel, pkg: ck.pkg, channel: probeChannel, probe: true},
-			call{rpc: RPCGetBundleThatReplaces, pkg: ck.pkg, channel: probeChannel, name: probeBundle, probe: true},
-			call{rpc: RPCGetBundleThatReplaces, pkg: ck.pkg, channel: ck.channel, name: probeBundle, probe: true},
-		)
-	}
-	for _, rpc := range []string{RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide, RPCGetDefaultBundleThatProvides} {
-		out = append(out, call{rpc: rpc, gvk: probeGVK, probe: true})
+// gvksOf returns the provided and required GVKs of b.
+func gvksOf(b *api.Bundle) []manifest.GVK {
+	var out []manifest.GVK
+	for _, list := range [][]*api.GroupVersionKind{b.GetProvidedApis(), b.GetRequiredApis()} {
+		for _, a := range list {
+			out = append(out, manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()})
+		}
 	}
 	return out
 }

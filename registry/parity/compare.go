@@ -141,6 +141,10 @@ func entryLess(a, b entryKey) bool {
 		strings.Compare(a.bundle, b.bundle), strings.Compare(a.replaces, b.replaces)) < 0
 }
 
+func ckeyLess(a, b ckey) bool {
+	return a.pkg < b.pkg || a.pkg == b.pkg && a.channel < b.channel
+}
+
 func bkeyLess(a, b bkey) bool {
 	if a.pkg != b.pkg {
 		return a.pkg < b.pkg

@@ -183,14 +183,20 @@ func (d *differ) listBundles(a [2]answer) {
 			m[s][bkey{b.GetPackageName(), b.GetChannelName(), b.GetCsvName()}] = b
 		}
 	}
+	d.bundleLists(m[0], m[1])
+}
+
+// bundleLists compares two sides' ListBundles bundles (all, or one
+// package's share) by package, channel and name.
+func (d *differ) bundleLists(l, r map[bkey]*api.Bundle) {
 	keys := map[bkey]bool{}
-	for s := range 2 {
-		for k := range m[s] {
+	for _, m := range []map[bkey]*api.Bundle{l, r} {
+		for k := range m {
 			keys[k] = true
 		}
 	}
 	for _, k := range sortedKeys(keys, bkeyLess) {
-		l, r := m[0][k], m[1][k]
+		l, r := l[k], r[k]
 		path := "[" + k.String() + "]"
 		switch {
 		case l != nil && r != nil:

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"reflect"
 
-	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -31,7 +30,7 @@ func (d *differ) bundleThatReplaces(a [2]answer) {
 	if l.GetCsvName() != r.GetCsvName() {
 		// Benign only if each side could have given the other's answer.
 		ck := ckey{d.c.pkg, d.c.channel}
-		lc, rc := d.cat.sides[0].replacers[ck][d.c.name], d.cat.sides[1].replacers[ck][d.c.name]
+		lc, rc := d.cat.replacers(0, ck, d.c.name), d.cat.replacers(1, ck, d.c.name)
 		if lc[l.GetCsvName()] && lc[r.GetCsvName()] && rc[l.GetCsvName()] && rc[r.GetCsvName()] {
 			d.add(RuleBundleThatReplacesChoice, ".csvName", l.GetCsvName(), r.GetCsvName())
 			return
@@ -284,25 +283,4 @@ func (d *differ) defaultBundleThatProvides(a [2]answer) {
 
 // headedDefault reports whether some default channel head on the other
 // side provides the GVK (then the other side should have answered).
-func (d *differ) headedDefault(s int) bool {
-	o := d.cat.sides[1-s]
-	for name, p := range o.packages {
-		if head := o.bundles[bkey{name, p.GetDefaultChannelName(), headOf(p, p.GetDefaultChannelName())}]; head != nil {
-			for _, a := range head.GetProvidedApis() {
-				if (manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}) == d.c.gvk {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-func headOf(p *api.Package, channel string) string {
-	for _, ch := range p.GetChannels() {
-		if ch.GetName() == channel {
-			return ch.GetCsvName()
-		}
-	}
-	return ""
-}
+func (d *differ) headedDefault(s int) bool { return d.cat.headProvides(1-s, d.c.gvk) }

@@ -11,8 +11,8 @@ import (
 
 // manifests compares csvJson and object as parsed JSON.
 func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
-	c := &d.cat.canon
-	sameCSV := c.digest(l.GetCsvJson()) == c.digest(r.GetCsvJson())
+	c := d.cat.canon
+	sameCSV := c.same(l.GetCsvJson(), r.GetCsvJson())
 	sameObjects := c.sameList(l.GetObject(), r.GetObject())
 	if sameCSV && sameObjects || d.csvMetadata(path, l, r) {
 		return
@@ -47,7 +47,7 @@ func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
 func (d *differ) csvJSON(l, r string, mode bundleMode) { d.csvJSONAt("", l, r, mode) }
 
 func (d *differ) csvJSONAt(path, l, r string, mode bundleMode) {
-	if d.cat.canon.digest(l) == d.cat.canon.digest(r) {
+	if d.cat.canon.same(l, r) {
 		return
 	}
 	lc, rc := canon(l), canon(r)

@@ -95,7 +95,7 @@ func typedSet[T interface {
 // values, recognising the migration's and the servers' known reshapings.
 func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 	bundles := [2]*api.Bundle{l, r}
-	c := &d.cat.canon
+	c := d.cat.canon
 	props := [2]map[typed]bool{typedSet(c, l.GetProperties()), typedSet(c, r.GetProperties())}
 	deps := [2]map[typed]bool{typedSet(c, l.GetDependencies()), typedSet(c, r.GetDependencies())}
 	d.properties(path, bundles, props, deps)

@@ -14,19 +14,30 @@ import (
 // testCatalog is a catalog of kinds with one package p (channel c, head
 // b2 replacing b1, b3 skipping b1 too) on both sides.
 func testCatalog(left, right source.Kind) *catalog {
-	cat := &catalog{kinds: [2]source.Kind{left, right}, sides: [2]*sideIndex{newSideIndex(), newSideIndex()}}
-	for _, s := range cat.sides {
-		s.packages["p"] = &api.Package{Name: "p", DefaultChannelName: "c", Channels: []*api.Channel{{Name: "c", CsvName: "b2"}}}
+	idx := [2]fixedIndex{{"p": newSideIndex()}, {"p": newSideIndex()}}
+	cat := newCatalog([2]source.Kind{left, right}, [2]indexSource{idx[0], idx[1]})
+	for s := range 2 {
 		for _, b := range []*api.Bundle{
 			{CsvName: "b1", PackageName: "p", ChannelName: "c", ProvidedApis: []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}}},
 			{CsvName: "b2", PackageName: "p", ChannelName: "c", Replaces: "b1", ProvidedApis: []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}}},
 			{CsvName: "b3", PackageName: "p", ChannelName: "c", Skips: []string{"b1"}},
 		} {
-			s.addBundle(b)
+			idx[s]["p"].addBundle(b)
 		}
+		p := &api.Package{Name: "p", DefaultChannelName: "c", Channels: []*api.Channel{{Name: "c", CsvName: "b2"}}}
+		cat.setPackage(s, "p", p, idx[s]["p"])
 	}
-	cat.build()
 	return cat
+}
+
+// fixedIndex is an index source held in memory.
+type fixedIndex map[string]*sideIndex
+
+func (f fixedIndex) index(pkg string) *sideIndex {
+	if idx := f[pkg]; idx != nil {
+		return idx
+	}
+	return newSideIndex()
 }
 
 func TestCompareRules(t *testing.T) {

@@ -36,14 +36,15 @@ type graphEntry struct {
 const absent = "(absent)"
 
 // compareGraphs compares the upgrade graph of every channel of either
-// side, entry by entry, from the ListBundles answers. A bundle the
+// side's index (all of one package), entry by entry, from the ListBundles
+// answers. A bundle the
 // declarative config side left out because the sqlite side marked it
 // olm.deprecated (the migration's documented drop) is not compared;
 // anything else that differs is returned.
-func compareGraphs(c *catalog) ([]GraphDiff, int) {
+func compareGraphs(c *catalog, idx [2]*sideIndex) ([]GraphDiff, int) {
 	type chKey struct{ pkg, channel string }
 	graphs := [2]map[chKey]map[string]graphEntry{{}, {}}
-	for s, side := range c.sides {
+	for s, side := range idx {
 		for k, b := range side.bundles {
 			ck := chKey{k.pkg, k.channel}
 			if graphs[s][ck] == nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -76,10 +75,14 @@ type Result struct {
 	Calls       int `json:"calls"`
 	BenignCalls int `json:"benignCalls"`
 	LossCalls   int `json:"lossCalls"`
-	// Diffs holds every difference, losses first, then by RPC, request
-	// and path.
+	// Diffs holds the differences, losses first, then by RPC, request
+	// and path: every one, or the first n with WithMaxDiffs(n).
 	Diffs []Diff `json:"diffs"`
-	// RulesSeen counts the differences per rule name.
+	// DiffsOmitted counts the differences not in Diffs.
+	DiffsOmitted int `json:"diffsOmitted"`
+	// DiffCounts counts every difference per class, kept or not.
+	DiffCounts map[Class]int `json:"diffCounts"`
+	// RulesSeen counts every difference per rule name.
 	RulesSeen map[string]int `json:"rulesSeen"`
 	// Graph holds the differences of the upgrade graphs, compared
 	// directly per channel (entries, replaces, skips, skipRange) from
@@ -89,10 +92,10 @@ type Result struct {
 	GraphChannels int         `json:"graphChannels"`
 }
 
-// Losses returns the loss differences.
+// Losses returns the loss differences kept in Diffs.
 func (r *Result) Losses() []Diff { return r.filter(Loss) }
 
-// BenignDiffs returns the benign differences.
+// BenignDiffs returns the benign differences kept in Diffs.
 func (r *Result) BenignDiffs() []Diff { return r.filter(Benign) }
 
 func (r *Result) filter(c Class) []Diff {
@@ -120,12 +123,12 @@ func (r *Result) Err(strict bool) error {
 	if r.OK(strict) {
 		return nil
 	}
-	failing, what, calls := r.Losses(), "loss(es)", r.LossCalls
+	failing, what, calls, n := r.Losses(), "loss(es)", r.LossCalls, r.DiffCounts[Loss]
 	if strict {
-		failing, what, calls = r.Diffs, "difference(s)", r.LossCalls+r.BenignCalls
+		failing, what, calls, n = r.Diffs, "difference(s)", r.LossCalls+r.BenignCalls, r.DiffCounts[Loss]+r.DiffCounts[Benign]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "parity %s vs %s: %d %s in %d call(s)", r.Left.Ref, r.Right.Ref, len(failing), what, calls)
+	fmt.Fprintf(&b, "parity %s vs %s: %d %s in %d call(s)", r.Left.Ref, r.Right.Ref, n, what, calls)
 	if len(r.Graph) > 0 {
 		fmt.Fprintf(&b, ", %d upgrade graph difference(s) (first: %s)", len(r.Graph), r.Graph[0])
 	}
@@ -139,7 +142,8 @@ func (r *Result) Err(strict bool) error {
 	return fmt.Errorf("%s", b.String())
 }
 
-// WriteJSON writes the whole result as indented JSON.
+// WriteJSON writes the result as indented JSON (JSONReport writes the
+// same document while the check runs, with every difference).
 func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -166,7 +170,7 @@ func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
 
 	if len(r.Diffs) > 0 && maxDiffs > 0 {
 		n := min(maxDiffs, len(r.Diffs))
-		fmt.Fprintf(w, "\nDifferences (first %d of %d, losses first):\n", n, len(r.Diffs))
+		fmt.Fprintf(w, "\nDifferences (first %d of %d, losses first):\n", n, r.DiffCounts[Loss]+r.DiffCounts[Benign])
 		for _, d := range r.Diffs[:n] {
 			fmt.Fprintf(w, "  %-6s %s {%s} %s\n", strings.ToUpper(string(d.Class)), d.RPC, d.Request, d.Path)
 			fmt.Fprintf(w, "         left:  %s\n         right: %s\n         rule:  %s\n", d.Left, d.Right, d.Rule)
@@ -203,35 +207,4 @@ func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
 		fmt.Fprintf(w, "PARITY: %d calls, all identical\n", r.Calls)
 	}
 	return nil
-}
-
-// finish computes the totals and orders the differences.
-func (r *Result) finish() {
-	r.Calls, r.BenignCalls, r.LossCalls = 0, 0, 0
-	for _, s := range r.Stats {
-		r.Calls += s.Calls
-		r.BenignCalls += s.Benign
-		r.LossCalls += s.Losses
-	}
-	order := map[string]int{}
-	for i, n := range RPCs {
-		order[n] = i
-	}
-	sort.SliceStable(r.Diffs, func(i, j int) bool {
-		a, b := r.Diffs[i], r.Diffs[j]
-		if a.Class != b.Class {
-			return a.Class == Loss
-		}
-		if a.RPC != b.RPC {
-			return order[a.RPC] < order[b.RPC]
-		}
-		if a.Request != b.Request {
-			return a.Request < b.Request
-		}
-		return a.Path < b.Path
-	})
-	r.RulesSeen = map[string]int{}
-	for _, d := range r.Diffs {
-		r.RulesSeen[d.Rule]++
-	}
 }

@@ -1,0 +1,147 @@
+package parity
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// span locates one marshalled bundle in a spill file.
+type span struct {
+	off int64
+	n   int
+}
+
+// spill holds one side's ListBundles answer on disk, in a temporary file
+// removed when the check ends, with the spans of each package's bundles in
+// memory: the answer is as large as the catalog, a package's share is
+// small. index reads a package back, and keeps the last few read.
+type spill struct {
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+	// Set while the answer streams in, read-only afterwards.
+	spans map[string][]span
+	gvks  map[manifest.GVK]bool
+
+	mu     sync.Mutex // guards recent and err
+	recent []*cachedIndex
+	err    error // the first read error; the check fails with it
+}
+
+type cachedIndex struct {
+	pkg string
+	idx *sideIndex
+}
+
+// recentIndexes is how many package indexes a spill keeps: the packages
+// being checked and the few that catalog-wide answers point into.
+const recentIndexes = 8
+
+func newSpill(dir string) (*spill, error) {
+	f, err := os.CreateTemp(dir, "olmcat-parity-*.bundles")
+	if err != nil {
+		return nil, fmt.Errorf("spill ListBundles answer: %w", err)
+	}
+	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), spans: map[string][]span{}, gvks: map[manifest.GVK]bool{}}, nil
+}
+
+// add appends one bundle of the answer.
+func (s *spill) add(b *api.Bundle) error {
+	data, err := proto.Marshal(b)
+	if err != nil {
+		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
+	}
+	if _, err := s.w.Write(data); err != nil {
+		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
+	}
+	pkg := b.GetPackageName()
+	s.spans[pkg] = append(s.spans[pkg], span{s.size, len(data)})
+	s.size += int64(len(data))
+	for _, g := range gvksOf(b) {
+		s.gvks[g] = true
+	}
+	return nil
+}
+
+// done ends the writing.
+func (s *spill) done() error {
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("spill ListBundles answer: %w", err)
+	}
+	return nil
+}
+
+// close removes the file.
+func (s *spill) close() error {
+	name := s.f.Name()
+	return errors.Join(s.f.Close(), os.Remove(name))
+}
+
+// bundles reads pkg's bundles back, in the order they were served.
+func (s *spill) bundles(pkg string) ([]*api.Bundle, error) {
+	spans := s.spans[pkg]
+	out := make([]*api.Bundle, 0, len(spans))
+	var buf []byte
+	for _, sp := range spans {
+		if cap(buf) < sp.n {
+			buf = make([]byte, sp.n)
+		}
+		buf = buf[:sp.n]
+		if _, err := s.f.ReadAt(buf, sp.off); err != nil {
+			return nil, fmt.Errorf("read back ListBundles answer of %s: %w", pkg, err)
+		}
+		b := &api.Bundle{}
+		if err := proto.Unmarshal(buf, b); err != nil {
+			return nil, fmt.Errorf("read back ListBundles answer of %s: %w", pkg, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// index returns the index of pkg's bundles. A read error yields an empty
+// index and is kept for failed.
+func (s *spill) index(pkg string) *sideIndex {
+	s.mu.Lock()
+	for i, c := range s.recent {
+		if c.pkg == pkg {
+			// Move to the front: the least recently used goes first.
+			copy(s.recent[1:i+1], s.recent[:i])
+			s.recent[0] = c
+			s.mu.Unlock()
+			return c.idx
+		}
+	}
+	s.mu.Unlock()
+	idx := newSideIndex()
+	bundles, err := s.bundles(pkg)
+	for _, b := range bundles {
+		idx.addBundle(b)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	s.recent = append([]*cachedIndex{{pkg, idx}}, s.recent...)
+	if len(s.recent) > recentIndexes {
+		s.recent[recentIndexes] = nil
+		s.recent = s.recent[:recentIndexes]
+	}
+	return idx
+}
+
+// failed returns the first read error, if any.
+func (s *spill) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
