@@ -11,10 +11,10 @@ import (
 // keeps (the first maxDiffs in report order), the graph differences, and
 // the Reports, which see every difference once, in the order recorded.
 type tally struct {
-	mu     sync.Mutex
-	res    *Result
-	stats  map[string]*RPCStats
-	kept   diffHeap
+	mu      sync.Mutex
+	res     *Result
+	stats   map[string]*RPCStats
+	kept    diffHeap
 	max     int // < 0: keep every difference
 	reports []Report
 	err     error // the reports' first error
