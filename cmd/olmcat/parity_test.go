@@ -25,6 +25,8 @@ func TestParityCommand(t *testing.T) {
 		stderr     []string
 		noStderr   []string
 		jsonResult bool
+		// jsonDiffs is how many differences -o json must list (-1: all).
+		jsonDiffs int
 	}{
 		{
 			name:   "parity with benign differences",
@@ -59,6 +61,14 @@ func TestParityCommand(t *testing.T) {
 			args:       []string{"parity", "-o", "json", "--no-deprecation-warning", edgeDB, edgeDir},
 			code:       exitInvalid,
 			jsonResult: true,
+			jsonDiffs:  -1,
+		},
+		{
+			name:       "json output honours --max-diffs",
+			args:       []string{"parity", "-o", "json", "--max-diffs", "3", "--no-deprecation-warning", edgeDB, edgeDir},
+			code:       exitInvalid,
+			jsonResult: true,
+			jsonDiffs:  3,
 		},
 		{name: "one argument", args: []string{"parity", smallDB}, code: exitUsage},
 		{name: "bad output", args: []string{"parity", "-o", "yaml", smallDB, smallDir}, code: exitUsage},
@@ -91,12 +101,29 @@ func TestParityCommand(t *testing.T) {
 						Rule  string `json:"rule"`
 						Class string `json:"class"`
 					} `json:"diffs"`
+					DiffsOmitted int            `json:"diffsOmitted"`
+					RulesSeen    map[string]int `json:"rulesSeen"`
 				}
 				require.NoError(t, json.Unmarshal([]byte(stdout), &res))
 				assert.Positive(t, res.LossCalls)
-				require.NotEmpty(t, res.Diffs)
-				assert.Equal(t, "loss", res.Diffs[0].Class)
-				assert.Equal(t, "dependency-missing", res.Diffs[0].Rule)
+				total := 0
+				for _, n := range res.RulesSeen {
+					total += n
+				}
+				assert.Positive(t, res.RulesSeen["dependency-missing"])
+				if tt.jsonDiffs < 0 {
+					// Every difference is listed (in the order found), the
+					// loss among them.
+					assert.Len(t, res.Diffs, total)
+					assert.Zero(t, res.DiffsOmitted)
+					assert.Contains(t, res.Diffs, struct {
+						Rule  string `json:"rule"`
+						Class string `json:"class"`
+					}{"dependency-missing", "loss"})
+				} else {
+					assert.Len(t, res.Diffs, tt.jsonDiffs)
+					assert.Equal(t, total-tt.jsonDiffs, res.DiffsOmitted)
+				}
 			}
 		})
 	}
