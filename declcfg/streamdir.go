@@ -69,23 +69,37 @@ func loadEachFile(ctx context.Context, r *os.Root, files []string, o loadOptions
 
 // WriteDirStream writes every blob of the declarative config directory
 // root to w in format f: the same bytes as WriteStream of LoadDir(root),
-// without holding the catalog in memory.
-//
-// A first pass scans every file for the packages its blobs name (framing
-// and the schema, package and name keys only, as ValidateDir does), so a
-// file that is not a blob stream, or a blob without a schema, fails with
-// LoadDir's error before anything is written. The second pass writes
-// package by package in opm's order, decoding the files of each package
-// once (a few files ahead, concurrently) and dropping each file once its
-// last package is written. A blob that fails only when fully decoded (a
-// field of the wrong type, an object ref that does not resolve) stops the
-// write with LoadDir's error after the packages before it were written.
-// Memory is bounded by the largest files, not the catalog; a catalog kept
-// in one file is held whole, as opm held it.
+// without holding the catalog in memory. It writes what EachPackage hands
+// over, so errors are EachPackage's: a malformed file fails before
+// anything is written, a blob that fails only when fully decoded stops
+// the output at its package.
 func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opts ...LoadOption) error {
 	if f != FormatJSON && f != FormatYAML && f != "" {
 		return fmt.Errorf("unknown output format %q", f)
 	}
+	return EachPackage(ctx, root, func(_ string, part *DeclarativeConfig) error {
+		return WriteStream(w, part, f)
+	}, opts...)
+}
+
+// EachPackage calls fn with the blobs of each package of the declarative
+// config directory root, in opm's order (sorted, blobs without a package
+// last), each package's blobs in the order LoadDir gives them, so that
+// what fn is given, concatenated, is LoadDir(root). The catalog is never
+// held: fn must not keep the blobs beyond what it needs.
+//
+// A first pass scans every file for the packages its blobs name (framing
+// and the schema, package and name keys only, as ValidateDir does), so a
+// file that is not a blob stream, or a blob without a schema, fails with
+// LoadDir's error before fn is called. The second pass decodes the files
+// of each package once (a few files ahead, concurrently) and drops each
+// file once its last package was handed over. A blob that fails only
+// when fully decoded (a field of the wrong type, an object ref that does
+// not resolve) stops the walk with LoadDir's error after the packages
+// before it were handed over. Memory is bounded by the largest files, not
+// the catalog; a catalog kept in one file is held whole. An error from fn
+// stops the walk and is returned.
+func EachPackage(ctx context.Context, root string, fn func(pkg string, cfg *DeclarativeConfig) error, opts ...LoadOption) error {
 	o := newLoadOptions(opts)
 	r, err := openRoot(root)
 	if err != nil {
@@ -100,10 +114,7 @@ func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opt
 	if err != nil {
 		return err
 	}
-	err = eachPackage(ctx, r, files, filePkgs, o, func(_ string, part *DeclarativeConfig) error {
-		return WriteStream(w, part, f)
-	})
-	if err != nil {
+	if err := eachPackage(ctx, r, files, filePkgs, o, fn); err != nil {
 		return firstLoadError(ctx, r, files, o, err)
 	}
 	return nil

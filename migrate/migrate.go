@@ -128,34 +128,54 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 
 // Load converts the legacy index database at dbPath like Migrate and
 // returns the whole catalog in memory, for callers that merge it with
-// other inputs (render of several arguments). Prefer Render or Migrate for
-// large databases: they hold one package at a time.
+// other inputs (render of several arguments). Prefer Render, Each or
+// Migrate for large databases: they hold a few packages at a time.
 func Load(ctx context.Context, dbPath string, opts ...Option) (*declcfg.DeclarativeConfig, *Report, error) {
+	cfg := &declcfg.DeclarativeConfig{}
+	rep, err := each(ctx, dbPath, "load", func(pkg *declcfg.DeclarativeConfig) error {
+		cfg.Merge(pkg)
+		return nil
+	}, opts...)
+	if err != nil {
+		return nil, rep, err
+	}
+	return cfg, rep, nil
+}
+
+// Each converts the legacy index database at dbPath like Migrate and
+// calls fn with the catalog of each package, in package order, from one
+// goroutine, so a caller keeps what it needs of each package without
+// the catalog being held. As with Render, fn is called until the first
+// package with a problem, and a *ProblemsError lists them all; an error
+// from fn stops the conversion and is returned.
+func Each(ctx context.Context, dbPath string, fn func(*declcfg.DeclarativeConfig) error, opts ...Option) (*Report, error) {
+	return each(ctx, dbPath, "each", fn, opts...)
+}
+
+// each is Each; verb names the caller in the refusal of migrate-only
+// options.
+func each(ctx context.Context, dbPath, verb string, fn func(*declcfg.DeclarativeConfig) error, opts ...Option) (*Report, error) {
 	o, err := newOptions(opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := o.refuseMigrateOnly("load"); err != nil {
-		return nil, nil, err
+	if err := o.refuseMigrateOnly(verb); err != nil {
+		return nil, err
 	}
 	db, names, rep, err := open(ctx, dbPath, o)
 	if err != nil {
-		return nil, rep, err
+		return rep, err
 	}
 	defer db.Close()
-	cfg := &declcfg.DeclarativeConfig{}
-	// No arenas: the merged catalog keeps every package's values.
-	collect := sink{ordered: true, handle: func(res *packageResult) error {
-		cfg.Merge(res.cfg)
-		return nil
-	}}
-	if err := run(ctx, db, names, o, rep, collect); err != nil {
-		return nil, rep, err
+	// No arenas: fn may keep what it is given (Load keeps everything).
+	s := sink{ordered: true, handle: func(res *packageResult) error { return fn(res.cfg) }}
+	if err := run(ctx, db, names, o, rep, s); err != nil {
+		return rep, err
 	}
 	if len(rep.Problems) > 0 {
-		return nil, rep, &ProblemsError{Problems: rep.Problems}
+		return rep, &ProblemsError{Problems: rep.Problems}
 	}
-	return cfg, rep, nil
+	return rep, nil
 }
 
 // open opens the database read-only and starts the report.

@@ -57,22 +57,9 @@ are highlighted and explained in a legend.
 			}
 			defer unpacked.Close()
 			rin := renderInput{Input: local, name: args[0], unpacked: unpacked}
-			if pkg != "" {
-				rin.migrateOptions = []migrate.Option{migrate.WithPackages(pkg)}
-			}
-			var cfg *declcfg.DeclarativeConfig
-			if _, _, bundle := rin.bundleDir(); pkg != "" && local.Kind == source.KindDeclcfg && !bundle {
-				// Only the package's files are decoded.
-				cfg, err = declcfg.LoadDir(cmd.Context(), local.Ref, declcfg.WithPackages(pkg))
-			} else {
-				cfg, err = loadRenderInput(cmd.Context(), rin, cmd.ErrOrStderr(), noDeprecationWarning)
-			}
+			g, err := buildGraph(cmd, rin, noDeprecationWarning, graph.WithPackage(pkg), graph.WithChannel(channel))
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
-			}
-			g, err := graph.Build(cfg, graph.WithPackage(pkg), graph.WithChannel(channel))
-			if err != nil {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
 			}
 			w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
 			if err := write(w, g); err != nil {
@@ -88,4 +75,49 @@ are highlighted and explained in a legend.
 	fl.BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	imgFlags = addImageFlags(fl, true)
 	return cmd
+}
+
+// buildGraph builds the graph of a graph argument. A directory or a
+// sqlite index is walked package by package (only the graph is kept, so
+// memory follows the graph, not the catalog's bytes); with --package only
+// that package is read. Other inputs are loaded as render loads them.
+func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, opts ...graph.Option) (*graph.Graph, error) {
+	b := graph.NewBuilder(opts...)
+	pkg := b.Package()
+	_, _, bundle := in.bundleDir()
+	switch {
+	case in.Kind == source.KindDeclcfg && !bundle:
+		var load []declcfg.LoadOption
+		if pkg != "" {
+			load = append(load, declcfg.WithPackages(pkg))
+		}
+		add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
+		if err := declcfg.EachPackage(cmd.Context(), in.Ref, add, load...); err != nil {
+			return nil, err
+		}
+	case in.Kind == source.KindSQLite:
+		var mopts []migrate.Option
+		if pkg != "" {
+			mopts = append(mopts, migrate.WithPackages(pkg))
+		}
+		if !noDeprecationWarning {
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Ref)
+		}
+		rep, err := migrate.Each(cmd.Context(), in.Ref, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
+		summarizeConversion(cmd.ErrOrStderr(), "graph", in.name, rep)
+		if err != nil {
+			return nil, fmt.Errorf("graph %s: %w", in.name, err)
+		}
+	default:
+		cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
+		if err != nil {
+			return nil, err
+		}
+		b.Add(cfg)
+	}
+	g, err := b.Graph()
+	if err != nil {
+		return nil, fmt.Errorf("graph %s: %w", in.name, err)
+	}
+	return g, nil
 }

@@ -234,10 +234,7 @@ func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format
 		warnDeprecated(cmd.Context(), stderr, name, dbPath)
 	}
 	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
-	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
-		fmt.Fprintf(stderr, "render %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
-			name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
-	}
+	summarizeConversion(stderr, "render", name, rep)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", name, err)}
 	}

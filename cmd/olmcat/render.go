@@ -159,10 +159,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 			warnDeprecated(ctx, stderr, in.name, arg)
 		}
 		cfg, rep, err := migrate.Load(ctx, arg, in.migrateOptions...)
-		if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
-			fmt.Fprintf(stderr, "render %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
-				in.name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
-		}
+		summarizeConversion(stderr, "render", in.name, rep)
 		if err != nil {
 			return nil, fmt.Errorf("render %s: %w", in.name, err)
 		}
@@ -180,5 +177,15 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		return cfg, nil
 	default:
 		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
+	}
+}
+
+// summarizeConversion prints the one-line summary of the repairs, drops
+// and notes of a sqlite index converted by verb (nothing when there are
+// none, or no report).
+func summarizeConversion(stderr io.Writer, verb, name string, rep *migrate.Report) {
+	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
+		fmt.Fprintf(stderr, "%s %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
+			verb, name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
 	}
 }

@@ -114,10 +114,35 @@ func WithChannel(name string) Option { return func(o *options) { o.channel = nam
 // the pictures show. It fails only when a selected package or channel does
 // not exist.
 func Build(cfg *declcfg.DeclarativeConfig, opts ...Option) (*Graph, error) {
-	o := options{}
+	b := NewBuilder(opts...)
+	b.Add(cfg)
+	return b.Graph()
+}
+
+// Builder builds the Graph of a catalog handed over in parts, each part
+// holding every blob of the packages it names (declcfg.EachPackage gives
+// such parts): only the graph is kept, never the catalog. The result is
+// Build's for the parts put together.
+type Builder struct {
+	o options
+	g Graph
+}
+
+// NewBuilder returns a Builder with Build's options.
+func NewBuilder(opts ...Option) *Builder {
+	b := &Builder{}
 	for _, opt := range opts {
-		opt(&o)
+		opt(&b.o)
 	}
+	return b
+}
+
+// Package is the package WithPackage selected ("" for every package).
+func (b *Builder) Package() string { return b.o.pkg }
+
+// Add links the packages of cfg; no other part may hold blobs of them.
+func (b *Builder) Add(cfg *declcfg.DeclarativeConfig) {
+	o := b.o
 	pkgs := map[string]*Package{}
 	get := func(name string) *Package {
 		p := pkgs[name]
@@ -147,21 +172,26 @@ func Build(cfg *declcfg.DeclarativeConfig, opts ...Option) (*Graph, error) {
 		p := get(c.Package)
 		p.Channels = append(p.Channels, buildChannel(c, p.DefaultChannel, versions, deps))
 	}
-	g := &Graph{}
 	for _, p := range pkgs {
 		p.Deprecation = deps[depKey{p.Name, declcfg.SchemaPackage, ""}]
 		sort.SliceStable(p.Channels, func(i, j int) bool { return p.Channels[i].Name < p.Channels[j].Name })
 		if o.channel != "" && len(p.Channels) == 0 {
 			continue
 		}
-		g.Packages = append(g.Packages, p)
+		b.g.Packages = append(b.g.Packages, p)
 	}
+}
+
+// Graph returns the graph of every part added, packages sorted by name.
+// It fails when a selected package or channel does not exist.
+func (b *Builder) Graph() (*Graph, error) {
+	g := &Graph{Packages: b.g.Packages}
 	sort.Slice(g.Packages, func(i, j int) bool { return g.Packages[i].Name < g.Packages[j].Name })
 	switch {
-	case o.pkg != "" && len(g.Packages) == 0:
-		return nil, fmt.Errorf("package %q not found", o.pkg)
-	case o.channel != "" && len(g.Packages) == 0:
-		return nil, fmt.Errorf("channel %q not found", o.channel)
+	case b.o.pkg != "" && len(g.Packages) == 0:
+		return nil, fmt.Errorf("package %q not found", b.o.pkg)
+	case b.o.channel != "" && len(g.Packages) == 0:
+		return nil, fmt.Errorf("channel %q not found", b.o.channel)
 	}
 	return g, nil
 }
