@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,24 +56,50 @@ func BenchmarkMigrateImage(b *testing.B) {
 	// shared machine's drift cancels out of the comparison.
 	warmCache := b.TempDir()
 	fromImage(b, warmCache)
-	timed := func(f func()) float64 { start := time.Now(); f(); return time.Since(start).Seconds() }
+	// CPU is the whole test process's (user+sys), so the image runs
+	// include the loopback registry serving them.
+	var fileCPU, coldCPU, warmCPU []float64
+	timed := func(cpu *[]float64, f func()) float64 {
+		start, startCPU := time.Now(), processCPU(b)
+		f()
+		if cpu != nil {
+			*cpu = append(*cpu, processCPU(b)-startCPU)
+		}
+		return time.Since(start).Seconds()
+	}
 	var file, copying, cold, warm, coldRatio, warmRatio []float64
 	for b.Loop() {
-		f := timed(func() { migrateFrom(b, db) })
-		c := timed(func() { copyFile(b, db, filepath.Join(b.TempDir(), "copy.db")) })
+		f := timed(&fileCPU, func() { migrateFrom(b, db) })
+		c := timed(nil, func() { copyFile(b, db, filepath.Join(b.TempDir(), "copy.db")) })
 		cache := filepath.Join(b.TempDir(), "cache")
-		co := timed(func() { fromImage(b, cache) })
+		co := timed(&coldCPU, func() { fromImage(b, cache) })
 		os.RemoveAll(cache)
-		w := timed(func() { fromImage(b, warmCache) })
+		w := timed(&warmCPU, func() { fromImage(b, warmCache) })
 		file, copying, cold, warm = append(file, f), append(copying, c), append(cold, co), append(warm, w)
 		coldRatio, warmRatio = append(coldRatio, co/(f+c)), append(warmRatio, w/f)
 	}
 	for _, m := range []struct {
 		unit string
 		v    []float64
-	}{{"file-s", file}, {"copy-s", copying}, {"cold-s", cold}, {"warm-s", warm}, {"cold/(file+copy)", coldRatio}, {"warm/file", warmRatio}} {
+	}{{"file-s", file}, {"copy-s", copying}, {"cold-s", cold}, {"warm-s", warm}, {"cold/(file+copy)", coldRatio}, {"warm/file", warmRatio},
+		{"file-cpu-s", fileCPU}, {"cold-cpu-s", coldCPU}, {"warm-cpu-s", warmCPU}} {
 		b.ReportMetric(median(m.v), m.unit)
 	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	// The peak of the whole benchmark process (registry and layer too).
+	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
+}
+
+// processCPU is the user+sys CPU seconds this process used so far.
+func processCPU(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 func median(v []float64) float64 {

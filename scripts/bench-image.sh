@@ -6,6 +6,11 @@
 #   scripts/bench-image.sh               # uses /tmp/bench/index.db, generating it if missing
 #   DB=path/to/index.db COUNT=5 scripts/bench-image.sh
 #
+# It prints wall seconds (file-s, copy-s, cold-s, warm-s), their ratios,
+# the CPU of each (file-cpu-s, cold-cpu-s, warm-cpu-s: the whole test
+# process, so the image runs include the loopback registry) and the
+# process's peak RSS (peak-rss-MB, registry included), medians of COUNT.
+#
 # Targets (10,000 bundles): warm within 1.2x of the file migrate; cold
 # within the file migrate plus the time to copy the layer.
 set -euo pipefail

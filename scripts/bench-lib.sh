@@ -6,14 +6,15 @@
 #                       missing and migrates it to $CATALOG when missing.
 # bench_run LABEL CMD   runs CMD $RUNS times under /usr/bin/time and
 #                       prints each run's wall time, user+sys CPU and peak
-#                       RSS, then their medians (BENCH_RSS: the median
-#                       peak). BENCH_BEFORE_EACH is evaluated before each
+#                       RSS, then their medians (BENCH_WALL, BENCH_CPU,
+#                       BENCH_RSS). BENCH_BEFORE_EACH is evaluated before each
 #                       run; the last run's stdout goes to BENCH_STDOUT.
 # bench_serve [-list] CMD  starts the server CMD $RUNS times and prints
 #                       the time to SERVING (grpc.health.v1) and peak RSS,
 #                       with -list also after draining ListBundles
-#                       (BENCH_RSS: the median peak, after ListBundles
-#                       with -list).
+#                       (BENCH_WALL: the median time to SERVING,
+#                       BENCH_CPU: the server's median CPU, BENCH_RSS: the
+#                       median peak, after ListBundles with -list).
 #
 # Environment: DB (legacy index, default /tmp/bench/index.db), BUNDLES
 # (bundles to generate when DB is missing, default 10000), CATALOG (its
@@ -76,7 +77,9 @@ bench_run() {
 	done
 	rm -f "$log" "$log.err"
 	BENCH_RSS=$(printf '%s\n' "${rsss[@]}" | median)
-	echo "$label: median wall $(printf '%s\n' "${walls[@]}" | median) s, CPU $(printf '%s\n' "${cpus[@]}" | median) s, peak RSS $BENCH_RSS MB"
+	BENCH_WALL=$(printf '%s\n' "${walls[@]}" | median)
+	BENCH_CPU=$(printf '%s\n' "${cpus[@]}" | median)
+	echo "$label: median wall $BENCH_WALL s, CPU $BENCH_CPU s, peak RSS $BENCH_RSS MB"
 }
 
 bench_serve() {
@@ -96,10 +99,12 @@ bench_serve() {
 		fi
 	done
 	BENCH_RSS=$(printf '%s\n' "${hwm[@]}" | median)
-	local line="$label: median SERVING $(printf '%s\n' "${ready[@]}" | median) s, peak RSS at SERVING $BENCH_RSS MB"
+	BENCH_WALL=$(printf '%s\n' "${ready[@]}" | median)
+	BENCH_CPU=$(printf '%s\n' "${cpus[@]}" | median)
+	local line="$label: median SERVING $BENCH_WALL s, peak RSS at SERVING $BENCH_RSS MB"
 	if [ -n "$list" ]; then
 		BENCH_RSS=$(printf '%s\n' "${hwml[@]}" | median)
 		line+=", peak RSS after ListBundles $BENCH_RSS MB, RSS after ListBundles $(printf '%s\n' "${rssl[@]}" | median) MB"
 	fi
-	echo "$line, server CPU $(printf '%s\n' "${cpus[@]}" | median) s"
+	echo "$line, server CPU $BENCH_CPU s"
 }
