@@ -17,14 +17,18 @@ import (
 // package table (their bundles cannot be read through any package), and
 // bundle-keyed rows naming no operatorbundle row (opm index prune left
 // related_image rows behind, operator-registry#542). One line per table.
-func (d *DB) findOrphans() {
+//
+// t holds the bundle-keyed rows to check (all of them, or at least those
+// of every name without an operatorbundle row); entryCount is the number
+// of channel_entry rows by package.
+func (d *DB) findOrphans(t *tables, entryCount map[string]int) {
 	var missingPkgs []string
 	for p := range d.channels {
 		if _, ok := d.pkgs[p]; !ok {
 			missingPkgs = append(missingPkgs, p)
 		}
 	}
-	for p := range d.entries {
+	for p := range entryCount {
 		if _, ok := d.pkgs[p]; !ok && d.channels[p] == nil {
 			missingPkgs = append(missingPkgs, p)
 		}
@@ -33,7 +37,7 @@ func (d *DB) findOrphans() {
 	for _, p := range missingPkgs {
 		d.repairs = append(d.repairs, Repair{Kind: RepairOrphanRows, Table: "channel_entry", Package: p, Detail: fmt.Sprintf(
 			"%d channel row(s) and %d channel_entry row(s) name package %q, which has no package row; its bundles are not reachable through any package",
-			len(d.channels[p]), len(d.entries[p]), p)})
+			len(d.channels[p]), entryCount[p], p)})
 	}
 	count := func(table string, n int, names []string) {
 		if n == 0 {
@@ -58,28 +62,28 @@ func (d *DB) findOrphans() {
 		count(table, n, names)
 	}
 	orphans("properties", func(f func(string, int)) {
-		for k, v := range d.props {
+		for k, v := range t.props {
 			f(k, len(v))
 		}
 	})
 	orphans("dependencies", func(f func(string, int)) {
-		for k, v := range d.deps {
+		for k, v := range t.deps {
 			f(k, len(v))
 		}
 	})
 	orphans("related_image", func(f func(string, int)) {
-		for k, v := range d.related {
+		for k, v := range t.related {
 			f(k, len(v))
 		}
 	})
 	if !d.apiKeyedByEntry() {
 		orphans("api_provider", func(f func(string, int)) {
-			for k, v := range d.provided {
+			for k, v := range t.provided {
 				f(k, len(v))
 			}
 		})
 		orphans("api_requirer", func(f func(string, int)) {
-			for k, v := range d.required {
+			for k, v := range t.required {
 				f(k, len(v))
 			}
 		})
@@ -90,7 +94,9 @@ func (d *DB) findOrphans() {
 // attributes each to a package: by its olm.package property, else by the
 // CSV's replaces/skips naming a bundle of a package, else by a package
 // name prefix of the bundle name. opm dropped these bundles silently.
-func (d *DB) findStranded(ctx context.Context) error {
+// read, when not nil, reads the named bundles' keyed rows (the DB holds
+// them otherwise).
+func (d *DB) findStranded(ctx context.Context, read func([]string) (*tables, error)) error {
 	d.stranded = map[string][]string{}
 	d.strandedHow = map[string]string{}
 	var names []string
@@ -100,8 +106,15 @@ func (d *DB) findStranded(ctx context.Context) error {
 		}
 	}
 	sort.Strings(names)
+	t := &d.tables
+	if read != nil && len(names) > 0 {
+		var err error
+		if t, err = read(names); err != nil {
+			return err
+		}
+	}
 	for _, n := range names {
-		pkg, how, err := d.attribute(ctx, n)
+		pkg, how, err := d.attribute(ctx, t, n)
 		if err != nil {
 			return err
 		}
@@ -116,8 +129,8 @@ func (d *DB) findStranded(ctx context.Context) error {
 	return nil
 }
 
-func (d *DB) attribute(ctx context.Context, name string) (pkg, how string, err error) {
-	for _, p := range d.props[name] {
+func (d *DB) attribute(ctx context.Context, t *tables, name string) (pkg, how string, err error) {
+	for _, p := range t.props[name] {
 		if p.Type != "olm.package" {
 			continue
 		}

@@ -92,6 +92,9 @@ type Option func(*openOptions)
 type openOptions struct {
 	skipManifests bool
 	lazy          bool
+	// eager loads every table at Open even when the database qualifies
+	// for reading by rowid ranges; tests compare the two.
+	eager bool
 }
 
 // SkipManifests makes ReadPackage leave Bundle.CSV and Bundle.Objects nil
@@ -280,17 +283,12 @@ func (d *DB) load(ctx context.Context) error {
 		return fmt.Errorf("read table operatorbundle: %w", err)
 	}
 	d.sizeHint = int(min(max(maxRowid.Int64, 0), 1<<20))
-	if d.opts.lazy {
-		ok, err := d.lazyEligible(ctx)
-		if err != nil {
-			return err
-		}
-		if ok {
-			d.lazy = &lazyIndex{}
-			err := d.loadPackages(ctx)
-			d.repairs = d.pkgRepairs
-			return err
-		}
+	ok, err := d.lazyEligible(ctx)
+	if err != nil {
+		return err
+	}
+	if ok && !d.opts.eager {
+		return d.loadIndexed(ctx)
 	}
 	// The bundle keys (read from an index, quick) come first: the loaders
 	// of the keyed tables check their rows' keys against them.
@@ -314,8 +312,15 @@ func (d *DB) load(ctx context.Context) error {
 	}
 	d.repairs = append(append(d.repairs, d.pkgRepairs...), d.junkRepairs...)
 	d.mapAPIs()
-	d.findOrphans()
-	for _, step := range []func(context.Context) error{d.findStranded, d.checkDependencies, d.findAttachedByName} {
+	entryCount := make(map[string]int, len(d.entries))
+	for p, es := range d.entries {
+		entryCount[p] = len(es)
+	}
+	d.findOrphans(&d.tables, entryCount)
+	for _, step := range []func(context.Context) error{
+		func(ctx context.Context) error { return d.findStranded(ctx, nil) },
+		d.checkDependencies, d.findAttachedByName,
+	} {
 		if err := step(ctx); err != nil {
 			return err
 		}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
 )
@@ -45,6 +48,7 @@ type lazyIndex struct {
 	// entries are channel_entry rowid runs by package name; keyed the
 	// runs of each of lazyTables by bundle name.
 	entries    rowRuns
+	entryCount map[string]int // channel_entry rows by package
 	keyed      [len(lazyTables)]rowRuns
 	plural     map[[3]string]string
 	deprecated map[string]bool
@@ -99,72 +103,117 @@ func (d *DB) index(ctx context.Context) (*lazyIndex, error) {
 }
 
 // buildIndex scans channel_entry and the bundle-keyed tables' rowids and
-// keys, the api table and the deprecated table.
+// keys (concurrently, on separate connections), the api table and the
+// deprecated table. With the catalog checks to run (d.rows read), the
+// scans also note which package's entries first name each bundle, how
+// many entries each package has, and whether any keyed row is keyed off
+// its bundle (keyCheck).
 func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
-	x.entries = rowRuns{}
-	first := true
-	err := d.scanKeys(ctx, "channel_entry", "package_name, depth", func(rowid int64, key string, same bool, depth sql.NullInt64) {
-		x.entries.add(key, rowid, same)
-		if first || depth.Int64 < x.tip {
-			x.tip, first = depth.Int64, false
-		}
-	})
-	if err != nil {
-		return err
-	}
+	checks := d.rows != nil
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return d.indexEntries(gctx, x, checks) })
 	for i, table := range lazyTables {
 		x.keyed[i] = rowRuns{}
 		if !d.sch.has(table) || !d.sch.col(table, "operatorbundle_name") {
 			continue
 		}
-		col := "operatorbundle_name, NULL"
-		if table == "api_provider" || table == "api_requirer" {
-			col = "CAST(operatorbundle_name AS TEXT), NULL"
-		}
-		err := d.scanKeys(ctx, table, col, func(rowid int64, key string, same bool, _ sql.NullInt64) {
-			x.keyed[i].add(key, rowid, same)
-		})
-		if err != nil {
-			return err
-		}
+		g.Go(func() error { return d.indexKeyed(gctx, x, i, checks) })
 	}
-	if x.plural, err = d.apiPlurals(ctx); err != nil {
+	g.Go(func() error {
+		var err error
+		if x.plural, err = d.apiPlurals(gctx); err == nil {
+			x.deprecated, err = d.readDeprecated(gctx)
+		}
 		return err
-	}
-	x.deprecated, err = d.readDeprecated(ctx)
-	return err
+	})
+	return g.Wait()
 }
 
-// scanKeys calls fn with every row of table whose key (the first of cols,
-// a second column passed along) is not NULL or empty, in rowid order,
-// saying whether the row before it had the same key.
-func (d *DB) scanKeys(ctx context.Context, table, cols string, fn func(rowid int64, key string, same bool, extra sql.NullInt64)) error {
-	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+cols+` FROM `+table+` ORDER BY rowid`)
+// indexEntries scans channel_entry's rowids by package (NULL reads as "",
+// as the eager loader groups it) and its minimum depth.
+func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error {
+	x.entries, x.entryCount = rowRuns{}, map[string]int{}
+	if checks {
+		d.entryPkg = make(map[string]string, d.sizeHint)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT rowid, ifnull(package_name, ''), depth, operatorbundle_name FROM channel_entry ORDER BY rowid`)
+	if err != nil {
+		return fmt.Errorf("index table channel_entry: %w", err)
+	}
+	defer rows.Close()
+	var prev string
+	for first := true; rows.Next(); first = false {
+		var rowid int64
+		var pkg sql.RawBytes
+		var depth sql.NullInt64
+		var bundle sql.NullString
+		if err := rows.Scan(&rowid, &pkg, &depth, &bundle); err != nil {
+			return fmt.Errorf("index table channel_entry: %w", err)
+		}
+		same := !first && string(pkg) == prev
+		if !same {
+			prev = string(pkg)
+		}
+		x.entries.add(prev, rowid, same)
+		x.entryCount[prev]++
+		if first || depth.Int64 < x.tip {
+			x.tip = depth.Int64
+		}
+		if _, ok := d.entryPkg[bundle.String]; checks && !ok && bundle.String != "" {
+			d.entryPkg[bundle.String] = prev
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("index table channel_entry: %w", err)
+	}
+	return nil
+}
+
+// indexKeyed scans the rowids of lazyTables[i] by bundle name: NULL names
+// are skipped, and in the api tables (keyed by the name cast to text, as
+// their loader does) empty ones too.
+func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) error {
+	table := lazyTables[i]
+	key, keepEmpty := "operatorbundle_name", true
+	if table == "api_provider" || table == "api_requirer" {
+		key, keepEmpty = "CAST(operatorbundle_name AS TEXT)", false
+	}
+	keys := &keyCheck{}
+	keyCols := "NULL, NULL, NULL"
+	if k := slices.Index(keyedTables[:], table); checks && k >= 0 && d.keyed(table) {
+		keys, keyCols = &d.keys[k], "operatorbundle_name, operatorbundle_version, operatorbundle_path"
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+key+`, `+key+` IS NULL, `+keyCols+` FROM `+table+` ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
 	defer rows.Close()
+	runs := x.keyed[i]
 	var prev string
-	var raw sql.RawBytes
+	have := false
 	for rows.Next() {
 		var rowid int64
-		var extra sql.NullInt64
-		if err := rows.Scan(&rowid, &raw, &extra); err != nil {
+		var raw sql.RawBytes
+		var null bool
+		var kName, kVersion, kPath sql.NullString
+		if err := rows.Scan(&rowid, &raw, &null, &kName, &kVersion, &kPath); err != nil {
 			return fmt.Errorf("index table %s: %w", table, err)
 		}
-		if raw == nil || len(raw) == 0 {
-			prev = ""
+		keys.add(kName, kVersion, kPath)
+		if null || (len(raw) == 0 && !keepEmpty) {
+			have = false
 			continue
 		}
-		same := prev != "" && string(raw) == prev
+		same := have && string(raw) == prev
 		if !same {
-			prev = string(raw)
+			prev, have = string(raw), true
 		}
-		fn(rowid, prev, same, extra)
+		runs.add(prev, rowid, same)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
+	keys.complete = true
 	return nil
 }
 
@@ -206,13 +255,14 @@ func eachRange(r rowRuns, keys []string, read func(rowSel) error) error {
 	return nil
 }
 
-// lazyRows reads one package's entries and rows by rowid ranges.
+// lazyRows reads one package's entries and rows by rowid ranges, with
+// its stranded bundles' when the catalog checks ran.
 func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
 	x, err := d.index(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pr := &pkgRows{tip: x.tip}
+	pr := &pkgRows{tip: x.tip, stranded: d.stranded[name]}
 	err = eachRange(x.entries, []string{name}, func(sel rowSel) error {
 		return d.readEntries(ctx, sel, func(e ChannelEntry) { pr.entries = append(pr.entries, e) })
 	})
@@ -227,17 +277,20 @@ func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
 			named = append(named, e.Bundle)
 		}
 	}
-	if pr.raws, err = d.fetchBundles(ctx, named); err != nil {
+	if pr.raws, err = d.fetchBundles(ctx, append(named, pr.stranded...)); err != nil {
 		return nil, err
 	}
-	t := &tables{rows: map[string]bundleKey{}, props: map[string][]propRow{}, deps: map[string][]Dependency{},
-		related: map[string][]string{}, provided: map[string][]API{}, required: map[string][]API{}, deprecated: x.deprecated}
-	for n, raw := range pr.raws {
-		pr.members = append(pr.members, n)
-		t.rows[n] = raw.key
+	t := newTables(x)
+	for _, n := range named {
+		if raw := pr.raws[n]; raw != nil {
+			pr.members = append(pr.members, n)
+		}
 	}
 	sort.Strings(pr.members)
-	if err := d.readKeyed(ctx, x, t, pr.members); err != nil {
+	for n, raw := range pr.raws {
+		t.rows[n] = raw.key
+	}
+	if err := d.readKeyed(ctx, x, t, append(append([]string(nil), pr.members...), pr.stranded...)); err != nil {
 		return nil, err
 	}
 	pr.t = t

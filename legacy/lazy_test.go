@@ -24,8 +24,10 @@ func withoutStranded(pd *PackageData, lazy bool) *PackageData {
 	for i := range out.Bundles {
 		b := &out.Bundles[i]
 		b.CSV = digest(b.CSV)
-		for j, o := range b.Objects {
-			b.Objects[j] = digest(o)
+		objs := b.Objects
+		b.Objects = nil
+		for _, o := range objs {
+			b.Objects = append(b.Objects, digest(o))
 		}
 	}
 	if !lazy {
@@ -53,14 +55,27 @@ func digest(b []byte) []byte {
 	return s[:]
 }
 
-// assertLazyMatches reads every package of path eagerly and lazily (with
-// and without SkipManifests) and requires the same data; it returns
-// whether the lazy open qualified for lazy reading.
+// loadEverything is the Open mode that loads every table at Open.
+func loadEverything() Option { return func(o *openOptions) { o.eager = true } }
+
+// assertLazyMatches reads every package of path with every table loaded
+// at Open, with the rowid index (the default) and lazily (each with and
+// without SkipManifests) and requires the same data (the lazy reader
+// without stranded bundles) and the same database-wide repairs (not the
+// lazy one); it returns whether the lazy open qualified for lazy reading.
 func assertLazyMatches(t *testing.T, path string) bool {
 	t.Helper()
 	lazy := false
 	for _, opts := range [][]Option{nil, {SkipManifests()}} {
-		want := readAll(t, openPath(t, path, opts...))
+		edb := openPath(t, path, append(opts, loadEverything())...)
+		want := readAll(t, edb)
+		idb := openPath(t, path, opts...)
+		assert.Equal(t, edb.Repairs(), idb.Repairs())
+		indexed := readAll(t, idb)
+		for name, pd := range want {
+			require.NotNil(t, indexed[name], name)
+			assert.Equal(t, withoutStranded(pd, false), withoutStranded(indexed[name], false), name)
+		}
 		ldb := openPath(t, path, append(opts, Lazy())...)
 		lazy = ldb.IsLazy()
 		got := readAll(t, ldb)
