@@ -100,7 +100,7 @@ func BenchmarkLoadMigrated(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		cache bool
-	}{{"InMemory", false}, {"FromSnapshot", true}} {
+	}{{"FromFiles", false}, {"FromSnapshot", true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var opts []declcfgquery.Option
 			if bc.cache {
@@ -211,10 +211,11 @@ func BenchmarkRPC10k(b *testing.B) {
 	}
 }
 
-// BenchmarkGetBundle10kFromSnapshot is GetBundle when the Querier serves
-// manifests from its cache snapshot (WithCacheDir): one record read and
+// BenchmarkGetBundle10kRestored is GetBundle on a Querier restored from
+// its cache snapshot (WithCacheDir), which reads manifests from the
+// catalog files as an uncached one does: one blob read and
 // decoded per call, in exchange for not holding the manifests.
-func BenchmarkGetBundle10kFromSnapshot(b *testing.B) {
+func BenchmarkGetBundle10kRestored(b *testing.B) {
 	q, all := loadRPCBench(b, declcfgquery.WithCacheDir(b.TempDir()))
 	ctx := context.Background()
 	i := 0

@@ -149,11 +149,11 @@ func TestCacheDirUnusable(t *testing.T) {
 	require.Equal(t, 3, st.Packages)
 }
 
-// TestCacheServesManifestsFromSnapshot: a Querier built with a cache
-// directory (freshly written or restored) reads manifests back from the
-// snapshot; every answer that carries them must equal the in-memory
-// Querier's, for image and inline bundles alike.
-func TestCacheServesManifestsFromSnapshot(t *testing.T) {
+// TestCacheServesManifestsFromFiles: a Querier built with a cache
+// directory (freshly written or restored) reads manifests from the
+// catalog files; every answer that carries them must equal the
+// uncached Querier's, for image and inline bundles alike.
+func TestCacheServesManifestsFromFiles(t *testing.T) {
 	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
 	require.NoError(t, err)
 	dirs = append(dirs, "testdata/deprecations")
@@ -184,12 +184,42 @@ func TestCacheServesManifestsFromSnapshot(t *testing.T) {
 	}
 }
 
-// TestCacheSnapshotDamagedWhileServing: a snapshot overwritten in place
-// after it was verified yields errors, never another bundle's manifests.
-func TestCacheSnapshotDamagedWhileServing(t *testing.T) {
+// TestCacheHoldsNoManifests: the snapshot is the index, not the
+// catalog: no manifest text is in it, and it restores to the same answers.
+func TestCacheHoldsNoManifests(t *testing.T) {
 	dir := "../../fixtures/legacy/small-fbb/opm-migrate"
 	cache := t.TempDir()
 	q := load(t, dir, declcfgquery.WithCacheDir(cache))
+	require.True(t, q.Stats().CacheWritten)
+	snap, err := os.ReadFile(filepath.Join(cache, "declcfgquery.snapshot"))
+	require.NoError(t, err)
+	ctx := context.Background()
+	csvs := 0
+	for _, b := range listBundles(t, q) {
+		got, err := q.GetBundle(ctx, b.PackageName, b.ChannelName, b.CsvName)
+		require.NoError(t, err)
+		if got.CsvJson != "" {
+			csvs++
+			require.NotContains(t, string(snap), got.CsvJson)
+		}
+		for _, o := range got.Object {
+			require.NotContains(t, string(snap), o)
+		}
+	}
+	require.Positive(t, csvs, "the fixture has bundles with manifests")
+}
+
+// TestCacheRestoredCatalogChangedWhileServing: a Querier restored from
+// the snapshot reads manifests from the catalog files, so a file
+// rewritten after the restore fails the calls that need it (never serves
+// other content), and a snapshot damaged after the restore changes
+// nothing.
+func TestCacheRestoredCatalogChangedWhileServing(t *testing.T) {
+	dir := copyDir(t, "../../fixtures/legacy/small-fbb/opm-migrate")
+	cache := t.TempDir()
+	require.True(t, load(t, dir, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
+	q := load(t, dir, declcfgquery.WithCacheDir(cache))
+	require.True(t, q.Stats().FromCache)
 	ctx := context.Background()
 	var withCSV *api.Bundle
 	for _, b := range listBundles(t, q) {
@@ -201,10 +231,18 @@ func TestCacheSnapshotDamagedWhileServing(t *testing.T) {
 		}
 	}
 	require.NotNil(t, withCSV, "the fixture has bundles with manifests")
-	files, err := filepath.Glob(filepath.Join(cache, "*"))
+	require.NoError(t, os.Truncate(filepath.Join(cache, "declcfgquery.snapshot"), 0))
+	_, err := q.GetBundle(ctx, withCSV.PackageName, withCSV.ChannelName, withCSV.CsvName)
+	require.NoError(t, err, "the snapshot is not read after the restore")
+
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*"))
 	require.NoError(t, err)
-	require.Len(t, files, 1)
-	require.NoError(t, os.Truncate(files[0], 0))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(f, append(data, '\n'), 0o644))
+	}
 	_, err = q.GetBundle(ctx, withCSV.PackageName, withCSV.ChannelName, withCSV.CsvName)
-	require.ErrorContains(t, err, "from cache")
+	require.ErrorContains(t, err, "changed since the catalog was loaded")
+	require.False(t, load(t, dir, declcfgquery.WithCacheDir(cache)).Stats().FromCache, "a changed catalog is not restored")
 }

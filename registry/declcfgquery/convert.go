@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/blang/semver/v4"
 
@@ -167,3 +169,54 @@ func deprecation(msg string) *api.Deprecation {
 	}
 	return &api.Deprecation{Message: msg}
 }
+
+// convertPackage prepares the api messages of one package: the package
+// with its channels, and one bundle message per channel membership
+// (messages of the same bundle share its channel-independent fields).
+// Without manifests, csvJson and object are left empty.
+func convertPackage(mp *declcfg.ModelPackage, manifests bool) (*api.Package, []*api.Bundle, error) {
+	var bundles []*api.Bundle
+	p := &api.Package{Name: mp.Name, Deprecation: deprecation(mp.Deprecation)}
+	if mp.DefaultChannel != nil {
+		p.DefaultChannelName = mp.DefaultChannel.Name
+	}
+	shared := map[string]*bundleData{}
+	for _, cn := range sortedNames(mp.Channels) {
+		mc := mp.Channels[cn]
+		head, err := mc.Head()
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Channels = append(p.Channels, &api.Channel{Name: mc.Name, CsvName: head.Name, Deprecation: deprecation(mc.Deprecation)})
+		for _, mb := range mc.Bundles {
+			d, ok := shared[mb.Name]
+			if !ok {
+				if d, err = convertBundle(manifests, mb); err != nil {
+					return nil, nil, fmt.Errorf("package %q, channel %q: %w", mp.Name, mc.Name, err)
+				}
+				shared[mb.Name] = d
+			}
+			bundles = append(bundles, &api.Bundle{
+				CsvName:      mb.Name,
+				PackageName:  mp.Name,
+				ChannelName:  mc.Name,
+				CsvJson:      d.csvJSON,
+				Object:       d.objects,
+				BundlePath:   mb.Image,
+				ProvidedApis: d.provided,
+				RequiredApis: d.required,
+				Version:      d.version,
+				SkipRange:    mb.SkipRange,
+				Dependencies: d.dependencies,
+				Properties:   d.properties,
+				Replaces:     mb.Replaces,
+				Skips:        mb.Skips,
+				Deprecation:  deprecation(mb.Deprecation),
+			})
+		}
+	}
+	return p, bundles, nil
+}
+
+// sortedNames are a map's keys in order.
+func sortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

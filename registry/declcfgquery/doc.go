@@ -16,7 +16,7 @@
 // call instead of serving other content); recently read manifests are
 // kept in a bounded LRU.
 //
-// With a cache directory (WithCacheDir) Load restores the prepared
-// answers from a verified snapshot instead of reading the catalog, and
-// reads a bundle's manifests back from the snapshot.
+// With a cache directory (WithCacheDir) Load restores the index from a
+// verified snapshot instead of reading the catalog (the snapshot holds
+// no manifests: they are read from the catalog files as without a cache).
 package declcfgquery

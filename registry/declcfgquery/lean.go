@@ -5,121 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/blang/semver/v4"
-
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/internal/jsonscan"
 	"github.com/operator-catalog/olmcat/internal/lru"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
-
-// fileSource serves bundle manifests from the catalog files themselves: a
-// Querier loaded without a cache keeps, per bundle message, only where
-// its blob is, and a call that returns manifests decodes that one blob
-// again. The files must not change while served: a file whose size or
-// modification time differs from when it was loaded fails the call with
-// an error saying so, instead of serving other content.
-type fileSource struct {
-	dir   string
-	blobs map[*api.Bundle]blobRef
-	// stamps are the size and modification time of each file holding a
-	// bundle, taken when its package was loaded.
-	stamps map[string]fileStamp
-	// packages hold what a synthetic CSV takes from its package
-	// (description and icon), by package name.
-	packages map[string]*declcfg.ModelPackage
-
-	mu    sync.Mutex
-	spans map[string][]span // by file, filled on first read
-
-	cache *lru.Cache[blobRef, blobManifests]
-}
-
-// blobRef is where a bundle blob is: file (slash path relative to the
-// catalog root) and position in the file's stream.
-type blobRef struct {
-	file  string
-	index int
-}
-
-// span is a blob's byte range in its file.
-type span struct{ off, n int64 }
-
-// readBlob decodes the blob ref points at: from its byte range when the
-// file is plain concatenated JSON objects (the ranges of a file are found
-// on its first read and kept), else by decoding the file's stream up to it.
-func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
-	spans, err := s.fileSpans(ref.file)
-	if err != nil {
-		return nil, err
-	}
-	if ref.index >= len(spans) {
-		return declcfg.LoadBlob(context.Background(), s.dir, ref.file, ref.index)
-	}
-	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(ref.file)))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sp := spans[ref.index]
-	blob := make([]byte, sp.n)
-	if _, err := f.ReadAt(blob, sp.off); err != nil {
-		return nil, err
-	}
-	return declcfg.DecodeBlob(s.dir, ref.file, ref.index, blob)
-}
-
-// fileSpans returns the byte ranges of a file's blobs, nil when the file
-// is not plain concatenated JSON objects (YAML, a byte order mark).
-func (s *fileSource) fileSpans(file string) ([]span, error) {
-	s.mu.Lock()
-	spans, ok := s.spans[file]
-	s.mu.Unlock()
-	if ok {
-		return spans, nil
-	}
-	data, err := os.ReadFile(filepath.Join(s.dir, filepath.FromSlash(file)))
-	if err != nil {
-		return nil, err
-	}
-	spans = objectSpans(data)
-	s.mu.Lock()
-	s.spans[file] = spans
-	s.mu.Unlock()
-	return spans, nil
-}
-
-// objectSpans splits data into the byte ranges of its top-level JSON
-// objects, or returns nil when data is anything else.
-func objectSpans(data []byte) []span {
-	spans, ok := jsonscan.Spans(data)
-	if !ok {
-		return nil
-	}
-	out := make([]span, len(spans))
-	for i, sp := range spans {
-		if data[sp.Off] != '{' {
-			return nil
-		}
-		out[i] = span{int64(sp.Off), int64(sp.End - sp.Off)}
-	}
-	return out
-}
-
-type fileStamp struct {
-	size int64
-	mod  time.Time
-}
 
 // loadFromFiles builds a Querier from the catalog files without holding
 // any manifest: the directory is loaded lean (declcfg.WithLeanBundles:
 // every blob and object is checked as a full load checks it, so a bad
 // catalog fails with the same error, but objects are dropped as they are
-// read), validated into a model, and converted to messages that say
-// where each bundle's blob is instead of holding its manifests.
+// read), validated into a model, and indexed package by package with,
+// per bundle, where its blob is instead of its manifests.
 func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 	cfg, err := declcfg.LoadDir(ctx, dir, declcfg.WithLeanBundles())
 	if err != nil {
@@ -130,90 +28,159 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
 	}
 	cfg = nil // the model holds what is still needed of it
-	src := &fileSource{dir: dir, blobs: map[*api.Bundle]blobRef{}, stamps: map[string]fileStamp{}, packages: map[string]*declcfg.ModelPackage{}, spans: map[string][]span{},
-		cache: lru.New[blobRef, blobManifests](manifestCacheBytes)}
-	var pkgs []*api.Package
-	var bundles []*api.Bundle
+	src := newFileSource(dir)
+	ib := newIndexBuilder()
 	for _, name := range sortedNames(m.Packages) {
 		mp := m.Packages[name]
 		p, bs, err := convertPackage(mp, false)
 		if err != nil {
 			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 		}
-		if err := src.keep(mp, bs); err != nil {
+		if err := src.addPackage(mp); err != nil {
 			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 		}
-		delete(m.Packages, name) // converted: let its model go
-		pkgs = append(pkgs, p)
-		bundles = append(bundles, bs...)
+		err = ib.addPackage(p, bs, func(i int32, b *api.Bundle) error {
+			return src.addBundle(i, mp.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+		}
+		delete(m.Packages, name) // indexed: let its model go
 	}
-	q, err := build(pkgs, bundles)
+	q, err := ib.finish(src)
 	if err != nil {
 		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 	}
-	q.files = src
 	return q, nil
 }
 
-// keep drops the manifests of a package's bundle messages, remembering
-// where each bundle's blob is and stamping its file.
-func (s *fileSource) keep(mp *declcfg.ModelPackage, bundles []*api.Bundle) error {
-	s.packages[mp.Name] = &declcfg.ModelPackage{Name: mp.Name, Description: mp.Description, Icon: mp.Icon}
-	for _, b := range bundles {
-		mb := mp.Channels[b.ChannelName].Bundles[b.CsvName]
-		ref := blobRef{file: mb.Origin.File, index: mb.Origin.Index}
-		if _, ok := s.stamps[ref.file]; !ok {
-			st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(ref.file)))
-			if err != nil {
-				return fmt.Errorf("stat %s: %w", ref.file, err)
-			}
-			s.stamps[ref.file] = fileStamp{size: st.Size(), mod: st.ModTime()}
+// fileSource serves bundle manifests from the catalog files themselves:
+// the index keeps, per bundle, only where its blob is, and a call that
+// returns manifests decodes that one blob again (declcfg.DecodeBlob) and
+// converts it as the full load would have. The files must not change
+// while served: a file whose size or modification time differs from when
+// it was loaded fails the call with an error saying so, instead of
+// serving other content.
+type fileSource struct {
+	dir string
+	// files are the slash paths (relative to dir) of the files holding
+	// bundles or packages, and stamps their size and modification time
+	// when they were loaded, by file number.
+	files  []string
+	stamps []fileStamp
+	fileNo map[string]int32
+	// refs are where each bundle's blob is, by bundle index.
+	refs []blobRef
+	// pkgRefs are where each package's blob is: a synthetic CSV takes the
+	// package's description and icon from it.
+	pkgRefs map[string]blobRef
+	spans   *spanCache
+	cache   *lru.Cache[int32, blobManifests]
+}
+
+// blobRef is where a blob is: file number and position in the file's
+// stream.
+type blobRef struct{ file, index int32 }
+
+type fileStamp struct {
+	size int64
+	mod  time.Time
+}
+
+func newFileSource(dir string) *fileSource {
+	return &fileSource{dir: dir, fileNo: map[string]int32{}, pkgRefs: map[string]blobRef{},
+		spans: newSpanCache(), cache: lru.New[int32, blobManifests](manifestCacheBytes)}
+}
+
+// ref numbers the file of origin (stamping it on first sight) and
+// returns where the blob is.
+func (s *fileSource) ref(o declcfg.Origin) (blobRef, error) {
+	n, ok := s.fileNo[o.File]
+	if !ok {
+		st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(o.File)))
+		if err != nil {
+			return blobRef{}, fmt.Errorf("stat %s: %w", o.File, err)
 		}
-		s.blobs[b] = ref
-		b.CsvJson, b.Object = "", nil
+		n = int32(len(s.files))
+		s.files = append(s.files, o.File)
+		s.stamps = append(s.stamps, fileStamp{size: st.Size(), mod: st.ModTime()})
+		s.fileNo[o.File] = n
+	}
+	return blobRef{file: n, index: int32(o.Index)}, nil
+}
+
+func (s *fileSource) addPackage(mp *declcfg.ModelPackage) error {
+	r, err := s.ref(mp.Origin)
+	if err != nil {
+		return err
+	}
+	s.pkgRefs[mp.Name] = r
+	return nil
+}
+
+func (s *fileSource) addBundle(i int32, o declcfg.Origin) error {
+	r, err := s.ref(o)
+	if err != nil {
+		return err
+	}
+	for int(i) >= len(s.refs) {
+		s.refs = append(s.refs, blobRef{})
+	}
+	s.refs[i] = r
+	return nil
+}
+
+// checkFile fails when file number n changed since it was loaded.
+func (s *fileSource) checkFile(n int32) error {
+	st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(s.files[n])))
+	if err != nil {
+		return err
+	}
+	if want := s.stamps[n]; st.Size() != want.size || !st.ModTime().Equal(want.mod) {
+		return fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
+			want.size, st.Size(), want.mod.UTC().Format(time.RFC3339Nano), st.ModTime().UTC().Format(time.RFC3339Nano))
 	}
 	return nil
 }
 
-// manifests decodes b's blob again and converts its manifests as New did.
-func (s *fileSource) manifests(b *api.Bundle) (string, []string, error) {
-	ref, ok := s.blobs[b]
-	if !ok {
-		return b.CsvJson, b.Object, nil
+// readBlob decodes the blob ref points at, after checking its file.
+func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
+	if err := s.checkFile(ref.file); err != nil {
+		return nil, err
 	}
-	fail := func(err error) (string, []string, error) {
-		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", b.CsvName, ref.file, err)
-	}
-	st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(ref.file)))
+	file := s.files[ref.file]
+	blob, err := s.spans.read(s.dir, file, int(ref.index))
 	if err != nil {
+		return nil, err
+	}
+	if blob == nil {
+		return declcfg.LoadBlob(context.Background(), s.dir, file, int(ref.index))
+	}
+	return declcfg.DecodeBlob(s.dir, file, int(ref.index), blob)
+}
+
+// manifests decodes bundle i's blob again and converts its manifests as
+// New does.
+func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
+	rec := &q.bundles[i]
+	ref := s.refs[i]
+	fail := func(err error) (string, []string, error) {
+		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", rec.name, s.files[ref.file], err)
+	}
+	if err := s.checkFile(ref.file); err != nil {
 		return fail(err)
 	}
-	if want := s.stamps[ref.file]; st.Size() != want.size || !st.ModTime().Equal(want.mod) {
-		return fail(fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
-			want.size, st.Size(), want.mod.UTC().Format(time.RFC3339Nano), st.ModTime().UTC().Format(time.RFC3339Nano)))
-	}
-	if m, ok := s.cache.Get(ref); ok {
+	if m, ok := s.cache.Get(i); ok {
 		return m.csv, m.objs, nil
 	}
 	cfg, err := s.readBlob(ref)
 	if err != nil {
 		return fail(err)
 	}
-	if len(cfg.Bundles) != 1 || cfg.Bundles[0].Name != b.CsvName || cfg.Bundles[0].Package != b.PackageName {
-		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.index, b.CsvName, b.PackageName))
+	if len(cfg.Bundles) != 1 || cfg.Bundles[0].Name != rec.name || cfg.Bundles[0].Package != rec.pkg {
+		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.index, rec.name, rec.pkg))
 	}
-	bb := &cfg.Bundles[0]
-	version, _ := semver.Parse(b.Version) // only a fallback: see convertBundle
-	d, err := convertBundle(true, &declcfg.ModelBundle{
-		Version:       version,
-		Package:       s.packages[b.PackageName],
-		Name:          bb.Name,
-		Image:         bb.Image,
-		Properties:    bb.Properties,
-		RelatedImages: bb.RelatedImages,
-		CsvJSON:       bb.CsvJSON,
-		Objects:       bb.Objects,
-	})
+	d, err := s.convert(rec, &cfg.Bundles[0])
 	if err != nil {
 		return fail(err)
 	}
@@ -221,7 +188,7 @@ func (s *fileSource) manifests(b *api.Bundle) (string, []string, error) {
 	for _, o := range d.objects {
 		size += int64(len(o))
 	}
-	s.cache.Add(ref, blobManifests{d.csvJSON, d.objects}, size)
+	s.cache.Add(i, blobManifests{d.csvJSON, d.objects}, size)
 	return d.csvJSON, d.objects, nil
 }
 

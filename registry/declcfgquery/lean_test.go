@@ -3,6 +3,8 @@ package declcfgquery
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
+	"github.com/operator-catalog/olmcat/declcfg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,21 +58,21 @@ func TestFilesServeWhatTheModelServes(t *testing.T) {
 			require.NoError(t, err)
 			lean, err := loadFromFiles(ctx, dir)
 			require.NoError(t, err)
-			require.NotNil(t, lean.files)
+			require.IsType(t, &fileSource{}, lean.src)
 			require.Equal(t, full.stats, lean.stats)
 
 			for _, b := range lean.bundles {
-				if _, held := lean.files.blobs[b]; held {
-					require.Empty(t, b.CsvJson, "manifests are not held")
-					require.Empty(t, b.Object)
-				}
+				var m api.Bundle
+				require.NoError(t, proto.Unmarshal(b.shared, &m))
+				require.Empty(t, m.CsvJson, "manifests are not held")
+				require.Empty(t, m.Object)
 			}
 			fl, ll := CollectBundles(t, full), CollectBundles(t, lean)
 			require.Len(t, ll, len(fl))
 			for i := range fl {
 				require.True(t, proto.Equal(fl[i], ll[i]), "ListBundles #%d: %s", i, fl[i].CsvName)
 			}
-			for _, b := range full.bundles {
+			for _, b := range fl {
 				want, err := full.GetBundle(ctx, b.PackageName, b.ChannelName, b.CsvName)
 				require.NoError(t, err)
 				got, err := lean.GetBundle(ctx, b.PackageName, b.ChannelName, b.CsvName)
@@ -101,7 +103,7 @@ func TestFilesChangedUnderTheServer(t *testing.T) {
 	_, err = q.GetBundle(ctx, "cool", "stable", "cool.v1.0.0")
 	require.NoError(t, err)
 
-	for file := range q.files.stamps {
+	for _, file := range q.src.(*fileSource).files {
 		p := filepath.Join(dir, filepath.FromSlash(file))
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
@@ -126,7 +128,7 @@ func TestFilesDeletedUnderTheServer(t *testing.T) {
 	require.NoError(t, os.CopyFS(dir, os.DirFS("testdata/deprecations")))
 	q, err := loadFromFiles(ctx, dir)
 	require.NoError(t, err)
-	for file := range q.files.stamps {
+	for _, file := range q.src.(*fileSource).files {
 		require.NoError(t, os.Remove(filepath.Join(dir, filepath.FromSlash(file))))
 	}
 	_, err = q.GetBundle(ctx, "cool", "stable", "cool.v1.0.0")
@@ -163,4 +165,18 @@ func TestFilesFailAsTheFullLoad(t *testing.T) {
 			require.EqualError(t, err, want.Error())
 		})
 	}
+}
+
+// loadModel reads and validates the catalog directory the full way (every
+// manifest decoded and held), the reference Load must agree with.
+func loadModel(ctx context.Context, dir string) (*declcfg.Model, error) {
+	cfg, err := declcfg.LoadDir(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+	}
+	m, err := declcfg.ConvertToModel(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
+	}
+	return m, nil
 }

@@ -25,11 +25,9 @@ type loadOptions struct {
 // rewritten, never trusted. Cache problems are reported in Stats and the
 // log, and never fail Load.
 //
-// With a cache directory the Querier also serves from the snapshot: it
-// keeps only the catalog's metadata in memory and reads a bundle's
-// manifests (csvJson, object) from the open snapshot when an answer
-// includes them, so its memory does not grow with the manifests. Close
-// closes the snapshot.
+// The snapshot holds the index only, never manifests: a restored Querier
+// reads them from the catalog files per call, exactly as one built from
+// the files does.
 func WithCacheDir(dir string) Option { return func(o *loadOptions) { o.cacheDir = dir } }
 
 // WithLogger logs how the Querier was built (cache hit or miss, sizes,
@@ -67,9 +65,9 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Loading peaks at several times what the Querier keeps (blobs,
-	// base64 manifests, the model) and the runtime would hold on to that
-	// peak for minutes: a server's resident size should be what it serves.
+	// Loading peaks above what the Querier keeps (the lean catalog and its
+	// model) and the runtime would hold on to that peak for minutes: a
+	// server's resident size should be what it serves.
 	debug.FreeOSMemory()
 	o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
 		"bundles", q.stats.Bundles, "channelEntries", q.stats.ChannelEntries, "duration", time.Since(start))
@@ -77,21 +75,19 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 }
 
 // loadWithCache restores the Querier from the snapshot in o.cacheDir when
-// it describes dir's files (restored), else builds it from the files,
-// writes the snapshot and serves from it as a restart would. A cache that
-// cannot be used or written is logged and recorded in the stats, never an
-// error.
+// it describes dir's files (restored), else builds it from the files and
+// writes the snapshot. A cache that cannot be used or written is logged
+// and recorded in the stats, never an error.
 func loadWithCache(ctx context.Context, dir string, o loadOptions, start time.Time) (q *Querier, restored bool, err error) {
 	key, err := catalogKey(dir, o.cacheDir)
 	if err != nil {
 		return nil, false, err
 	}
 	var cacheErr error
-	q, err = readCache(o.cacheDir, key)
+	q, err = readCache(o.cacheDir, key, dir)
 	switch {
 	case err == nil:
 		q.stats.FromCache = true
-		debug.FreeOSMemory()
 		o.logger.Info("catalog restored from cache", "dir", dir, "cache", o.cacheDir, "key", keyString(key),
 			"packages", q.stats.Packages, "bundles", q.stats.Bundles, "duration", time.Since(start))
 		return q, true, nil
@@ -101,12 +97,8 @@ func loadWithCache(ctx context.Context, dir string, o loadOptions, start time.Ti
 	default:
 		o.logger.Info("no cache for this catalog content, building", "cache", o.cacheDir, "key", keyString(key))
 	}
-	m, err := loadModel(ctx, dir)
-	if err != nil {
+	if q, err = loadFromFiles(ctx, dir); err != nil {
 		return nil, false, err
-	}
-	if q, err = New(m); err != nil {
-		return nil, false, fmt.Errorf("load catalog %s: %w", dir, err)
 	}
 	// Only snapshot what was read: if the files changed while loading,
 	// the key no longer describes this Querier.
@@ -122,14 +114,6 @@ func loadWithCache(ctx context.Context, dir string, o loadOptions, start time.Ti
 	}
 	if writeErr == nil {
 		q.stats.CacheWritten = true
-		// Serve from the snapshot just written, as a restart would: the
-		// manifests stay on disk instead of in memory.
-		if r, err := readCache(o.cacheDir, key); err == nil {
-			r.stats = q.stats
-			q = r
-		} else {
-			o.logger.Warn("cache written but not readable, serving from memory", "cache", o.cacheDir, "error", err)
-		}
 	} else {
 		o.logger.Warn("cache not written", "cache", o.cacheDir, "error", writeErr)
 		cacheErr = errors.Join(cacheErr, writeErr)

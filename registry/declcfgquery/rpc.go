@@ -6,18 +6,11 @@ import (
 	"fmt"
 	"slices"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
-
-// packages returns the prepared package messages in name order.
-func (q *Querier) packageList() []*api.Package {
-	out := make([]*api.Package, 0, len(q.names))
-	for _, n := range q.names {
-		out = append(out, q.packages[n].pkg)
-	}
-	return out
-}
 
 // ListPackages returns every package name, sorted.
 func (q *Querier) ListPackages(ctx context.Context) ([]string, error) {
@@ -62,11 +55,11 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 	if err != nil {
 		return nil, err
 	}
-	b, ok := ci.bundles[csvName]
+	i, ok := ci.bundles[csvName]
 	if !ok {
 		return nil, fmt.Errorf("package %q, channel %q, bundle %q not found", pkgName, channelName, csvName)
 	}
-	return q.trimmed(b)
+	return q.trimmed(i)
 }
 
 // GetBundleForChannel returns the channel head, filled like GetBundle.
@@ -88,9 +81,13 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := slices.Clone(q.replacers[name])
-	if len(out) == 0 {
+	members := q.replacers[name]
+	if len(members) == 0 {
 		return nil, fmt.Errorf("no channel entries found that replace %s", name)
+	}
+	out := make([]*api.ChannelEntry, len(members))
+	for k, i := range members {
+		out[k] = q.entry(edge{i, -1})
 	}
 	return out, nil
 }
@@ -109,8 +106,8 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 	if !ok {
 		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
 	}
-	if b, ok := ci.replacer[name]; ok {
-		return q.trimmed(b)
+	if i, ok := ci.replacer[name]; ok {
+		return q.trimmed(i)
 	}
 	return nil, fmt.Errorf("no entry found for package %q, channel %q", pkgName, channelName)
 }
@@ -119,25 +116,29 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 // provides the GVK, an entry for its replaces edge and one per other skip
 // (whether or not the skipped bundle is in the channel).
 func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
-	return providerEntries(ctx, q.providers, group, version, kind)
+	return q.providerEntries(ctx, q.providers, group, version, kind)
 }
 
 // GetLatestChannelEntriesThatProvide looks only at channel heads: for each
 // head that provides the GVK, an entry for its replaces edge and one per
 // other skip that is a member of the channel.
 func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
-	return providerEntries(ctx, q.latest, group, version, kind)
+	return q.providerEntries(ctx, q.latest, group, version, kind)
 }
 
-// providerEntries is a copy of the index entries of the GVK, the
+// providerEntries are the entries of the index edges of the GVK, the
 // not-found error when there are none.
-func providerEntries(ctx context.Context, index map[manifest.GVK][]*api.ChannelEntry, group, version, kind string) ([]*api.ChannelEntry, error) {
+func (q *Querier) providerEntries(ctx context.Context, index map[manifest.GVK][]edge, group, version, kind string) ([]*api.ChannelEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	out := slices.Clone(index[manifest.GVK{Group: group, Version: version, Kind: kind}])
-	if len(out) == 0 {
+	edges := index[manifest.GVK{Group: group, Version: version, Kind: kind}]
+	if len(edges) == 0 {
 		return nil, errNoProviders(group, version, kind)
+	}
+	out := make([]*api.ChannelEntry, len(edges))
+	for k, e := range edges {
+		out[k] = q.entry(e)
 	}
 	return out, nil
 }
@@ -164,86 +165,68 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 // image, as opm serve does: clients pull those from the image, and the
 // stream stays under gRPC's default message size.
 func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) error {
-	for _, b := range q.bundles {
+	for i := range q.members {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		out := b
-		if b.BundlePath != "" && (b.CsvJson != "" || len(b.Object) > 0) {
-			out = stripped(b)
-		} else if b.BundlePath == "" && (q.snapshot != nil || q.files != nil) {
-			csv, objs, err := q.manifests(b)
-			if err != nil {
+		b, err := q.message(int32(i), true)
+		if err != nil {
+			return err
+		}
+		if !q.bundles[q.members[i].bundle].hasImage {
+			if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
 				return err
 			}
-			if csv != b.CsvJson || len(objs) != len(b.Object) {
-				out = stripped(b)
-				out.CsvJson, out.Object = csv, objs
-			}
 		}
-		if err := fn(out); err != nil {
+		if err := fn(b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Close closes the cache snapshot a restored Querier reads manifests
-// from; a Querier built from files holds only memory.
-func (q *Querier) Close() error {
-	if q.snapshot == nil {
-		return nil
-	}
-	return q.snapshot.f.Close()
-}
-
 func errNoProviders(group, version, kind string) error {
 	return fmt.Errorf("no channel entries found that provide group:%q version:%q kind:%q", group, version, kind)
 }
 
-func entry(b *api.Bundle, replaces string) *api.ChannelEntry {
-	return &api.ChannelEntry{PackageName: b.PackageName, ChannelName: b.ChannelName, BundleName: b.CsvName, Replaces: replaces}
+// entry is the channel entry of an index edge.
+func (q *Querier) entry(e edge) *api.ChannelEntry {
+	m := &q.members[e.member]
+	replaces := m.replaces
+	if e.skip >= 0 {
+		replaces = m.skips[e.skip]
+	}
+	b := &q.bundles[m.bundle]
+	return &api.ChannelEntry{PackageName: b.pkg, ChannelName: m.channel, BundleName: b.name, Replaces: replaces}
 }
 
-// trimmed is b without replaces and skips (what the single-bundle RPCs
-// return), with its manifests. Nested messages are shared, not copied.
-func (q *Querier) trimmed(b *api.Bundle) (*api.Bundle, error) {
-	csv, objs, err := q.manifests(b)
+// message decodes member i's api.Bundle without manifests; with edges,
+// replaces and skips are filled (ListBundles), else left out (the
+// single-bundle RPCs).
+func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
+	m := &q.members[i]
+	b := &api.Bundle{}
+	if err := proto.Unmarshal(q.bundles[m.bundle].shared, b); err != nil {
+		return nil, fmt.Errorf("bundle %q: decode index record: %w", q.bundles[m.bundle].name, err)
+	}
+	b.ChannelName = m.channel
+	b.SkipRange = m.skipRange
+	b.Deprecation = deprecation(m.deprecation)
+	if edges {
+		b.Replaces, b.Skips = m.replaces, m.skips
+	}
+	return b, nil
+}
+
+// trimmed is member i without replaces and skips (what the single-bundle
+// RPCs return), with its manifests.
+func (q *Querier) trimmed(i int32) (*api.Bundle, error) {
+	b, err := q.message(i, false)
 	if err != nil {
 		return nil, err
 	}
-	return &api.Bundle{
-		CsvName:      b.CsvName,
-		PackageName:  b.PackageName,
-		ChannelName:  b.ChannelName,
-		CsvJson:      csv,
-		Object:       objs,
-		BundlePath:   b.BundlePath,
-		ProvidedApis: b.ProvidedApis,
-		RequiredApis: b.RequiredApis,
-		Version:      b.Version,
-		SkipRange:    b.SkipRange,
-		Dependencies: b.Dependencies,
-		Properties:   b.Properties,
-		Deprecation:  b.Deprecation,
-	}, nil
-}
-
-// stripped is b without csvJson and object.
-func stripped(b *api.Bundle) *api.Bundle {
-	return &api.Bundle{
-		CsvName:      b.CsvName,
-		PackageName:  b.PackageName,
-		ChannelName:  b.ChannelName,
-		BundlePath:   b.BundlePath,
-		ProvidedApis: b.ProvidedApis,
-		RequiredApis: b.RequiredApis,
-		Version:      b.Version,
-		SkipRange:    b.SkipRange,
-		Dependencies: b.Dependencies,
-		Properties:   b.Properties,
-		Replaces:     b.Replaces,
-		Skips:        b.Skips,
-		Deprecation:  b.Deprecation,
+	if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
+		return nil, err
 	}
+	return b, nil
 }

@@ -1,0 +1,118 @@
+package declcfgquery
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/blang/semver/v4"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
+)
+
+// convert converts the manifests of a bundle blob read back from its
+// file as the full load does; a synthetic CSV (olm.csv.metadata) takes
+// the package's description and icon from the package blob, read then.
+func (s *fileSource) convert(rec *bundleRec, bb *declcfg.Bundle) (*bundleData, error) {
+	version, _ := semver.Parse(rec.version) // only a fallback: see convertBundle
+	mb := &declcfg.ModelBundle{
+		Version:       version,
+		Name:          bb.Name,
+		Image:         bb.Image,
+		Properties:    bb.Properties,
+		RelatedImages: bb.RelatedImages,
+		CsvJSON:       bb.CsvJSON,
+		Objects:       bb.Objects,
+	}
+	if bb.CsvJSON == "" && slices.ContainsFunc(bb.Properties, func(p declcfg.Property) bool { return p.Type == declcfg.PropertyCSVMetadata }) {
+		p, err := s.pkg(rec.pkg)
+		if err != nil {
+			return nil, err
+		}
+		mb.Package = p
+	}
+	return convertBundle(true, mb)
+}
+
+// pkg reads the description and icon of package name from its blob.
+func (s *fileSource) pkg(name string) (*declcfg.ModelPackage, error) {
+	ref, ok := s.pkgRefs[name]
+	if !ok {
+		return nil, fmt.Errorf("package %q: no olm.package blob", name)
+	}
+	cfg, err := s.readBlob(ref)
+	if err != nil {
+		return nil, fmt.Errorf("read package %q from %s: %w", name, s.files[ref.file], err)
+	}
+	if len(cfg.Packages) != 1 || cfg.Packages[0].Name != name {
+		return nil, fmt.Errorf("blob #%d of %s is no longer package %q", ref.index, s.files[ref.file], name)
+	}
+	p := &cfg.Packages[0]
+	return &declcfg.ModelPackage{Name: p.Name, Description: p.Description, Icon: p.Icon}, nil
+}
+
+// spanCache reads blobs by their byte range: the ranges of a file's blobs
+// are found on its first read and kept.
+type spanCache struct {
+	mu    sync.Mutex
+	spans map[string][]span // by file; nil when not plain JSON objects
+}
+
+// span is a blob's byte range in its file.
+type span struct{ off, n int64 }
+
+func newSpanCache() *spanCache { return &spanCache{spans: map[string][]span{}} }
+
+// read returns blob #index of file (slash path relative to dir), or nil
+// when the file is not plain concatenated JSON objects (YAML, a byte
+// order mark) and the caller must decode its stream instead.
+func (c *spanCache) read(dir, file string, index int) ([]byte, error) {
+	path := filepath.Join(dir, filepath.FromSlash(file))
+	c.mu.Lock()
+	spans, ok := c.spans[file]
+	c.mu.Unlock()
+	if !ok {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		spans = objectSpans(data)
+		c.mu.Lock()
+		c.spans[file] = spans
+		c.mu.Unlock()
+	}
+	if index >= len(spans) {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sp := spans[index]
+	blob := make([]byte, sp.n)
+	if _, err := f.ReadAt(blob, sp.off); err != nil {
+		return nil, err
+	}
+	return blob, nil
+}
+
+// objectSpans splits data into the byte ranges of its top-level JSON
+// objects, or returns nil when data is anything else.
+func objectSpans(data []byte) []span {
+	spans, ok := jsonscan.Spans(data)
+	if !ok {
+		return nil
+	}
+	out := make([]span, len(spans))
+	for i, sp := range spans {
+		if data[sp.Off] != '{' {
+			return nil
+		}
+		out[i] = span{int64(sp.Off), int64(sp.End - sp.Off)}
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package declcfgquery
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// catalogKey digests the catalog directory: every regular file's
+// slash-separated relative path, size, modification time and content
+// checksum, in path order, plus the snapshot format version. skip (the
+// cache directory, when it lies inside the catalog) is left out. The
+// content checksum is CRC-32C, which the CPU computes at memory speed: the
+// key tells a snapshot of other content (files edited, even keeping their
+// size and time), it is not a defence against a forged catalog (the
+// cache directory is the operator's own).
+func catalogKey(dir, skip string) ([32]byte, error) {
+	type file struct {
+		rel  string
+		path string
+		info fs.FileInfo
+	}
+	var files []file
+	absSkip := ""
+	if skip != "" {
+		if a, err := filepath.Abs(skip); err == nil {
+			absSkip = a
+		}
+	}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if absSkip != "" {
+				if a, err := filepath.Abs(path); err == nil && a == absSkip {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		info, err := os.Stat(path) // follow symlinks to what the loader reads
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		files = append(files, file{rel: filepath.ToSlash(rel), path: path, info: info})
+		return nil
+	})
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("digest catalog %s: %w", dir, err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	// Checksum contents in parallel: on a warm start this is most of the work.
+	sums := make([][]byte, len(files))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		g.Go(func() error {
+			h := crc32.New(castagnoli)
+			if err := hashFile(h, f.path); err != nil {
+				return err
+			}
+			sums[i] = h.Sum(nil)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return [32]byte{}, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s%d\n", cacheMagic, cacheVersion)
+	for i, f := range files {
+		fmt.Fprintf(h, "%q %d %d %x\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), sums[i])
+	}
+	var key [32]byte
+	copy(key[:], h.Sum(nil))
+	return key, nil
+}
+
+func hashFile(h hash.Hash, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("digest catalog: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("digest catalog: read %s: %w", path, err)
+	}
+	return nil
+}
+
+// keyString renders a catalog key for logs.
+func keyString(k [32]byte) string { return hex.EncodeToString(k[:8]) }

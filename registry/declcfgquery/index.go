@@ -1,0 +1,227 @@
+package declcfgquery
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// indexBuilder collects a catalog's records package by package and then
+// indexes them into a Querier. Strings are interned: a name that appears
+// as a bundle, a replaces edge and a skip is held once.
+type indexBuilder struct {
+	q      *Querier
+	pkgs   []*api.Package
+	strs   map[string]string
+	byName map[[2]string]int32
+	gvkIdx map[manifest.GVK]int32
+}
+
+func newIndexBuilder() *indexBuilder {
+	return &indexBuilder{q: &Querier{}, strs: map[string]string{}, byName: map[[2]string]int32{}, gvkIdx: map[manifest.GVK]int32{}}
+}
+
+func (ib *indexBuilder) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := ib.strs[s]; ok {
+		return v
+	}
+	ib.strs[s] = s
+	return s
+}
+
+func (ib *indexBuilder) internAll(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = ib.intern(s)
+	}
+	return out
+}
+
+// addPackage adds a package and its bundle messages (one per channel
+// membership, as convertPackage prepares them). keep, when not nil, is
+// called with the index and first message of every new distinct bundle.
+func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep func(i int32, b *api.Bundle) error) error {
+	ib.pkgs = append(ib.pkgs, p)
+	q := ib.q
+	for _, b := range bundles {
+		k := [2]string{b.PackageName, b.CsvName}
+		i, ok := ib.byName[k]
+		if !ok {
+			rec, err := ib.record(b)
+			if err != nil {
+				return err
+			}
+			i = int32(len(q.bundles))
+			q.bundles = append(q.bundles, rec)
+			ib.byName[k] = i
+			if keep != nil {
+				if err := keep(i, b); err != nil {
+					return err
+				}
+			}
+		}
+		q.members = append(q.members, memberRec{
+			bundle:      i,
+			channel:     ib.intern(b.ChannelName),
+			replaces:    ib.intern(b.Replaces),
+			skipRange:   ib.intern(b.SkipRange),
+			deprecation: b.GetDeprecation().GetMessage(),
+			skips:       ib.internAll(b.Skips),
+		})
+	}
+	return nil
+}
+
+// record encodes the channel-independent fields of b.
+func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
+	shared, err := proto.MarshalOptions{Deterministic: true}.Marshal(&api.Bundle{
+		CsvName:      b.CsvName,
+		PackageName:  b.PackageName,
+		BundlePath:   b.BundlePath,
+		ProvidedApis: b.ProvidedApis,
+		RequiredApis: b.RequiredApis,
+		Version:      b.Version,
+		Dependencies: b.Dependencies,
+		Properties:   b.Properties,
+	})
+	if err != nil {
+		return bundleRec{}, fmt.Errorf("bundle %q: encode: %w", b.CsvName, err)
+	}
+	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: b.Version, shared: shared, hasImage: b.BundlePath != ""}
+	for _, k := range providedGVKs(b) {
+		rec.provided = append(rec.provided, ib.gvk(k))
+	}
+	return rec, nil
+}
+
+// gvk is the index of k in Querier.gvks, added if new.
+func (ib *indexBuilder) gvk(k manifest.GVK) int32 {
+	g, ok := ib.gvkIdx[k]
+	if !ok {
+		g = int32(len(ib.q.gvks))
+		ib.q.gvks = append(ib.q.gvks, manifest.GVK{Group: ib.intern(k.Group), Version: ib.intern(k.Version), Kind: ib.intern(k.Kind)})
+		ib.gvkIdx[k] = g
+	}
+	return g
+}
+
+// finish indexes the records and checks that they are consistent: every
+// membership's package and channel exist, no bundle is listed twice in a
+// channel, and every channel's head is one of its bundles.
+func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
+	q := ib.q
+	q.src = src
+	q.packages = make(map[string]*pkgIndex, len(ib.pkgs))
+	for _, p := range ib.pkgs {
+		if _, dup := q.packages[p.Name]; dup {
+			return nil, fmt.Errorf("package %q listed twice", p.Name)
+		}
+		slices.SortFunc(p.Channels, func(a, b *api.Channel) int { return cmp.Compare(a.Name, b.Name) })
+		pi := &pkgIndex{pkg: p, channels: make(map[string]*chanIndex, len(p.Channels))}
+		for _, c := range p.Channels {
+			pi.channels[c.Name] = &chanIndex{head: -1, bundles: map[string]int32{}, replacer: map[string]int32{}}
+		}
+		q.packages[p.Name] = pi
+		q.names = append(q.names, p.Name)
+		q.stats.Channels += len(p.Channels)
+	}
+	sort.Strings(q.names)
+	slices.SortFunc(q.members, func(a, b memberRec) int {
+		ra, rb := &q.bundles[a.bundle], &q.bundles[b.bundle]
+		return cmp.Or(cmp.Compare(a.channel, b.channel), cmp.Compare(ra.pkg, rb.pkg), cmp.Compare(ra.name, rb.name))
+	})
+	for i := range q.members {
+		m := &q.members[i]
+		b := &q.bundles[m.bundle]
+		pi, ok := q.packages[b.pkg]
+		if !ok {
+			return nil, fmt.Errorf("bundle %q: package %q not found", b.name, b.pkg)
+		}
+		ci, ok := pi.channels[m.channel]
+		if !ok {
+			return nil, fmt.Errorf("bundle %q: package %q, channel %q not found", b.name, b.pkg, m.channel)
+		}
+		if _, dup := ci.bundles[b.name]; dup {
+			return nil, fmt.Errorf("package %q, channel %q: bundle %q listed twice", b.pkg, m.channel, b.name)
+		}
+		ci.bundles[b.name] = int32(i)
+	}
+	for _, p := range ib.pkgs {
+		for _, c := range p.Channels {
+			ci := q.packages[p.Name].channels[c.Name]
+			h, ok := ci.bundles[c.CsvName]
+			if !ok {
+				return nil, fmt.Errorf("package %q, channel %q: head %q is not a bundle of the channel", p.Name, c.Name, c.CsvName)
+			}
+			ci.head = h
+		}
+	}
+	q.index()
+	q.stats.Packages = len(ib.pkgs)
+	q.stats.Bundles = len(q.bundles)
+	q.stats.ChannelEntries = len(q.members)
+	return q, nil
+}
+
+// index precomputes the answers of the RPCs that would otherwise scan
+// every membership per call, in exactly the order those scans produced
+// them (members order; latest by package, channel).
+func (q *Querier) index() {
+	q.replacers = map[string][]int32{}
+	q.providers = map[manifest.GVK][]edge{}
+	q.latest = map[manifest.GVK][]edge{}
+	for i := range q.members {
+		m := &q.members[i]
+		mi := int32(i)
+		ci := q.packages[q.bundles[m.bundle].pkg].channels[m.channel]
+		q.replacers[m.replaces] = append(q.replacers[m.replaces], mi)
+		if _, ok := ci.replacer[m.replaces]; !ok {
+			ci.replacer[m.replaces] = mi
+		}
+		for _, s := range m.skips {
+			if s != m.replaces {
+				q.replacers[s] = append(q.replacers[s], mi)
+			}
+			if _, ok := ci.replacer[s]; !ok {
+				ci.replacer[s] = mi
+			}
+		}
+		for _, g := range q.bundles[m.bundle].provided {
+			k := q.gvks[g]
+			q.providers[k] = append(q.providers[k], edge{mi, -1})
+			for j, s := range m.skips {
+				if s != m.replaces {
+					q.providers[k] = append(q.providers[k], edge{mi, int32(j)})
+				}
+			}
+		}
+	}
+	for _, n := range q.names {
+		pi := q.packages[n]
+		for _, c := range pi.pkg.Channels {
+			ci := pi.channels[c.Name]
+			h := &q.members[ci.head]
+			for _, g := range q.bundles[h.bundle].provided {
+				k := q.gvks[g]
+				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
+				for j, s := range h.skips {
+					if _, in := ci.bundles[s]; in && s != h.replaces {
+						q.latest[k] = append(q.latest[k], edge{ci.head, int32(j)})
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,247 @@
+package declcfgquery
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry/api"
+)
+
+// The snapshot body, every count and number an unsigned varint, every
+// string and byte string length-prefixed:
+//
+//	files:    count, then path, size, modification time (Unix ns)
+//	packages: count, then the encoded api.Package and its blob (file, index)
+//	gvks:     count, then group, version, kind
+//	bundles:  count, then package, name, version, shared record,
+//	          provided (count, gvk numbers), has-image, blob (file, index)
+//	members:  count, then bundle, channel, replaces, skipRange,
+//	          deprecation, skips (count, names)
+//
+// Members are written in index order, so restoring sorts nothing new.
+
+// snapshotWriter writes the snapshot body.
+type snapshotWriter struct {
+	w   *bufio.Writer
+	buf [binary.MaxVarintLen64]byte
+}
+
+func (w *snapshotWriter) uvarint(v uint64) { w.w.Write(binary.AppendUvarint(w.buf[:0], v)) }
+
+func (w *snapshotWriter) str(s string) {
+	w.uvarint(uint64(len(s)))
+	w.w.WriteString(s)
+}
+
+func (w *snapshotWriter) ref(r blobRef) {
+	w.uvarint(uint64(r.file))
+	w.uvarint(uint64(r.index))
+}
+
+// index writes q's index and where its blobs are.
+func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
+	w.uvarint(uint64(len(src.files)))
+	for i, f := range src.files {
+		w.str(f)
+		w.uvarint(uint64(src.stamps[i].size))
+		w.uvarint(uint64(src.stamps[i].mod.UnixNano()))
+	}
+	pkgs := q.packageList()
+	w.uvarint(uint64(len(pkgs)))
+	for _, p := range pkgs {
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("package %q: %w", p.Name, err)
+		}
+		w.str(string(b))
+		w.ref(src.pkgRefs[p.Name])
+	}
+	w.uvarint(uint64(len(q.gvks)))
+	for _, g := range q.gvks {
+		w.str(g.Group)
+		w.str(g.Version)
+		w.str(g.Kind)
+	}
+	w.uvarint(uint64(len(q.bundles)))
+	for i := range q.bundles {
+		b := &q.bundles[i]
+		w.str(b.pkg)
+		w.str(b.name)
+		w.str(b.version)
+		w.str(string(b.shared))
+		w.uvarint(uint64(len(b.provided)))
+		for _, g := range b.provided {
+			w.uvarint(uint64(g))
+		}
+		w.w.WriteByte(boolByte(b.hasImage))
+		w.ref(src.refs[i])
+	}
+	w.uvarint(uint64(len(q.members)))
+	for i := range q.members {
+		m := &q.members[i]
+		w.uvarint(uint64(m.bundle))
+		w.str(m.channel)
+		w.str(m.replaces)
+		w.str(m.skipRange)
+		w.str(m.deprecation)
+		w.uvarint(uint64(len(m.skips)))
+		for _, s := range m.skips {
+			w.str(s)
+		}
+	}
+	return nil
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// errSnapshotShort means the body ends in the middle of a value.
+var errSnapshotShort = errors.New("snapshot truncated or malformed")
+
+// snapshotReader decodes a snapshot body held in memory. The first
+// malformed value sets err; later reads return zero values.
+type snapshotReader struct {
+	b    []byte
+	err  error
+	strs map[string]string
+}
+
+func (r *snapshotReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errSnapshotShort
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count reads a count of items each at least min bytes long, refusing
+// one the rest of the body cannot hold.
+func (r *snapshotReader) count(min int) int {
+	n := r.uvarint()
+	if n > uint64(len(r.b)/min) {
+		r.err = errSnapshotShort
+		return 0
+	}
+	return int(n)
+}
+
+// bytes is the next byte string; it aliases the body.
+func (r *snapshotReader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errSnapshotShort
+		return nil
+	}
+	out := r.b[:n:n]
+	r.b = r.b[n:]
+	return out
+}
+
+// str is the next string, interned.
+func (r *snapshotReader) str() string {
+	b := r.bytes()
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	r.strs[s] = s
+	return s
+}
+
+func (r *snapshotReader) int32(limit int) int32 {
+	v := r.uvarint()
+	if v >= uint64(limit) || v > math.MaxInt32 {
+		r.err = errSnapshotShort
+		return 0
+	}
+	return int32(v)
+}
+
+func (r *snapshotReader) ref(files int) blobRef {
+	return blobRef{file: r.int32(files), index: r.int32(math.MaxInt32)}
+}
+
+// index decodes the body into an index builder (finish indexes and
+// checks it) and the file source the restored Querier reads from.
+func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, error) {
+	src := newFileSource(catalog)
+	nf := r.count(3)
+	for range nf {
+		f := r.str()
+		size := r.uvarint()
+		mod := r.uvarint()
+		src.fileNo[f] = int32(len(src.files))
+		src.files = append(src.files, f)
+		src.stamps = append(src.stamps, fileStamp{size: int64(size), mod: time.Unix(0, int64(mod))})
+	}
+	ib := newIndexBuilder()
+	ib.strs = r.strs
+	for range r.count(3) {
+		p := &api.Package{}
+		if err := proto.Unmarshal(r.bytes(), p); err != nil && r.err == nil {
+			r.err = fmt.Errorf("package: %w", err)
+		}
+		src.pkgRefs[p.Name] = r.ref(nf)
+		ib.pkgs = append(ib.pkgs, p)
+	}
+	q := ib.q
+	for range r.count(3) {
+		q.gvks = append(q.gvks, manifest.GVK{Group: r.str(), Version: r.str(), Kind: r.str()})
+	}
+	nb := r.count(8)
+	q.bundles = make([]bundleRec, 0, nb)
+	src.refs = make([]blobRef, 0, nb)
+	for range nb {
+		b := bundleRec{pkg: r.str(), name: r.str(), version: r.str(), shared: r.bytes()}
+		if n := r.count(1); n > 0 {
+			b.provided = make([]int32, n)
+			for k := range b.provided {
+				b.provided[k] = r.int32(len(q.gvks))
+			}
+		}
+		b.hasImage = r.uvarint() == 1
+		q.bundles = append(q.bundles, b)
+		src.refs = append(src.refs, r.ref(nf))
+	}
+	nm := r.count(6)
+	q.members = make([]memberRec, 0, nm)
+	for range nm {
+		m := memberRec{bundle: r.int32(nb), channel: r.str(), replaces: r.str(), skipRange: r.str(), deprecation: r.str()}
+		if n := r.count(1); n > 0 {
+			m.skips = make([]string, n)
+			for k := range m.skips {
+				m.skips[k] = r.str()
+			}
+		}
+		q.members = append(q.members, m)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errors.New("trailing data after the index")
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return ib, src, nil
+}
