@@ -246,3 +246,19 @@ func TestCacheRestoredCatalogChangedWhileServing(t *testing.T) {
 	require.ErrorContains(t, err, "changed since the catalog was loaded")
 	require.False(t, load(t, dir, declcfgquery.WithCacheDir(cache)).Stats().FromCache, "a changed catalog is not restored")
 }
+
+// TestCacheSnapshotDeterministic: the same catalog gives the same
+// snapshot bytes (olmcat build ships it inside a reproducible image).
+func TestCacheSnapshotDeterministic(t *testing.T) {
+	dir := "../../fixtures/legacy/community-bundles/opm-migrate"
+	var snaps []string
+	for range 3 {
+		cache := t.TempDir()
+		require.True(t, load(t, dir, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
+		data, err := os.ReadFile(filepath.Join(cache, "declcfgquery.snapshot"))
+		require.NoError(t, err)
+		snaps = append(snaps, string(data))
+	}
+	require.Equal(t, snaps[0], snaps[1])
+	require.Equal(t, snaps[0], snaps[2])
+}

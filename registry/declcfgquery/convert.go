@@ -188,7 +188,8 @@ func convertPackage(mp *declcfg.ModelPackage, manifests bool) (*api.Package, []*
 			return nil, nil, err
 		}
 		p.Channels = append(p.Channels, &api.Channel{Name: mc.Name, CsvName: head.Name, Deprecation: deprecation(mc.Deprecation)})
-		for _, mb := range mc.Bundles {
+		for _, bn := range sortedNames(mc.Bundles) { // in order: the index numbers bundles as met
+			mb := mc.Bundles[bn]
 			d, ok := shared[mb.Name]
 			if !ok {
 				if d, err = convertBundle(manifests, mb); err != nil {
