@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/operator-catalog/olmcat/internal/jsonscan"
@@ -23,12 +25,14 @@ import (
 // When lean (WithLeanBundles), every object is checked the same way but
 // not kept.
 func resolveBundleObjects(b *Bundle, r *os.Root, file string, lean bool) error {
+	scratch := objectScratch.Get().(*[]byte)
+	defer objectScratch.Put(scratch)
 	for i := range b.Properties {
 		p := &b.Properties[i]
 		if p.Type != PropertyBundleObject {
 			continue
 		}
-		v, err := parseBundleObject(*p)
+		v, err := parseBundleObjectInto(*p, scratch)
 		if err != nil {
 			return fmt.Errorf("property #%d: %w", i, err)
 		}
@@ -89,8 +93,26 @@ func objectJSON(obj []byte) ([]byte, string, error) {
 // other goes through encoding/json (ParseValue), which also words the
 // errors.
 func parseBundleObject(p Property) (BundleObjectValue, error) {
+	return parseBundleObjectInto(p, nil)
+}
+
+// objectScratch holds the buffers inline objects are decoded into by
+// resolveBundleObjects, which keeps only copies (string) of them.
+var objectScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// parseBundleObjectInto is parseBundleObject decoding inline data into
+// *scratch (grown as needed) when scratch is not nil: the Data returned
+// is then only valid until the next use of scratch.
+func parseBundleObjectInto(p Property, scratch *[]byte) (BundleObjectValue, error) {
 	if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
-		data := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+		need := base64.StdEncoding.DecodedLen(len(text))
+		var data []byte
+		if scratch != nil {
+			*scratch = slices.Grow((*scratch)[:0], need)
+			data = (*scratch)[:need]
+		} else {
+			data = make([]byte, need)
+		}
 		n, err := base64.StdEncoding.Decode(data, text)
 		if err == nil {
 			return BundleObjectValue{Data: data[:n]}, nil // as encoding/json does

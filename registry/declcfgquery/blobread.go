@@ -34,7 +34,7 @@ func (s *fileSource) convert(rec *bundleRec, bb *declcfg.Bundle) (*bundleData, e
 		}
 		mb.Package = p
 	}
-	return convertBundle(true, mb)
+	return convertBundle(true, mb, nil)
 }
 
 // pkg reads the description and icon of package name from its blob.

@@ -30,8 +30,10 @@ type bundleData struct {
 // convertBundle prepares the channel-independent fields of b as opm serve
 // fills them (reference: ConvertModelBundleToAPIBundle semantics).
 // Without manifests, csvJSON and objects stay empty (b may come from a
-// lean load, whose objects are placeholders).
-func convertBundle(manifests bool, b *declcfg.ModelBundle) (*bundleData, error) {
+// lean load, whose objects are placeholders). memo, when not nil, keeps
+// converted property values across calls: the bundles of a package repeat
+// most of them (the same APIs, version after version).
+func convertBundle(manifests bool, b *declcfg.ModelBundle, memo propMemo) (*bundleData, error) {
 	d := &bundleData{}
 	if manifests {
 		d.csvJSON, d.objects = b.CsvJSON, b.Objects
@@ -54,46 +56,21 @@ func convertBundle(manifests bool, b *declcfg.ModelBundle) (*bundleData, error) 
 			csvMeta = append(csvMeta, p)
 			continue
 		}
-		value, err := normalizeJSON(p.Value)
+		c, err := memo.convert(p)
 		if err != nil {
-			return nil, fmt.Errorf("bundle %q: property %s: %w", b.Name, p.Type, err)
+			return nil, fmt.Errorf("bundle %q: %w", b.Name, err)
 		}
-		d.properties = append(d.properties, &api.Property{Type: p.Type, Value: value})
-		switch p.Type {
-		case declcfg.PropertyPackage:
-			var v declcfg.PackageValue
-			if err := json.Unmarshal(p.Value, &v); err != nil {
-				return nil, fmt.Errorf("bundle %q: parse %s property: %w", b.Name, p.Type, err)
-			}
-			if d.version == "" {
-				d.version = v.Version
-			}
-		case declcfg.PropertyGVK, declcfg.PropertyGVKRequired:
-			var v declcfg.GVKValue
-			if err := json.Unmarshal(p.Value, &v); err != nil {
-				return nil, fmt.Errorf("bundle %q: parse %s property: %w", b.Name, p.Type, err)
-			}
-			gvk := &api.GroupVersionKind{Group: v.Group, Version: v.Version, Kind: v.Kind}
-			if p.Type == declcfg.PropertyGVK {
-				d.provided = append(d.provided, gvk)
-			} else {
-				d.required = append(d.required, gvk)
-				d.dependencies = append(d.dependencies, &api.Dependency{Type: declcfg.PropertyGVK, Value: value})
-			}
-		case declcfg.PropertyPackageRequired:
-			var v declcfg.PackageRequiredValue
-			if err := json.Unmarshal(p.Value, &v); err != nil {
-				return nil, fmt.Errorf("bundle %q: parse %s property: %w", b.Name, p.Type, err)
-			}
-			// The API's olm.package dependency carries the range as "version".
-			dep, err := encodeJSON(struct {
-				PackageName string `json:"packageName"`
-				Version     string `json:"version"`
-			}{v.PackageName, v.VersionRange}, false)
-			if err != nil {
-				return nil, err
-			}
-			d.dependencies = append(d.dependencies, &api.Dependency{Type: declcfg.PropertyPackage, Value: dep})
+		d.properties = append(d.properties, c.prop)
+		switch {
+		case p.Type == declcfg.PropertyPackage && d.version == "":
+			d.version = c.version
+		case p.Type == declcfg.PropertyGVK:
+			d.provided = append(d.provided, c.gvk)
+		case p.Type == declcfg.PropertyGVKRequired:
+			d.required = append(d.required, c.gvk)
+		}
+		if c.dep != nil {
+			d.dependencies = append(d.dependencies, c.dep)
 		}
 	}
 	if d.version == "" && !b.Version.Equals(semver.Version{}) {
@@ -110,6 +87,84 @@ func convertBundle(manifests bool, b *declcfg.ModelBundle) (*bundleData, error) 
 		}
 	}
 	return d, nil
+}
+
+// propMemo maps a property (type and raw value) to its conversion. The
+// converted messages are shared by every bundle that has the property,
+// and never modified.
+type propMemo map[string]*convertedProp
+
+// convertedProp is a property as the API serves it, with what the
+// bundle's other fields take from it.
+type convertedProp struct {
+	prop    *api.Property
+	version string                // olm.package
+	gvk     *api.GroupVersionKind // olm.gvk, olm.gvk.required
+	dep     *api.Dependency       // olm.gvk.required, olm.package.required
+}
+
+// convert converts p, once per distinct property when m is not nil.
+func (m propMemo) convert(p declcfg.Property) (*convertedProp, error) {
+	var key string
+	if m != nil {
+		key = p.Type + "\x00" + string(p.Value)
+		if c, ok := m[key]; ok {
+			return c, nil
+		}
+	}
+	c, err := convertProperty(p)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		m[key] = c
+	}
+	return c, nil
+}
+
+// convertProperty normalizes p's value and parses the fields the bundle
+// takes from the well-known types.
+func convertProperty(p declcfg.Property) (*convertedProp, error) {
+	value, err := normalizeJSON(p.Value)
+	if err != nil {
+		return nil, fmt.Errorf("property %s: %w", p.Type, err)
+	}
+	c := &convertedProp{prop: &api.Property{Type: p.Type, Value: value}}
+	parseErr := func(err error) (*convertedProp, error) {
+		return nil, fmt.Errorf("parse %s property: %w", p.Type, err)
+	}
+	switch p.Type {
+	case declcfg.PropertyPackage:
+		var v declcfg.PackageValue
+		if err := json.Unmarshal(p.Value, &v); err != nil {
+			return parseErr(err)
+		}
+		c.version = v.Version
+	case declcfg.PropertyGVK, declcfg.PropertyGVKRequired:
+		var v declcfg.GVKValue
+		if err := json.Unmarshal(p.Value, &v); err != nil {
+			return parseErr(err)
+		}
+		c.gvk = &api.GroupVersionKind{Group: v.Group, Version: v.Version, Kind: v.Kind}
+		if p.Type == declcfg.PropertyGVKRequired {
+			c.dep = &api.Dependency{Type: declcfg.PropertyGVK, Value: value}
+		}
+	case declcfg.PropertyPackageRequired:
+		var v declcfg.PackageRequiredValue
+		if err := json.Unmarshal(p.Value, &v); err != nil {
+			return parseErr(err)
+		}
+		// The API's olm.package dependency carries the range as "version".
+		dep, err := encodeJSON(struct {
+			PackageName string `json:"packageName"`
+			Version     string `json:"version"`
+		}{v.PackageName, v.VersionRange}, false)
+		if err != nil {
+			return nil, err
+		}
+		c.dep = &api.Dependency{Type: declcfg.PropertyPackage, Value: dep}
+	}
+	return c, nil
 }
 
 // normalizeJSON re-encodes a property value the way opm's loader leaves
@@ -181,6 +236,7 @@ func convertPackage(mp *declcfg.ModelPackage, manifests bool) (*api.Package, []*
 		p.DefaultChannelName = mp.DefaultChannel.Name
 	}
 	shared := map[string]*bundleData{}
+	memo := propMemo{}
 	for _, cn := range sortedNames(mp.Channels) {
 		mc := mp.Channels[cn]
 		head, err := mc.Head()
@@ -192,7 +248,7 @@ func convertPackage(mp *declcfg.ModelPackage, manifests bool) (*api.Package, []*
 			mb := mc.Bundles[bn]
 			d, ok := shared[mb.Name]
 			if !ok {
-				if d, err = convertBundle(manifests, mb); err != nil {
+				if d, err = convertBundle(manifests, mb, memo); err != nil {
 					return nil, nil, fmt.Errorf("package %q, channel %q: %w", mp.Name, mc.Name, err)
 				}
 				shared[mb.Name] = d

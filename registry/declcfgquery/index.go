@@ -50,16 +50,18 @@ func (ib *indexBuilder) internAll(ss []string) []string {
 }
 
 // addPackage adds a package and its bundle messages (one per channel
-// membership, as convertPackage prepares them). keep, when not nil, is
-// called with the index and first message of every new distinct bundle.
-func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep func(i int32, b *api.Bundle) error) error {
+// membership, as convertPackage prepares them). encoded holds the shared
+// records (encodeShared) of the package's bundles by name, when they were
+// encoded already. keep, when not nil, is called with the index and first
+// message of every new distinct bundle.
+func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, encoded map[string][]byte, keep func(i int32, b *api.Bundle) error) error {
 	ib.pkgs = append(ib.pkgs, p)
 	q := ib.q
 	for _, b := range bundles {
 		k := [2]string{b.PackageName, b.CsvName}
 		i, ok := ib.byName[k]
 		if !ok {
-			rec, err := ib.record(b)
+			rec, err := ib.record(b, encoded[b.CsvName])
 			if err != nil {
 				return err
 			}
@@ -84,8 +86,9 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 	return nil
 }
 
-// record encodes the channel-independent fields of b.
-func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
+// encodeShared encodes the channel-independent fields of b, the
+// bundleRec.shared record.
+func encodeShared(b *api.Bundle) ([]byte, error) {
 	shared, err := proto.MarshalOptions{Deterministic: true}.Marshal(&api.Bundle{
 		CsvName:      b.CsvName,
 		PackageName:  b.PackageName,
@@ -97,7 +100,19 @@ func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
 		Properties:   b.Properties,
 	})
 	if err != nil {
-		return bundleRec{}, fmt.Errorf("bundle %q: encode: %w", b.CsvName, err)
+		return nil, fmt.Errorf("bundle %q: encode: %w", b.CsvName, err)
+	}
+	return shared, nil
+}
+
+// record makes the index record of b; shared is its encodeShared record
+// when already encoded.
+func (ib *indexBuilder) record(b *api.Bundle, shared []byte) (bundleRec, error) {
+	if shared == nil {
+		var err error
+		if shared, err = encodeShared(b); err != nil {
+			return bundleRec{}, err
+		}
 	}
 	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: b.Version, shared: shared, hasImage: b.BundlePath != ""}
 	for _, k := range providedGVKs(b) {

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/lru"
@@ -30,22 +33,26 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 	cfg = nil // the model holds what is still needed of it
 	src := newFileSource(dir)
 	ib := newIndexBuilder()
-	for _, name := range sortedNames(m.Packages) {
-		mp := m.Packages[name]
-		p, bs, err := convertPackage(mp, false)
+	names := sortedNames(m.Packages)
+	for start := 0; start < len(names); start += convertBatch {
+		batch := names[start:min(start+convertBatch, len(names))]
+		converted, err := convertPackages(m, batch)
 		if err != nil {
 			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 		}
-		if err := src.addPackage(mp); err != nil {
-			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+		for k, name := range batch {
+			mp, c := m.Packages[name], converted[k]
+			if err := src.addPackage(mp); err != nil {
+				return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+			}
+			err := ib.addPackage(c.pkg, c.bundles, c.shared, func(i int32, b *api.Bundle) error {
+				return src.addBundle(i, mp.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+			}
+			delete(m.Packages, name) // indexed: let its model go
 		}
-		err = ib.addPackage(p, bs, func(i int32, b *api.Bundle) error {
-			return src.addBundle(i, mp.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
-		}
-		delete(m.Packages, name) // indexed: let its model go
 	}
 	q, err := ib.finish(src)
 	if err != nil {
@@ -203,3 +210,53 @@ type blobManifests struct {
 // again (GetBundle of each member, GetBundleThatReplaces of each, which
 // returns a neighbour), so the cache saves those repeated decodes.
 const manifestCacheBytes = 16 << 20
+
+// convertBatch is how many packages are converted (in parallel) before
+// they are indexed (in order) and their models dropped.
+const convertBatch = 64
+
+// convertedPackage is a package's messages without manifests and the
+// shared records of its bundles, by name.
+type convertedPackage struct {
+	pkg     *api.Package
+	bundles []*api.Bundle
+	shared  map[string][]byte
+}
+
+// convertPackages converts the named packages of m on every core; the
+// first error in names order is returned.
+func convertPackages(m *declcfg.Model, names []string) ([]convertedPackage, error) {
+	out := make([]convertedPackage, len(names))
+	errs := make([]error, len(names))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for k, name := range names {
+		g.Go(func() error {
+			c := &out[k]
+			if c.pkg, c.bundles, errs[k] = convertPackage(m.Packages[name], false); errs[k] != nil {
+				return nil
+			}
+			c.shared = map[string][]byte{}
+			for _, b := range c.bundles {
+				if _, ok := c.shared[b.CsvName]; !ok {
+					if c.shared[b.CsvName], errs[k] = encodeShared(b); errs[k] != nil {
+						return nil
+					}
+				}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out, firstError(errs)
+}
+
+// firstError is the first non-nil error of errs, or nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -121,7 +121,7 @@ func New(m *declcfg.Model) (*Querier, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := ib.addPackage(p, bs, func(i int32, b *api.Bundle) error {
+		if err := ib.addPackage(p, bs, nil, func(i int32, b *api.Bundle) error {
 			mem.add(i, b.CsvJson, b.Object)
 			return nil
 		}); err != nil {
