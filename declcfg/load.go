@@ -243,7 +243,7 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 		in = bytes.NewReader(data)
 	}
 	cfg := &DeclarativeConfig{}
-	err = DecodeStream(in, func(blob json.RawMessage, index int) error {
+	err = decodeStream(in, false, func(blob json.RawMessage, index int) error { // addBlob copies what it keeps
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -143,7 +143,9 @@ func TestDecodeJSONObjectsMatchesDecoder(t *testing.T) {
 			continue // DecodeStream sends only streams starting with '{' here
 		}
 		wantBlobs, wantErr := decodeJSONAll(old, []byte(s))
-		gotBlobs, gotErr := decodeJSONAll(decodeJSONObjects, []byte(s))
+		gotBlobs, gotErr := decodeJSONAll(func(br *bufio.Reader, fn func(json.RawMessage, int) error) error {
+			return decodeJSONObjects(br, true, fn)
+		}, []byte(s))
 		assert.Equal(t, wantBlobs, gotBlobs, "%.80q", s)
 		assert.Equal(t, wantErr, gotErr, "%.80q", s)
 	}

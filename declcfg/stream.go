@@ -24,6 +24,13 @@ import (
 // Only one blob is held at a time, so a large file costs the size of its
 // largest blob, not its own size.
 func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) error {
+	return decodeStream(r, true, fn)
+}
+
+// decodeStream is DecodeStream; without own, a JSON blob handed to fn
+// may point into the stream's buffer and is valid only until fn returns
+// (addBlob copies what it keeps), which saves copying every blob.
+func decodeStream(r io.Reader, own bool, fn func(blob json.RawMessage, index int) error) error {
 	br := bufio.NewReaderSize(r, 8*1024) // json.Decoder buffers on its own
 	first, err := firstNonSpace(br)
 	if err != nil {
@@ -33,7 +40,7 @@ func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) e
 		return fmt.Errorf("read blob stream: %w", err)
 	}
 	if first == '{' {
-		return decodeJSONObjects(br, fn)
+		return decodeJSONObjects(br, own, fn)
 	}
 	return decodeYAMLStream(br, fn)
 }
@@ -68,7 +75,7 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 // complete valid object (bad JSON, a non-object, a truncated stream) the
 // rest of the stream goes to decodeJSONStream, whose errors the loader
 // has always reported.
-func decodeJSONObjects(br *bufio.Reader, fn func(json.RawMessage, int) error) error {
+func decodeJSONObjects(br *bufio.Reader, own bool, fn func(json.RawMessage, int) error) error {
 	fr := jsonscan.NewFramer(br)
 	for i := 0; ; i++ {
 		blob, ok, err := fr.Next()
@@ -81,7 +88,10 @@ func decodeJSONObjects(br *bufio.Reader, fn func(json.RawMessage, int) error) er
 			}
 			return decodeJSONStreamFrom(fr.Rest(), i, fn)
 		}
-		if err := fn(append(json.RawMessage(nil), blob...), i); err != nil {
+		if own {
+			blob = append(json.RawMessage(nil), blob...)
+		}
+		if err := fn(blob, i); err != nil {
 			return err
 		}
 	}
