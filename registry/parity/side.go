@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -18,6 +20,43 @@ import (
 // every manifest of a bundle and exceed grpc-go's 4 MiB default for large
 // CRDs; the checker must see them rather than fail.
 const maxMessageSize = 256 << 20
+
+// codec is the proto codec of parity's connections (both ends of an
+// in-process side). grpc's own codec gathers each received message into a
+// buffer of its default pool, which has no tier between 32 KiB and 1 MiB
+// and zeroes a whole buffer on reuse: every GetBundle answer (tens of KiB)
+// would clear a megabyte. This one unmarshals a message received in one
+// piece in place and gathers the others into a buffer of their size.
+type codec struct{}
+
+func (codec) Marshal(v any) (mem.BufferSlice, error) {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return nil, fmt.Errorf("marshal %T: not a proto message", v)
+	}
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return mem.BufferSlice{mem.SliceBuffer(b)}, nil
+}
+
+func (codec) Unmarshal(data mem.BufferSlice, v any) error {
+	m, ok := v.(proto.Message)
+	if !ok {
+		return fmt.Errorf("unmarshal %T: not a proto message", v)
+	}
+	if len(data) == 1 {
+		return proto.Unmarshal(data[0].ReadOnlyData(), m)
+	}
+	buf := make([]byte, 0, data.Len())
+	for _, b := range data {
+		buf = append(buf, b.ReadOnlyData()...)
+	}
+	return proto.Unmarshal(buf, m)
+}
+
+func (codec) Name() string { return "proto" }
 
 // side is one catalog being checked, reachable through client.
 type side struct {
@@ -37,7 +76,7 @@ func openSide(ctx context.Context, ref string) (*side, error) {
 	}
 	dialOpts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.ForceCodecV2(codec{})),
 	}
 	if in.Kind == source.KindGRPC {
 		conn, err := grpc.NewClient(in.Addr, dialOpts...)
@@ -56,7 +95,7 @@ func openSide(ctx context.Context, ref string) (*side, error) {
 		q.Close()
 		return nil, fmt.Errorf("serve %s: listen on loopback: %w", ref, err)
 	}
-	srv := registry.NewGRPCServer(q, registry.WithServerOptions(grpc.MaxSendMsgSize(maxMessageSize)))
+	srv := registry.NewGRPCServer(q, registry.WithServerOptions(grpc.MaxSendMsgSize(maxMessageSize), grpc.ForceServerCodecV2(codec{})))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 	conn, err := grpc.NewClient(lis.Addr().String(), dialOpts...)
