@@ -22,8 +22,9 @@ func newParityCmd() *cobra.Command {
 		Long: `Serve two catalogs and compare their answers to every api.Registry RPC.
 
 Each side is a legacy sqlite index, a declarative config directory, a
-catalog image or a live server (grpc://host:port). Local sides are served in-process on 127.0.0.1, so
-the wire is checked too. Every package, channel, bundle, replaced or skipped
+catalog image or a live server (grpc://host:port). Local sides are answered in
+process by the server olmcat serve uses (--loopback: over gRPC on 127.0.0.1).
+The check runs package by package, so memory does not grow with the catalog. Every package, channel, bundle, replaced or skipped
 name and provided or required GVK of either side is queried, plus not-found
 probes; answers are compared as data (unordered lists as sets, JSON values
 parsed).
@@ -48,6 +49,7 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 	fl.BoolVar(&f.strict, "strict", false, "fail on benign differences too")
 	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output (losses first); with -o json, only when given: differences written (in the order found)")
 	fl.IntVar(&f.concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
+	fl.BoolVar(&f.loopback, "loopback", false, "serve local sides over gRPC on 127.0.0.1 and query them through the wire (slower; the answers are the same)")
 	fl.StringVar(&f.kinds[0], "left-kind", "", "backend of a grpc:// left side: sqlite or declcfg (required for a live server; local sides are detected)")
 	fl.StringVar(&f.kinds[1], "right-kind", "", "backend of a grpc:// right side: sqlite or declcfg (required for a live server; local sides are detected)")
 	fl.StringVar(&f.reportHTML, "report-html", "", "also write the result as one self-contained HTML page (per-RPC table, differences grouped by rule) to `FILE`")
@@ -72,6 +74,7 @@ type parityFlags struct {
 	reportHTML  string
 	force       bool
 	kinds       [2]string // --left-kind, --right-kind
+	loopback    bool
 }
 
 // sideKinds checks --left-kind and --right-kind: each is sqlite, declcfg
@@ -124,7 +127,8 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	prog := &parityProgress{w: stderr}
-	opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1])}
+	opts := []parity.Option{parity.WithProgress(prog), parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1]),
+		parity.WithLoopback(f.loopback)}
 	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	defer stdout.Flush()
 	if f.output == "json" {

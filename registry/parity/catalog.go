@@ -63,7 +63,7 @@ type catalog struct {
 	kinds [2]source.Kind // backends: source.KindSQLite or source.KindDeclcfg
 	index [2]indexSource
 
-	mu       sync.RWMutex // guards packages and headAPIs
+	mu       *sync.RWMutex // guards packages and headAPIs, shared by every view
 	packages [2]map[string]*api.Package
 	// headAPIs holds the GVKs provided by a default channel head.
 	headAPIs [2]map[manifest.GVK]bool
@@ -76,7 +76,7 @@ type indexSource interface {
 }
 
 func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
-	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index}
+	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index, mu: &sync.RWMutex{}}
 	for s := range 2 {
 		c.packages[s] = map[string]*api.Package{}
 		c.headAPIs[s] = map[manifest.GVK]bool{}
@@ -88,7 +88,7 @@ func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
 // package's calls repeat its bundles, so a cache per package keeps the
 // memory of the check bounded.
 func (c *catalog) withCanon(cc *canonCache) *catalog {
-	return &catalog{canon: cc, kinds: c.kinds, index: c.index, packages: c.packages, headAPIs: c.headAPIs}
+	return &catalog{canon: cc, kinds: c.kinds, index: c.index, mu: c.mu, packages: c.packages, headAPIs: c.headAPIs}
 }
 
 func newSideIndex() *sideIndex {

@@ -2,9 +2,18 @@
 // gRPC API (api.Registry) the same way, RPC by RPC.
 //
 // Each side is a legacy sqlite index, a declarative config directory or a
-// live server (grpc://host:port). Local sides are served in-process over
-// real loopback TCP with registry.NewGRPCServer, so the wire is checked
-// too; both sides are then queried only through api.RegistryClient.
+// live server (grpc://host:port). A local side is answered by the registry
+// server olmcat serve uses, called in process (an answer the wire could
+// not carry becomes grpc's error, as over the wire), or with WithLoopback
+// served on real loopback TCP; both sides are queried only through
+// api.RegistryClient.
+//
+// A check runs package by package: each side's ListBundles answer is
+// spilled to a temporary file and read back one package at a time, the
+// calls about a package are made and compared together, and the outcome
+// is aggregated as it comes (statistics, counts, a bounded number of kept
+// differences, and Reports that see every difference), so memory does not
+// grow with the catalog.
 //
 // Check enumerates every RPC over everything either catalog contains
 // (packages, channels, bundles, replaced and skipped names, provided and

@@ -30,6 +30,7 @@ type options struct {
 	kinds       [2]source.Kind
 	maxDiffs    int
 	reports     []Report
+	loopback    bool
 }
 
 // WithKinds names the backend of each side: source.KindSQLite (a legacy
@@ -55,6 +56,13 @@ func WithMaxDiffs(n int) Option { return func(o *options) { o.maxDiffs = n } }
 // WithReport passes the check's outcome to rep while the check runs (see
 // JSONReport and RuleSamples); each WithReport adds one.
 func WithReport(rep Report) Option { return func(o *options) { o.reports = append(o.reports, rep) } }
+
+// WithLoopback serves each local side over gRPC on a 127.0.0.1 port and
+// queries it through the wire, as a live server is. By default a local
+// side is answered in process by the same server, which gives the same
+// answers (one the wire could not carry becomes grpc's error) without
+// encoding each twice.
+func WithLoopback(on bool) Option { return func(o *options) { o.loopback = on } }
 
 // WithProgress reports the check's advance to p.
 func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
@@ -86,7 +94,7 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 	var g errgroup.Group
 	for i, ref := range []string{left, right} {
 		g.Go(func() error {
-			s, err := openSide(ctx, ref)
+			s, err := openSide(ctx, ref, o.loopback)
 			sides[i] = s
 			return err
 		})

@@ -67,9 +67,10 @@ type side struct {
 }
 
 // openSide connects to ref: a live server is dialled as is; a local
-// catalog is opened and served on a fresh 127.0.0.1 port with the same
-// gRPC server olmcat serve uses, then dialled like a live one.
-func openSide(ctx context.Context, ref string) (*side, error) {
+// catalog is opened and answered by the registry server olmcat serve
+// uses, in process (see inProcess), or with loopback served on a fresh
+// 127.0.0.1 port and dialled like a live one.
+func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 	in, err := source.Detect(ref)
 	if err != nil {
 		return nil, fmt.Errorf("open side %s: %w", ref, err)
@@ -89,6 +90,9 @@ func openSide(ctx context.Context, ref string) (*side, error) {
 	q, err := source.OpenInput(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ref, err)
+	}
+	if !loopback {
+		return &side{ref: ref, kind: in.Kind, client: inProcess{registry.NewServer(q)}, close: q.Close}, nil
 	}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
