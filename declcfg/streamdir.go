@@ -145,7 +145,7 @@ func eachPackage(ctx context.Context, r *os.Root, files []string, filePkgs [][]s
 	plan := planPackages(filePkgs)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	loaded, taken := prefetchFiles(ctx, r, files, o.packages, plan.fileOrder, 2*o.concurrency)
+	loaded, taken := prefetchFiles(ctx, r, files, o, plan.fileOrder, 2*o.concurrency)
 	cache := map[int]*DeclarativeConfig{}
 	for _, pkg := range plan.packages {
 		part := &DeclarativeConfig{}
@@ -279,7 +279,7 @@ type loadResult struct {
 // ahead decoded files wait to be taken, and returns one channel per file
 // index (nil for files not in order). The caller calls taken after
 // receiving each file, and cancels ctx to stop early.
-func prefetchFiles(ctx context.Context, r *os.Root, files []string, packages map[string]bool, order []int, ahead int) (out []chan loadResult, taken func()) {
+func prefetchFiles(ctx context.Context, r *os.Root, files []string, o loadOptions, order []int, ahead int) (out []chan loadResult, taken func()) {
 	out = make([]chan loadResult, len(files))
 	for _, i := range order {
 		out[i] = make(chan loadResult, 1)
@@ -293,7 +293,7 @@ func prefetchFiles(ctx context.Context, r *os.Root, files []string, packages map
 				return
 			}
 			go func() {
-				cfg, err := loadFile(ctx, r, files[i], loadOptions{packages: packages})
+				cfg, err := loadFile(ctx, r, files[i], o)
 				out[i] <- loadResult{cfg, err}
 			}()
 		}

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 )
 
 // DirValidation is what ValidateDir found besides problems.
@@ -160,29 +163,79 @@ func scanFilePackages(ctx context.Context, r *os.Root, files []string, o loadOpt
 }
 
 // scanPackages lists the distinct packages of one file's blobs, as
-// configPackages would list them after a full decode.
+// configPackages would list them after a full decode. A file of plain
+// JSON objects is split with jsonscan.Spans and only each blob's top-level
+// keys are read; anything else (YAML, a byte order mark, a blob whose keys
+// do not read, a file too large to read whole) is framed and checked by
+// DecodeStream, whose errors are LoadDir's. The quick path does not check
+// the JSON grammar: a file it misreads is not valid JSON, and its full
+// decode, which always follows, fails with LoadDir's error.
 func scanPackages(r *os.Root, rel string) ([]string, error) {
 	f, err := r.Open(rel)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", rel, err)
 	}
 	defer f.Close()
+	if names, ok := quickScanPackages(f); ok {
+		return names, nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
 	var names []string
 	err = DecodeStream(f, func(blob json.RawMessage, index int) error {
 		m, err := metaKeys(blob)
 		if err != nil {
 			return fmt.Errorf("load %s: blob #%d: %w", rel, index, err)
 		}
-		name := m.Package
-		if m.Schema == SchemaPackage {
-			name = m.Name
-		}
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
+		names = addPackageName(names, m)
 		return nil
 	})
 	return names, err
+}
+
+// quickScanMax is the largest file scanPackages reads whole.
+const quickScanMax = 64 << 20
+
+// quickScanPackages is scanPackages' quick path; ok is false when f must
+// be scanned by DecodeStream instead.
+func quickScanPackages(f *os.File) (names []string, ok bool) {
+	st, err := f.Stat()
+	if err != nil || st.Size() > quickScanMax {
+		return nil, false
+	}
+	data, err := readAll(f)
+	if err != nil {
+		return nil, false
+	}
+	spans, ok := jsonscan.Spans(data)
+	if !ok {
+		return nil, false
+	}
+	for _, sp := range spans {
+		if data[sp.Off] != '{' {
+			return nil, false
+		}
+		m, err := metaKeys(data[sp.Off:sp.End])
+		if err != nil {
+			return nil, false
+		}
+		names = addPackageName(names, m)
+	}
+	return names, true
+}
+
+// addPackageName adds the package a blob belongs to (its name for an
+// olm.package blob) to names, once.
+func addPackageName(names []string, m Meta) []string {
+	name := m.Package
+	if m.Schema == SchemaPackage {
+		name = m.Name
+	}
+	if !slices.Contains(names, name) {
+		names = append(names, name)
+	}
+	return names
 }
 
 // errBlobFound stops LoadBlob's scan once its blob is decoded.

@@ -2,13 +2,12 @@ package declcfgquery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/lru"
@@ -16,43 +15,33 @@ import (
 )
 
 // loadFromFiles builds a Querier from the catalog files without holding
-// any manifest: the directory is loaded lean (declcfg.WithLeanBundles:
-// every blob and object is checked as a full load checks it, so a bad
-// catalog fails with the same error, but objects are dropped as they are
-// read), validated into a model, and indexed package by package with,
-// per bundle, where its blob is instead of its manifests.
+// the catalog: declcfg.LoadDirModels validates the directory package by
+// package, exactly as a full load and model would (same errors), reading
+// it lean (declcfg.WithLeanBundles: every object is checked, then
+// dropped); each valid package is converted and added to the index, with,
+// per bundle, where its blob is instead of its manifests, and its model
+// is dropped. Conversion runs beside the decoding of the next packages.
 func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
-	cfg, err := declcfg.LoadDir(ctx, dir, declcfg.WithLeanBundles())
-	if err != nil {
-		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
-	}
-	m, err := declcfg.ConvertToModel(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
-	}
-	cfg = nil // the model holds what is still needed of it
 	src := newFileSource(dir)
 	ib := newIndexBuilder()
-	names := sortedNames(m.Packages)
-	for start := 0; start < len(names); start += convertBatch {
-		batch := names[start:min(start+convertBatch, len(names))]
-		converted, err := convertPackages(m, batch)
-		if err != nil {
-			return nil, fmt.Errorf("load catalog %s: %w", dir, err)
+	conv := newConverter(ctx, func(c *convertedPackage) error {
+		if err := src.addPackage(c.model); err != nil {
+			return err
 		}
-		for k, name := range batch {
-			mp, c := m.Packages[name], converted[k]
-			if err := src.addPackage(mp); err != nil {
-				return nil, fmt.Errorf("load catalog %s: %w", dir, err)
-			}
-			err := ib.addPackage(c.pkg, c.bundles, c.shared, func(i int32, b *api.Bundle) error {
-				return src.addBundle(i, mp.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
-			})
-			if err != nil {
-				return nil, fmt.Errorf("load catalog %s: %w", dir, err)
-			}
-			delete(m.Packages, name) // indexed: let its model go
-		}
+		return ib.addPackage(c.pkg, c.bundles, c.shared, func(i int32, b *api.Bundle) error {
+			return src.addBundle(i, c.model.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
+		})
+	})
+	_, err := declcfg.LoadDirModels(ctx, dir, conv.add, declcfg.WithLeanBundles())
+	if cerr := conv.wait(); err == nil {
+		err = cerr
+	}
+	var ve *declcfg.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
+	case err != nil:
+		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 	}
 	q, err := ib.finish(src)
 	if err != nil {
@@ -211,52 +200,94 @@ type blobManifests struct {
 // returns a neighbour), so the cache saves those repeated decodes.
 const manifestCacheBytes = 16 << 20
 
-// convertBatch is how many packages are converted (in parallel) before
-// they are indexed (in order) and their models dropped.
-const convertBatch = 64
-
-// convertedPackage is a package's messages without manifests and the
-// shared records of its bundles, by name.
+// convertedPackage is a package's model (blob origins only are used
+// once converted), its messages without manifests and the shared records
+// of its bundles, by name.
 type convertedPackage struct {
+	model   *declcfg.ModelPackage
 	pkg     *api.Package
 	bundles []*api.Bundle
 	shared  map[string][]byte
+	err     error
+	done    chan struct{}
 }
 
-// convertPackages converts the named packages of m on every core; the
-// first error in names order is returned.
-func convertPackages(m *declcfg.Model, names []string) ([]convertedPackage, error) {
-	out := make([]convertedPackage, len(names))
-	errs := make([]error, len(names))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for k, name := range names {
-		g.Go(func() error {
-			c := &out[k]
-			if c.pkg, c.bundles, errs[k] = convertPackage(m.Packages[name], false); errs[k] != nil {
-				return nil
-			}
-			c.shared = map[string][]byte{}
-			for _, b := range c.bundles {
-				if _, ok := c.shared[b.CsvName]; !ok {
-					if c.shared[b.CsvName], errs[k] = encodeShared(b); errs[k] != nil {
-						return nil
-					}
-				}
-			}
-			return nil
-		})
-	}
-	_ = g.Wait()
-	return out, firstError(errs)
+// converter converts packages on every core as they are handed over and
+// hands them to keep one at a time, in the order they came.
+type converter struct {
+	ctx   context.Context
+	keep  func(*convertedPackage) error
+	slots chan struct{}
+	order chan *convertedPackage
+	err   chan error
 }
 
-// firstError is the first non-nil error of errs, or nil.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil {
+func newConverter(ctx context.Context, keep func(*convertedPackage) error) *converter {
+	c := &converter{ctx: ctx, keep: keep, slots: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		order: make(chan *convertedPackage, 2*runtime.GOMAXPROCS(0)), err: make(chan error, 1)}
+	go c.collect()
+	return c
+}
+
+// add starts converting every package of m (LoadDirModels' callback).
+func (c *converter) add(m *declcfg.Model) error {
+	for _, name := range sortedNames(m.Packages) {
+		cp := &convertedPackage{model: m.Packages[name], done: make(chan struct{})}
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.ctx.Done():
+			return c.ctx.Err()
+		}
+		go func() {
+			defer func() { <-c.slots; close(cp.done) }()
+			cp.convert()
+		}()
+		select {
+		case c.order <- cp:
+		case err := <-c.err:
+			c.err <- err
 			return err
 		}
 	}
 	return nil
+}
+
+// collect keeps the converted packages in order; the first error stops it.
+func (c *converter) collect() {
+	var first error
+	for cp := range c.order {
+		<-cp.done
+		if first == nil {
+			if first = cp.err; first == nil {
+				first = c.keep(cp)
+			}
+			if first != nil {
+				c.err <- first
+			}
+		}
+	}
+	if first == nil {
+		c.err <- nil
+	}
+}
+
+// wait ends the conversions and returns the first error.
+func (c *converter) wait() error {
+	close(c.order)
+	return <-c.err
+}
+
+// convert fills cp from its model.
+func (cp *convertedPackage) convert() {
+	if cp.pkg, cp.bundles, cp.err = convertPackage(cp.model, false); cp.err != nil {
+		return
+	}
+	cp.shared = map[string][]byte{}
+	for _, b := range cp.bundles {
+		if _, ok := cp.shared[b.CsvName]; !ok {
+			if cp.shared[b.CsvName], cp.err = encodeShared(b); cp.err != nil {
+				return
+			}
+		}
+	}
 }
