@@ -33,8 +33,8 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 			// find nothing.
 			continue
 		}
-		// The bundle's own key comes from d.rows (read from the covering
-		// index at Open), not from a join: reading operatorbundle's
+		// The bundle's own key comes from rowKey (the covering index),
+		// not from a join: reading operatorbundle's
 		// version and bundlepath through its table would walk the
 		// overflow pages of every csv and bundle value.
 		q := fmt.Sprintf(`SELECT operatorbundle_name, operatorbundle_version, operatorbundle_path,
@@ -54,7 +54,11 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 				rows.Close()
 				return fmt.Errorf("check keys of table %s: %w", table, err)
 			}
-			key, ok := d.rows[name]
+			key, ok, err := d.rowKey(ctx, name)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("check keys of table %s: %w", table, err)
+			}
 			if !ok || rawVer == key.version && rawPath == key.bundlePath {
 				continue // no bundle of that name, or attached by its key
 			}
@@ -66,8 +70,9 @@ func (d *DB) findAttachedByName(ctx context.Context) error {
 			if ver != bver {
 				differ = append(differ, fmt.Sprintf("version %s (the bundle's is %s)", ver, bver))
 			}
+			pkg, _ := d.packageOf(name)
 			d.repairs = append(d.repairs, Repair{Kind: RepairAttachedByName, Table: table,
-				Package: d.entryPkg[name], Bundle: name, Detail: fmt.Sprintf(
+				Package: pkg, Bundle: name, Detail: fmt.Sprintf(
 					"%d %s row(s) of bundle %s are keyed by %s, which matches no operatorbundle row; attached by name, as the sqlite server's queries did (opm's migration dropped them)",
 					n, table, name, strings.Join(differ, " and "))})
 		}
@@ -107,17 +112,17 @@ func (d *DB) keyColumns(table string) string {
 // findAttachedByName's query does. A table not streamed to its end
 // (complete false) is always checked by the query.
 type keyCheck struct {
-	rows          map[string]bundleKey
+	match         keyMatcher
 	off, complete bool
 }
 
 // add checks one row's key; rows the query leaves out (NULL name or
 // bundlepath) and names of no bundle row are skipped.
 func (k *keyCheck) add(name, version, path sql.NullString) {
-	if k.off || !name.Valid || !path.Valid {
+	if k.off || !name.Valid || !path.Valid || k.match == nil {
 		return
 	}
-	if key, ok := k.rows[name.String]; ok && (version != key.version || path != key.bundlePath) {
+	if known, same := k.match(name.String, version, path); known && !same {
 		k.off = true
 	}
 }

@@ -66,7 +66,7 @@ func TestKeyCheckOffKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			k := keyCheck{rows: rows}
+			k := keyCheck{match: matchRows(rows)}
 			for _, r := range tc.add {
 				k.add(r[0], r[1], r[2])
 			}

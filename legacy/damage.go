@@ -54,7 +54,7 @@ func (d *DB) findOrphans(t *tables, entryCount map[string]int) {
 		n := 0
 		var names []string
 		keys(func(name string, rows int) {
-			if _, ok := d.rows[name]; !ok {
+			if !d.hasRow(name) {
 				n += rows
 				names = append(names, name)
 			}
@@ -100,8 +100,8 @@ func (d *DB) findStranded(ctx context.Context, read func([]string) (*tables, err
 	d.stranded = map[string][]string{}
 	d.strandedHow = map[string]string{}
 	var names []string
-	for n := range d.rows {
-		if _, ok := d.entryPkg[n]; !ok {
+	for _, n := range d.rowNames() {
+		if _, ok := d.packageOf(n); !ok {
 			names = append(names, n)
 		}
 	}
@@ -153,7 +153,7 @@ func (d *DB) attribute(ctx context.Context, t *tables, name string) (pkg, how st
 	}
 	if csv != nil {
 		for _, ref := range append([]string{csv.replaces}, csv.skips...) {
-			if p, ok := d.entryPkg[ref]; ok && ref != "" {
+			if p, ok := d.packageOf(ref); ok && ref != "" {
 				if _, known := d.pkgs[p]; known {
 					return p, fmt.Sprintf("its CSV's replaces/skips naming %s", ref), nil
 				}

@@ -16,13 +16,11 @@ import (
 
 // DB is a legacy index database opened read-only.
 //
-// Open reads the small tables (package, channel, channel_entry, the
-// name/version/bundlepath of operatorbundle, properties, dependencies,
-// related_image, the api tables and deprecated) once into memory, because
-// the bundle-keyed tables have no index on the bundle name and reading
-// them per package would scan them once per package. The big csv and
-// bundle columns are fetched per package by ReadPackage (primary-key
-// lookups), so memory stays bounded by the largest package.
+// Open reads the package and channel rows and a rowid index of the other
+// tables (see the package doc, "What is read where"); ReadPackage reads
+// one package's rows by rowid ranges and its bundles' csv and bundle
+// columns by primary key, so memory stays bounded by the packages being
+// read.
 //
 // After Open a DB is immutable: ReadPackage, PackageNames and
 // BundleManifests are safe for concurrent use by multiple goroutines.
@@ -296,7 +294,7 @@ func (d *DB) load(ctx context.Context) error {
 		return err
 	}
 	for i := range d.keys {
-		d.keys[i].rows = d.rows
+		d.keys[i].match = matchRows(d.rows)
 	}
 	// The loaders fill disjoint fields; on two cores running them on
 	// separate connections halves Open on large indexes.

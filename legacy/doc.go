@@ -20,20 +20,31 @@
 //
 // # What is read where
 //
-// Open reads the small tables once (package, channel, channel_entry, the
-// indexed name/version/bundlepath of operatorbundle, properties,
-// dependencies, related_image, api, api_provider, api_requirer, deprecated):
-// the bundle-keyed tables have no index on the bundle name, so per-package
-// queries would scan them once per package. ReadPackage fetches the csv and
-// bundle columns of one package's bundles by primary key, so memory stays
-// bounded by one package (two with two concurrent readers).
+// The bundle-keyed tables (properties, dependencies, related_image,
+// api_provider, api_requirer) have no index on the bundle name, so
+// per-package queries would scan them once per package. Open therefore
+// scans, once, only the row ids and keys of channel_entry and of those
+// tables (never their values, never operatorbundle's csv and bundle
+// overflow pages) into a rowid index: per package and per bundle, the
+// runs of rowids holding its rows, bundle and package names interned
+// once. It runs the catalog-wide checks from that scan and from the
+// operatorbundle name/version/bundlepath index, reading the rows of only
+// the bundles the checks single out, and then drops what only the checks
+// needed. ReadPackage reads one package's rows by rowid ranges and the
+// per-package operatorbundle columns by primary key. What Open keeps is
+// the package and channel rows and the rowid index, a few dozen bytes
+// per bundle; a read package is the caller's, so memory stays bounded by
+// the packages being read (two with two concurrent readers).
+//
+// Two kinds of database are read the older way, every table loaded at
+// Open: api tables keyed by channel_entry_id (below level 6), which map
+// to bundles only through the whole of channel_entry, and dependencies
+// whose rows all hold one value (migration 9's signature), whose check
+// compares the whole table with api_requirer and the CSVs.
 //
 // With Lazy (for servers), Open reads only the schema and the package and
-// channel rows; the first ReadPackage scans the row ids and keys of
-// channel_entry and the bundle-keyed tables once into an index of where
-// each package's and bundle's rows lie, and every ReadPackage then reads
-// its package's rows by rowid ranges. A lazy DB runs none of the
-// catalog-wide checks (see Lazy).
+// channel rows; the first ReadPackage builds the rowid index, and no
+// catalog-wide check runs (see Lazy).
 //
 // # Derived data
 //

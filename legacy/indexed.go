@@ -21,11 +21,11 @@ func (d *DB) loadIndexed(ctx context.Context) error {
 		d.repairs = d.pkgRepairs
 		return nil
 	}
-	if err := d.loadBundleKeys(ctx); err != nil {
+	if err := d.loadBundleFacts(ctx, d.lazy); err != nil {
 		return err
 	}
 	for i := range d.keys {
-		d.keys[i].rows = d.rows
+		d.keys[i].match = matchFacts(d.lazy)
 	}
 	x, err := d.index(ctx)
 	if err != nil {
@@ -41,19 +41,30 @@ func (d *DB) loadIndexed(ctx context.Context) error {
 	if err := d.findStranded(ctx, read); err != nil {
 		return err
 	}
-	return d.findAttachedByName(ctx)
+	if err := d.findAttachedByName(ctx); err != nil {
+		return err
+	}
+	// Only the checks needed the bundle keys and entry packages:
+	// ReadPackage reads each bundle's key with its row.
+	x.facts = nil
+	for i := range d.keys {
+		d.keys[i].match = nil
+	}
+	return nil
 }
 
 // orphanNames are the keys of the bundle-keyed tables that name no
 // operatorbundle row.
 func (d *DB) orphanNames(x *lazyIndex) []string {
-	seen := map[string]bool{}
 	var out []string
-	for _, runs := range x.keyed {
-		for k := range runs {
-			if _, ok := d.rows[k]; !ok && !seen[k] {
-				seen[k] = true
-				out = append(out, k)
+	for id, name := range x.keys.names {
+		if int32(id) < x.facts.n {
+			continue
+		}
+		for i := range x.keyed {
+			if x.keyed[i].has(int32(id)) {
+				out = append(out, name)
+				break
 			}
 		}
 	}

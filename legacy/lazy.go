@@ -47,29 +47,13 @@ type lazyIndex struct {
 	tip  int64
 	// entries are channel_entry rowid runs by package name; keyed the
 	// runs of each of lazyTables by bundle name.
+	keys       keyIDs
+	facts      *bundleFacts // while Open runs the catalog checks
 	entries    rowRuns
 	entryCount map[string]int // channel_entry rows by package
 	keyed      [len(lazyTables)]rowRuns
 	plural     map[[3]string]string
 	deprecated map[string]bool
-}
-
-// rowRun is a range of rowids that, in rowid order, holds only rows of
-// one key.
-type rowRun struct{ lo, hi int64 }
-
-// rowRuns maps a key (package or bundle name) to its rows' runs in rowid
-// order.
-type rowRuns map[string][]rowRun
-
-// add notes that the row after prev (in rowid order) has key k.
-func (r rowRuns) add(k string, rowid int64, sameAsPrev bool) {
-	runs := r[k]
-	if sameAsPrev && len(runs) > 0 {
-		runs[len(runs)-1].hi = rowid
-		return
-	}
-	r[k] = append(runs, rowRun{rowid, rowid})
 }
 
 // lazyEligible reports whether the database can be read lazily: its api
@@ -109,11 +93,16 @@ func (d *DB) index(ctx context.Context) (*lazyIndex, error) {
 // many entries each package has, and whether any keyed row is keyed off
 // its bundle (keyCheck).
 func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
-	checks := d.rows != nil
+	checks := x.facts != nil
+	// Most keys are bundle names (plus a package name per package).
+	hint := d.sizeHint + len(d.pkgs)
+	for _, r := range append([]*rowRuns{&x.entries}, pointers(x.keyed[:])...) {
+		r.first = make([]rowRun, 0, hint)
+	}
 	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(indexScans)
 	g.Go(func() error { return d.indexEntries(gctx, x, checks) })
 	for i, table := range lazyTables {
-		x.keyed[i] = rowRuns{}
 		if !d.sch.has(table) || !d.sch.col(table, "operatorbundle_name") {
 			continue
 		}
@@ -129,38 +118,41 @@ func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
 	return g.Wait()
 }
 
+// indexScans is how many index scans run at once.
+var indexScans = 1
+
 // indexEntries scans channel_entry's rowids by package (NULL reads as "",
 // as the eager loader groups it) and its minimum depth.
 func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error {
-	x.entries, x.entryCount = rowRuns{}, map[string]int{}
-	if checks {
-		d.entryPkg = make(map[string]string, d.sizeHint)
-	}
+	x.entryCount = map[string]int{}
 	rows, err := d.db.QueryContext(ctx, `SELECT rowid, ifnull(package_name, ''), depth, operatorbundle_name FROM channel_entry ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("index table channel_entry: %w", err)
 	}
 	defer rows.Close()
 	var prev string
+	var id int32
 	for first := true; rows.Next(); first = false {
 		var rowid int64
 		var pkg sql.RawBytes
 		var depth sql.NullInt64
-		var bundle sql.NullString
+		var bundle sql.RawBytes
 		if err := rows.Scan(&rowid, &pkg, &depth, &bundle); err != nil {
 			return fmt.Errorf("index table channel_entry: %w", err)
 		}
 		same := !first && string(pkg) == prev
 		if !same {
-			prev = string(pkg)
+			prev, id = string(pkg), x.keys.id(pkg)
 		}
-		x.entries.add(prev, rowid, same)
+		x.entries.add(id, rowid, same)
 		x.entryCount[prev]++
 		if first || depth.Int64 < x.tip {
 			x.tip = depth.Int64
 		}
-		if _, ok := d.entryPkg[bundle.String]; checks && !ok && bundle.String != "" {
-			d.entryPkg[bundle.String] = prev
+		if checks && len(bundle) > 0 {
+			if b, ok := x.keys.lookupBytes(bundle); ok && b < x.facts.n && x.facts.entryPkg[b] < 0 {
+				x.facts.entryPkg[b] = id
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -188,8 +180,9 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
 	defer rows.Close()
-	runs := x.keyed[i]
+	runs := &x.keyed[i]
 	var prev string
+	var id int32
 	have := false
 	for rows.Next() {
 		var rowid int64
@@ -206,9 +199,9 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 		}
 		same := have && string(raw) == prev
 		if !same {
-			prev, have = string(raw), true
+			prev, have, id = string(raw), true, x.keys.id(raw)
 		}
-		runs.add(prev, rowid, same)
+		runs.add(id, rowid, same)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
@@ -217,37 +210,18 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 	return nil
 }
 
-// runsGap is how many foreign rows a merged range may span: reading a few
-// rows of other bundles (dropped by name) is cheaper than another query.
-const runsGap = 64
-
-// ranges are the rowid ranges holding the rows of the given keys, sorted
-// and merged where they lie close together.
-func (r rowRuns) ranges(keys []string) []rowRun {
-	var all []rowRun
-	for _, k := range keys {
-		all = append(all, r[k]...)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].lo < all[j].lo })
-	var out []rowRun
-	for _, run := range all {
-		if n := len(out); n > 0 && run.lo <= out[n-1].hi+runsGap {
-			out[n-1].hi = max(out[n-1].hi, run.hi)
-			continue
-		}
-		out = append(out, run)
-	}
-	return out
-}
-
 // eachRange calls read once per range of r holding rows of keys, with a
 // rowSel for that range keeping only those keys' rows.
-func eachRange(r rowRuns, keys []string, read func(rowSel) error) error {
+func eachRange(x *lazyIndex, r *rowRuns, keys []string, read func(rowSel) error) error {
 	want := make(map[string]bool, len(keys))
+	ids := make([]int32, 0, len(keys))
 	for _, k := range keys {
 		want[k] = true
+		if id, ok := x.keys.lookup(k); ok {
+			ids = append(ids, id)
+		}
 	}
-	for _, run := range r.ranges(keys) {
+	for _, run := range r.ranges(ids) {
 		if err := read(rowSel{where: ` WHERE rowid BETWEEN ? AND ?`, args: []any{run.lo, run.hi}, want: want}); err != nil {
 			return err
 		}
@@ -263,7 +237,7 @@ func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
 		return nil, err
 	}
 	pr := &pkgRows{tip: x.tip, stranded: d.stranded[name]}
-	err = eachRange(x.entries, []string{name}, func(sel rowSel) error {
+	err = eachRange(x, &x.entries, []string{name}, func(sel rowSel) error {
 		return d.readEntries(ctx, sel, func(e ChannelEntry) { pr.entries = append(pr.entries, e) })
 	})
 	if err != nil {
@@ -308,7 +282,7 @@ func (d *DB) readKeyed(ctx context.Context, x *lazyIndex, t *tables, names []str
 		func(sel rowSel) error { return d.readAPIs(ctx, "api_requirer", t.required, x.plural, none, sel) },
 	}
 	for i, read := range readers {
-		if err := eachRange(x.keyed[i], names, read); err != nil {
+		if err := eachRange(x, &x.keyed[i], names, read); err != nil {
 			return err
 		}
 	}
@@ -321,4 +295,13 @@ func (d *DB) readKeyed(ctx context.Context, x *lazyIndex, t *tables, names []str
 		}
 	}
 	return nil
+}
+
+// pointers are pointers to the elements of s.
+func pointers[T any](s []T) []*T {
+	out := make([]*T, len(s))
+	for i := range s {
+		out[i] = &s[i]
+	}
+	return out
 }

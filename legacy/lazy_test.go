@@ -122,18 +122,15 @@ func TestLazyScatteredRows(t *testing.T) {
 		testinput.ExecSQL(t, path, `INSERT INTO `+table+`(type, value, operatorbundle_name, operatorbundle_version, operatorbundle_path)
 			SELECT 'olm.test', '{"late":true}', operatorbundle_name, operatorbundle_version, operatorbundle_path FROM `+table+` ORDER BY rowid LIMIT 1`)
 	}
-	testinput.ExecSQL(t, path, `INSERT INTO related_image(image, operatorbundle_name) SELECT 'late.example/img:1', name FROM operatorbundle ORDER BY name LIMIT 1`,
+	testinput.ExecSQL(t, path, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 100)
+			INSERT INTO related_image(image, operatorbundle_name) SELECT 'filler.example/img:' || i, (SELECT name FROM operatorbundle ORDER BY name DESC LIMIT 1) FROM n`,
+		`INSERT INTO related_image(image, operatorbundle_name) SELECT 'late.example/img:1', name FROM operatorbundle ORDER BY name LIMIT 1`,
 		`INSERT INTO related_image(image, operatorbundle_name) SELECT 'late.example/img:2', name FROM operatorbundle ORDER BY name DESC LIMIT 1`)
 	require.True(t, assertLazyMatches(t, path))
 	x, err := openPath(t, path, Lazy()).index(context.Background())
 	require.NoError(t, err)
-	scattered := 0
-	for _, runs := range x.keyed[0] {
-		if len(runs) > 1 {
-			scattered++
-		}
-	}
-	assert.Positive(t, scattered, "bundles whose properties lie in several runs")
+	scattered := len(x.keyed[2].more)
+	assert.Positive(t, scattered, "bundles whose rows lie in several runs")
 }
 
 // TestLazyFallsBackOnCorruptDependencies: migration 9's signature (every
@@ -149,15 +146,19 @@ func TestLazyFallsBackOnCorruptDependencies(t *testing.T) {
 // TestRowRunsRanges: runs of several keys merge when close together, stay
 // apart otherwise, and come sorted.
 func TestRowRunsRanges(t *testing.T) {
-	r := rowRuns{}
-	for i, k := range []string{"a", "a", "b", "b", "a", "c"} {
-		r.add(k, int64(i+1), i > 0 && k == []string{"a", "a", "b", "b", "a", "c"}[i-1])
+	var r rowRuns
+	keys := []int32{0, 0, 1, 1, 0, 2}
+	for i, k := range keys {
+		r.add(k, int64(i+1), i > 0 && k == keys[i-1])
 	}
-	r.add("d", 1000, false)
-	assert.Equal(t, []rowRun{{1, 2}, {5, 5}}, r["a"])
-	assert.Equal(t, []rowRun{{1, 6}, {1000, 1000}}, r.ranges([]string{"d", "c", "a"}))
-	assert.Equal(t, []rowRun{{3, 4}}, r.ranges([]string{"b"}))
-	assert.Empty(t, r.ranges([]string{"x"}))
+	r.add(3, 1000, false)
+	r.add(0, 2000, false)
+	r.add(0, 2001, true)
+	assert.Equal(t, []rowRun{{1, 5}, {2000, 2001}}, r.runsOf(0), "a run close to the last one extends it")
+	assert.Equal(t, []rowRun{{3, 6}, {1000, 1000}}, r.ranges([]int32{3, 2, 1}))
+	assert.Equal(t, []rowRun{{1, 5}, {2000, 2001}}, r.ranges([]int32{0}))
+	assert.Empty(t, r.ranges([]int32{7}))
+	assert.False(t, r.has(7))
 }
 
 // TestLazyOpenReadsNoBundleTables: a lazy Open reads the schema and the

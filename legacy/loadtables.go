@@ -114,6 +114,18 @@ func (d *DB) readEntries(ctx context.Context, sel rowSel, fn func(ChannelEntry))
 
 // loadBundleKeys reads the indexed columns of operatorbundle.
 func (d *DB) loadBundleKeys(ctx context.Context) error {
+	if err := d.countJunkRows(ctx); err != nil {
+		return err
+	}
+	// name, version and bundlepath are all in the "pk" index (level >= 6),
+	// so this never touches the csv/bundle overflow pages.
+	q := fmt.Sprintf(`SELECT name, %s, %s FROM operatorbundle WHERE name IS NOT NULL`,
+		d.sch.colOr("operatorbundle", "version"), d.sch.colOr("operatorbundle", "bundlepath"))
+	return d.readBundleKeys(ctx, q)
+}
+
+// countJunkRows reports migration 5's junk rows (NULL name).
+func (d *DB) countJunkRows(ctx context.Context) error {
 	var junk int
 	if err := d.db.GetContext(ctx, &junk, `SELECT count(*) FROM operatorbundle WHERE name IS NULL`); err != nil {
 		return fmt.Errorf("read table operatorbundle: %w", err)
@@ -122,10 +134,11 @@ func (d *DB) loadBundleKeys(ctx context.Context) error {
 		d.junkRepairs = append(d.junkRepairs, Repair{Kind: RepairNullNameRows, Table: "operatorbundle",
 			Detail: fmt.Sprintf("%d operatorbundle row(s) with NULL name ignored (junk rows inserted by the buggy migration 5 backfill)", junk)})
 	}
-	// name, version and bundlepath are all in the "pk" index (level >= 6),
-	// so this never touches the csv/bundle overflow pages.
-	q := fmt.Sprintf(`SELECT name, %s, %s FROM operatorbundle WHERE name IS NOT NULL`,
-		d.sch.colOr("operatorbundle", "version"), d.sch.colOr("operatorbundle", "bundlepath"))
+	return nil
+}
+
+// readBundleKeys reads the operatorbundle keys query q selects into d.rows.
+func (d *DB) readBundleKeys(ctx context.Context, q string) error {
 	rows, err := d.db.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("read table operatorbundle: %w", err)
