@@ -80,19 +80,22 @@ are highlighted and explained in a legend.
 // buildGraph builds the graph of a graph argument. A directory or a
 // sqlite index is walked package by package (only the graph is kept, so
 // memory follows the graph, not the catalog's bytes); with --package only
-// that package is read. Other inputs are loaded as render loads them.
+// that package is decoded. Other inputs are loaded as render loads them.
 func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, opts ...graph.Option) (*graph.Graph, error) {
 	b := graph.NewBuilder(opts...)
 	pkg := b.Package()
 	_, _, bundle := in.bundleDir()
 	switch {
-	case in.Kind == source.KindDeclcfg && !bundle:
-		var load []declcfg.LoadOption
-		if pkg != "" {
-			load = append(load, declcfg.WithPackages(pkg))
+	case in.Kind == source.KindDeclcfg && !bundle && pkg != "":
+		// One package: only its files are decoded, once.
+		cfg, err := declcfg.LoadDir(cmd.Context(), in.Ref, declcfg.WithPackages(pkg))
+		if err != nil {
+			return nil, err
 		}
+		b.Add(cfg)
+	case in.Kind == source.KindDeclcfg && !bundle:
 		add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
-		if err := declcfg.EachPackage(cmd.Context(), in.Ref, add, load...); err != nil {
+		if err := declcfg.EachPackage(cmd.Context(), in.Ref, add); err != nil {
 			return nil, err
 		}
 	case in.Kind == source.KindSQLite:
