@@ -74,7 +74,7 @@ test-race:
 	@if ls $(subst ...,,$(RACE_PKGS)) >/dev/null 2>&1; then $(GO) test -race -count=1 $(RACE_PKGS); fi
 
 # Each fuzzer runs for FUZZTIME (go test allows one -fuzz target per run).
-FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg \
+FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg FuzzParseBundleObject:./declcfg \
 	FuzzAppendIndented:./declcfg FuzzSplitObjects:./legacy \
 	FuzzValid:./internal/jsonscan FuzzSkipValue:./internal/jsonscan FuzzObjectFields:./internal/jsonscan \
 	FuzzArrayElems:./internal/jsonscan FuzzString:./internal/jsonscan FuzzObjects:./internal/jsonscan FuzzFramer:./internal/jsonscan \

@@ -104,7 +104,7 @@ var objectScratch = sync.Pool{New: func() any { return new([]byte) }}
 // *scratch (grown as needed) when scratch is not nil: the Data returned
 // is then only valid until the next use of scratch.
 func parseBundleObjectInto(p Property, scratch *[]byte) (BundleObjectValue, error) {
-	if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
+	if text := inlineData(p.Value); text != nil {
 		need := base64.StdEncoding.DecodedLen(len(text))
 		var data []byte
 		if scratch != nil {
@@ -121,6 +121,45 @@ func parseBundleObjectInto(p Property, scratch *[]byte) (BundleObjectValue, erro
 	var v BundleObjectValue
 	err := p.ParseValue(&v)
 	return v, err
+}
+
+// inlineData returns the text of an olm.bundle.object value of the form
+// {"data":"<text>"} (any JSON whitespace around the tokens) when the text
+// has no escape, so that it is the decoded string as is; nil otherwise.
+// It does not look at the characters (the base64 decoder refuses what is
+// not base64, and encoding/json decodes such a string with the same
+// decoder): finding the quotes is all the scanning it does.
+func inlineData(v []byte) []byte {
+	i := jsonscan.SkipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return nil
+	}
+	i = jsonscan.SkipSpace(v, i+1)
+	if !bytes.HasPrefix(v[i:], []byte(`"data"`)) {
+		return nil
+	}
+	i = jsonscan.SkipSpace(v, i+len(`"data"`))
+	if i >= len(v) || v[i] != ':' {
+		return nil
+	}
+	i = jsonscan.SkipSpace(v, i+1)
+	if i >= len(v) || v[i] != '"' {
+		return nil
+	}
+	start := i + 1
+	n := bytes.IndexByte(v[start:], '"')
+	if n < 0 {
+		return nil
+	}
+	text := v[start : start+n]
+	if bytes.IndexByte(text, '\\') >= 0 {
+		return nil
+	}
+	i = jsonscan.SkipSpace(v, start+n+1)
+	if i >= len(v) || v[i] != '}' || jsonscan.SkipSpace(v, i+1) != len(v) {
+		return nil
+	}
+	return text
 }
 
 // validStdBase64 reports whether text, made of base64 characters only
@@ -229,7 +268,10 @@ func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
 			}
 		case "relatedImages":
 			if ok = once(5) && len(val) > 0 && val[0] == '['; ok {
-				ok = json.Unmarshal(val, &b.RelatedImages) == nil
+				var plain bool
+				if b.RelatedImages, plain = plainRelatedImages(val); !plain {
+					ok = json.Unmarshal(val, &b.RelatedImages) == nil
+				}
 			}
 		default:
 			ok = false
@@ -310,4 +352,39 @@ func plainProperty(elem []byte) (p Property, ok bool) {
 		return nil
 	})
 	return p, err == nil && ok
+}
+
+// plainRelatedImages decodes a relatedImages array whose elements are
+// objects of at most "name" and "image", each once, as plain strings;
+// ok is false for anything else (the caller uses encoding/json, which
+// gives the same slice for what this accepts).
+func plainRelatedImages(val []byte) ([]RelatedImage, bool) {
+	out := []RelatedImage{}
+	err := jsonscan.ArrayElems(val, func(elem []byte) error {
+		if elem[0] != '{' {
+			return errStop
+		}
+		var ri RelatedImage
+		var seen [2]bool
+		err := jsonscan.ObjectFields(elem, func(key, v []byte) error {
+			var dst *string
+			switch k := string(key); {
+			case k == "name" && !seen[0]:
+				seen[0], dst = true, &ri.Name
+			case k == "image" && !seen[1]:
+				seen[1], dst = true, &ri.Image
+			default:
+				return errStop
+			}
+			s, ok := jsonscan.PlainString(v)
+			if !ok {
+				return errStop
+			}
+			*dst = string(s)
+			return nil
+		})
+		out = append(out, ri)
+		return err
+	})
+	return out, err == nil
 }

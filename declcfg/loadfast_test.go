@@ -28,7 +28,8 @@ func TestValidStdBase64(t *testing.T) {
 // TestParseBundleObjectMatchesParseValue checks the one-pass decoder of
 // inline objects against encoding/json on every value form.
 func TestParseBundleObjectMatchesParseValue(t *testing.T) {
-	for _, v := range append(indentCases, `{"data":"QQ=="}`, `{"data":"Q"}`, `{"data":"QQ==","ref":"x"}`, `{"ref":"a/b.yaml"}`, `{"Data":"QQ=="}`, `{"data":"QQ==","data":"QUI="}`, `{"data":null}`) {
+	for _, v := range append(indentCases, `{"data":"QQ=="}`, `{"data":"Q"}`, `{"data":"QQ==","ref":"x"}`, `{"ref":"a/b.yaml"}`, `{"Data":"QQ=="}`, `{"data":"QQ==","data":"QUI="}`, `{"data":null}`,
+		`{"data":"Q\u0051=="}`, `{"data":"QQ==QQ=="}`, `{"data":"QQ=="} `, `{"data":"é"}`, `{"data":""}`, `{"data":"QQ=","x":1}`, `{ "data" : "QUI=" }`) {
 		p := Property{Type: PropertyBundleObject, Value: json.RawMessage(v)}
 		var want BundleObjectValue
 		werr := p.ParseValue(&want)
@@ -158,6 +159,12 @@ func FuzzDecodePlainBundle(f *testing.F) {
 	for _, seed := range []string{
 		`{"schema":"olm.bundle","name":"a","package":"p","image":"i","properties":[{"type":"t","value":{"a":1}}],"relatedImages":[{"name":"x","image":"y"}]}`,
 		`{"schema":"olm.bundle","properties":[{"type":"t","value":"s"}]}`,
+		`{"schema":"olm.bundle","relatedImages":[]}`,
+		`{"schema":"olm.bundle","relatedImages":[{"image":"y"},{}]}`,
+		`{"schema":"olm.bundle","relatedImages":[{"Name":"x","name":"y"}]}`,
+		`{"schema":"olm.bundle","relatedImages":[{"name":"x","name":"y"}]}`,
+		`{"schema":"olm.bundle","relatedImages":[null,{"name":null}]}`,
+		`{"schema":"olm.bundle","relatedImages":[{"name":"\u0078","image":"y","extra":1}]}`,
 		`{"schema":"olm.bundle","name":"a\u0062"}`,
 	} {
 		f.Add([]byte(seed))
@@ -176,5 +183,28 @@ func FuzzDecodePlainBundle(f *testing.F) {
 			t.Fatalf("decodePlainBundle accepted %q, encoding/json refuses it: %v", blob, err)
 		}
 		assert.Equal(t, want, got, "%q", blob)
+	})
+}
+
+// FuzzParseBundleObject checks the inline-object fast path against
+// encoding/json on arbitrary valid JSON values: same data, or both fail.
+func FuzzParseBundleObject(f *testing.F) {
+	for _, seed := range []string{`{"data":"QQ=="}`, `{"data":"Q\u0051=="}`, `{"data":"QQ==QQ=="}`, `{"data":""}`, `{ "data" : "e30=" }`, `{"data":"é"}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !json.Valid(v) {
+			return // values reach the decoder from valid blobs only
+		}
+		p := Property{Type: PropertyBundleObject, Value: v}
+		var want BundleObjectValue
+		werr := p.ParseValue(&want)
+		got, gerr := parseBundleObjectInto(p, new([]byte))
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q: encoding/json error %v, fast path error %v", v, werr, gerr)
+		}
+		if werr == nil && (!bytes.Equal(want.Data, got.Data) || want.Ref != got.Ref) {
+			t.Fatalf("%q: encoding/json %+v, fast path %+v", v, want, got)
+		}
 	})
 }
