@@ -31,7 +31,8 @@ file changed on disk under a running server turns health to NOT_SERVING
 A directory is validated and indexed package by package; bundle manifests
 stay in the files and are read back per call, so the files must not change
 while served (a changed file fails the calls that read it). --cache-dir keeps
-a snapshot so the next start of unchanged files is fast. A sqlite file is opened
+a snapshot of the index (never the manifests) so the next start of unchanged
+files skips validating and indexing them. A sqlite file is opened
 read-only. An image reference is pulled and its catalog extracted to a
 temporary directory first (see olmcat help for images in README.md).
 SIGINT/SIGTERM stop the server gracefully.`,
