@@ -61,7 +61,10 @@ type sideIndex struct {
 type catalog struct {
 	canon *canonCache
 	kinds [2]source.Kind // backends: source.KindSQLite or source.KindDeclcfg
-	index [2]indexSource
+	// remote marks live servers (grpc://): only their answers can carry
+	// fields this client does not know.
+	remote [2]bool
+	index  [2]indexSource
 
 	mu       *sync.RWMutex // guards packages and headAPIs, shared by every view
 	packages [2]map[string]*api.Package
@@ -88,7 +91,7 @@ func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
 // package's calls repeat its bundles, so a cache per package keeps the
 // memory of the check bounded.
 func (c *catalog) withCanon(cc *canonCache) *catalog {
-	return &catalog{canon: cc, kinds: c.kinds, index: c.index, mu: c.mu, packages: c.packages, headAPIs: c.headAPIs}
+	return &catalog{canon: cc, kinds: c.kinds, remote: c.remote, index: c.index, mu: c.mu, packages: c.packages, headAPIs: c.headAPIs}
 }
 
 func newSideIndex() *sideIndex {

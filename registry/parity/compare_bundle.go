@@ -119,8 +119,8 @@ func (d *differ) bundle(path string, l, r *api.Bundle, mode bundleMode) {
 	d.deprecation(path+".deprecation", l.GetDeprecation(), r.GetDeprecation())
 
 	// Every field of the proto is compared above; what remains are fields
-	// of a newer server this client does not know (unknown fields).
-	if hasUnknown(l) || hasUnknown(r) {
+	// of a newer live server this client does not know (unknown fields).
+	if d.cat.remote[0] && hasUnknown(l) || d.cat.remote[1] && hasUnknown(r) {
 		if diff := cmp.Diff(l, r, protocmp.Transform(), protocmp.IgnoreFields(&api.Bundle{},
 			"csvName", "packageName", "channelName", "csvJson", "object", "bundlePath", "providedApis",
 			"requiredApis", "version", "skipRange", "dependencies", "properties", "replaces", "skips",

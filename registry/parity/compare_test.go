@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -236,5 +237,25 @@ func TestCompareRules(t *testing.T) {
 			}
 			assert.Equal(t, tt.want, got)
 		})
+	}
+}
+
+// Fields a newer live server sends that this client does not know must
+// match too; only a live server's answers can carry them.
+func TestUnknownFieldsOfALiveServer(t *testing.T) {
+	withUnknown := func() *api.Bundle {
+		b := &api.Bundle{CsvName: "b2", PackageName: "p", ChannelName: "c"}
+		// Field 99, varint 1: no field of api.Bundle.
+		b.ProtoReflect().SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 99, protowire.VarintType), 1))
+		return b
+	}
+	c := call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"}
+	a := [2]answer{{bundle: &api.Bundle{CsvName: "b2", PackageName: "p", ChannelName: "c"}}, {bundle: withUnknown()}}
+	cat := testCatalog(source.KindDeclcfg, source.KindDeclcfg)
+	cat.remote = [2]bool{false, true}
+	diffs := compare(cat, c, a)
+	if assert.Len(t, diffs, 1) {
+		assert.Equal(t, RuleFieldDiffers.Name, diffs[0].Rule)
+		assert.Equal(t, ".", diffs[0].Path)
 	}
 }

@@ -60,6 +60,7 @@ func run(ctx context.Context, sides [2]*side, backends [2]source.Kind, o options
 		}
 	}
 	r.cat = newCatalog(backends, [2]indexSource{r.spills[0], r.spills[1]})
+	r.cat.remote = [2]bool{sides[0].kind == source.KindGRPC, sides[1].kind == source.KindGRPC}
 	res = &Result{
 		Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind, Backend: backends[0]},
 		Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind, Backend: backends[1]},
