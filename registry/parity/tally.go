@@ -77,8 +77,11 @@ func (t *tally) diffs(diffs []Diff) {
 			t.kept = append(t.kept, d)
 			continue
 		}
+		if t.kept.Len() == t.max && !diffBefore(d, t.kept[0]) {
+			continue // not among the first max
+		}
 		heap.Push(&t.kept, d)
-		if t.max > 0 && t.kept.Len() > t.max {
+		if t.kept.Len() > t.max {
 			heap.Pop(&t.kept)
 		}
 	}
