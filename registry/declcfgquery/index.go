@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sort"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -20,11 +18,16 @@ type indexBuilder struct {
 	pkgs   []*api.Package
 	strs   map[string]string
 	byName map[[2]string]int32
-	gvkIdx map[manifest.GVK]int32
+	// propIdx, apiIdx and depIdx number the distinct messages of the
+	// Querier's tables.
+	propIdx map[[2]string]int32
+	apiIdx  map[manifest.GVK]int32
+	depIdx  map[[2]string]int32
 }
 
 func newIndexBuilder() *indexBuilder {
-	return &indexBuilder{q: &Querier{}, strs: map[string]string{}, byName: map[[2]string]int32{}, gvkIdx: map[manifest.GVK]int32{}}
+	return &indexBuilder{q: &Querier{}, strs: map[string]string{}, byName: map[[2]string]int32{},
+		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{}}
 }
 
 func (ib *indexBuilder) intern(s string) string {
@@ -50,23 +53,17 @@ func (ib *indexBuilder) internAll(ss []string) []string {
 }
 
 // addPackage adds a package and its bundle messages (one per channel
-// membership, as convertPackage prepares them). encoded holds the shared
-// records (encodeShared) of the package's bundles by name, when they were
-// encoded already. keep, when not nil, is called with the index and first
-// message of every new distinct bundle.
-func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, encoded map[string][]byte, keep func(i int32, b *api.Bundle) error) error {
+// membership, as convertPackage prepares them). keep, when not nil, is
+// called with the index and first message of every new distinct bundle.
+func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep func(i int32, b *api.Bundle) error) error {
 	ib.pkgs = append(ib.pkgs, p)
 	q := ib.q
 	for _, b := range bundles {
 		k := [2]string{b.PackageName, b.CsvName}
 		i, ok := ib.byName[k]
 		if !ok {
-			rec, err := ib.record(b, encoded[b.CsvName])
-			if err != nil {
-				return err
-			}
 			i = int32(len(q.bundles))
-			q.bundles = append(q.bundles, rec)
+			q.bundles = append(q.bundles, ib.record(b))
 			ib.byName[k] = i
 			if keep != nil {
 				if err := keep(i, b); err != nil {
@@ -86,50 +83,41 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, encode
 	return nil
 }
 
-// encodeShared encodes the channel-independent fields of b, the
-// bundleRec.shared record.
-func encodeShared(b *api.Bundle) ([]byte, error) {
-	shared, err := proto.MarshalOptions{Deterministic: true}.Marshal(&api.Bundle{
-		CsvName:      b.CsvName,
-		PackageName:  b.PackageName,
-		BundlePath:   b.BundlePath,
-		ProvidedApis: b.ProvidedApis,
-		RequiredApis: b.RequiredApis,
-		Version:      b.Version,
-		Dependencies: b.Dependencies,
-		Properties:   b.Properties,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("bundle %q: encode: %w", b.CsvName, err)
+// record is the index record of b's channel-independent fields.
+func (ib *indexBuilder) record(b *api.Bundle) bundleRec {
+	q := ib.q
+	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: ib.intern(b.Version), bundlePath: b.BundlePath}
+	for _, p := range b.Properties {
+		rec.props = append(rec.props, number(ib.propIdx, [2]string{p.Type, p.Value}, &q.props, p))
 	}
-	return shared, nil
+	for _, g := range b.ProvidedApis {
+		rec.provided = append(rec.provided, ib.api(g))
+	}
+	for _, g := range b.RequiredApis {
+		rec.required = append(rec.required, ib.api(g))
+	}
+	for _, d := range b.Dependencies {
+		rec.deps = append(rec.deps, number(ib.depIdx, [2]string{d.Type, d.Value}, &q.deps, d))
+	}
+	return rec
 }
 
-// record makes the index record of b; shared is its encodeShared record
-// when already encoded.
-func (ib *indexBuilder) record(b *api.Bundle, shared []byte) (bundleRec, error) {
-	if shared == nil {
-		var err error
-		if shared, err = encodeShared(b); err != nil {
-			return bundleRec{}, err
-		}
-	}
-	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: b.Version, shared: shared, hasImage: b.BundlePath != ""}
-	for _, k := range providedGVKs(b) {
-		rec.provided = append(rec.provided, ib.gvk(k))
-	}
-	return rec, nil
+// api numbers g in the Querier's API table.
+func (ib *indexBuilder) api(g *api.GroupVersionKind) int32 {
+	k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
+	return number(ib.apiIdx, k, &ib.q.apis, g)
 }
 
-// gvk is the index of k in Querier.gvks, added if new.
-func (ib *indexBuilder) gvk(k manifest.GVK) int32 {
-	g, ok := ib.gvkIdx[k]
+// number returns the number of key in idx, appending m to table under a
+// new number when key is new.
+func number[K comparable, M any](idx map[K]int32, key K, table *[]M, m M) int32 {
+	n, ok := idx[key]
 	if !ok {
-		g = int32(len(ib.q.gvks))
-		ib.q.gvks = append(ib.q.gvks, manifest.GVK{Group: ib.intern(k.Group), Version: ib.intern(k.Version), Kind: ib.intern(k.Kind)})
-		ib.gvkIdx[k] = g
+		n = int32(len(*table))
+		*table = append(*table, m)
+		idx[key] = n
 	}
-	return g
+	return n
 }
 
 // finish indexes the records and checks that they are consistent: every
@@ -213,8 +201,7 @@ func (q *Querier) index() {
 				ci.replacer[s] = mi
 			}
 		}
-		for _, g := range q.bundles[m.bundle].provided {
-			k := q.gvks[g]
+		for _, k := range q.providedGVKs(m.bundle) {
 			q.providers[k] = append(q.providers[k], edge{mi, -1})
 			for j, s := range m.skips {
 				if s != m.replaces {
@@ -228,8 +215,7 @@ func (q *Querier) index() {
 		for _, c := range pi.pkg.Channels {
 			ci := pi.channels[c.Name]
 			h := &q.members[ci.head]
-			for _, g := range q.bundles[h.bundle].provided {
-				k := q.gvks[g]
+			for _, k := range q.providedGVKs(h.bundle) {
 				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
 				for j, s := range h.skips {
 					if _, in := ci.bundles[s]; in && s != h.replaces {
@@ -239,4 +225,18 @@ func (q *Querier) index() {
 			}
 		}
 	}
+}
+
+// providedGVKs are bundle i's provided APIs, each once, in first-seen
+// order.
+func (q *Querier) providedGVKs(i int32) []manifest.GVK {
+	var out []manifest.GVK
+	for _, n := range q.bundles[i].provided {
+		g := q.apis[n]
+		k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkIndexBuild10k is the index build alone (convert every package
-// of a validated lean model, encode the shared records, index), without
+// of a validated lean model, number its messages, index), without
 // reading the files: what Load adds to the validating load.
 func BenchmarkIndexBuild10k(b *testing.B) {
 	dir := b.TempDir()
@@ -32,7 +32,7 @@ func BenchmarkIndexBuild10k(b *testing.B) {
 			if cp.convert(); cp.err != nil {
 				b.Fatal(cp.err)
 			}
-			if err := ib.addPackage(cp.pkg, cp.bundles, cp.shared, nil); err != nil {
+			if err := ib.addPackage(cp.pkg, cp.bundles, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

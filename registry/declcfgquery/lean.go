@@ -28,7 +28,7 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 		if err := src.addPackage(c.model); err != nil {
 			return err
 		}
-		return ib.addPackage(c.pkg, c.bundles, c.shared, func(i int32, b *api.Bundle) error {
+		return ib.addPackage(c.pkg, c.bundles, func(i int32, b *api.Bundle) error {
 			return src.addBundle(i, c.model.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
 		})
 	})
@@ -201,13 +201,11 @@ type blobManifests struct {
 const manifestCacheBytes = 16 << 20
 
 // convertedPackage is a package's model (blob origins only are used
-// once converted), its messages without manifests and the shared records
-// of its bundles, by name.
+// once converted) and its messages without manifests.
 type convertedPackage struct {
 	model   *declcfg.ModelPackage
 	pkg     *api.Package
 	bundles []*api.Bundle
-	shared  map[string][]byte
 	err     error
 	done    chan struct{}
 }
@@ -279,15 +277,5 @@ func (c *converter) wait() error {
 
 // convert fills cp from its model.
 func (cp *convertedPackage) convert() {
-	if cp.pkg, cp.bundles, cp.err = convertPackage(cp.model, false); cp.err != nil {
-		return
-	}
-	cp.shared = map[string][]byte{}
-	for _, b := range cp.bundles {
-		if _, ok := cp.shared[b.CsvName]; !ok {
-			if cp.shared[b.CsvName], cp.err = encodeShared(b); cp.err != nil {
-				return
-			}
-		}
-	}
+	cp.pkg, cp.bundles, cp.err = convertPackage(cp.model, false)
 }

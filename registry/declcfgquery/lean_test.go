@@ -61,12 +61,7 @@ func TestFilesServeWhatTheModelServes(t *testing.T) {
 			require.IsType(t, &fileSource{}, lean.src)
 			require.Equal(t, full.stats, lean.stats)
 
-			for _, b := range lean.bundles {
-				var m api.Bundle
-				require.NoError(t, proto.Unmarshal(b.shared, &m))
-				require.Empty(t, m.CsvJson, "manifests are not held")
-				require.Empty(t, m.Object)
-			}
+			require.Len(t, lean.src.(*fileSource).refs, len(lean.bundles), "every bundle's manifests are read from its blob")
 			fl, ll := CollectBundles(t, full), CollectBundles(t, lean)
 			require.Len(t, ll, len(fl))
 			for i := range fl {

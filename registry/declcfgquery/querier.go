@@ -1,8 +1,6 @@
 package declcfgquery
 
 import (
-	"slices"
-
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry"
@@ -13,10 +11,11 @@ import (
 // metadata. It is immutable after construction and safe for concurrent
 // use; the messages it returns must not be modified.
 //
-// The index holds, per distinct bundle, the encoded api.Bundle fields
-// every channel membership shares (bundleRec.shared) and, per
-// membership, only its channel, edges and deprecation (memberRec). A
-// message is decoded from those per call; manifests (csvJson, object)
+// The index holds the catalog's distinct property, API and dependency
+// messages once (props, apis, deps); per distinct bundle, its names and
+// the indexes of its messages in those tables (bundleRec); per channel
+// membership, only its channel, edges and deprecation (memberRec). An
+// answer is assembled from those per call; manifests (csvJson, object)
 // come from src.
 type Querier struct {
 	packages map[string]*pkgIndex
@@ -26,8 +25,12 @@ type Querier struct {
 	// members holds one record per channel membership, sorted by
 	// (channel, package, bundle) as opm serve streams ListBundles.
 	members []memberRec
-	// gvks are the distinct provided APIs; bundleRec.provided indexes it.
-	gvks []manifest.GVK
+	// props, apis and deps are the distinct property, API and dependency
+	// messages of the catalog, which bundle records index. Every answer
+	// shares them; they are never modified.
+	props []*api.Property
+	apis  []*api.GroupVersionKind
+	deps  []*api.Dependency
 	// replacers are the GetChannelEntriesThatReplace answers, by the name
 	// replaced or skipped: members, in members order.
 	replacers map[string][]int32
@@ -57,18 +60,13 @@ type chanIndex struct {
 	replacer map[string]int32
 }
 
-// bundleRec is what the index keeps of a distinct bundle.
+// bundleRec is what the index keeps of a distinct bundle: the fields all
+// its channel memberships have in common, messages as indexes into the
+// Querier's tables (props, apis for provided and required, deps), in the
+// order the bundle lists them.
 type bundleRec struct {
-	pkg, name string
-	version   string
-	// shared is the encoded api.Bundle of the fields all memberships of
-	// the bundle have in common: csvName, packageName, bundlePath,
-	// providedApis, requiredApis, version, dependencies, properties.
-	shared []byte
-	// provided indexes Querier.gvks: the bundle's provided APIs, each
-	// once, in first-seen order.
-	provided []int32
-	hasImage bool
+	pkg, name, version, bundlePath  string
+	props, provided, required, deps []int32
 }
 
 // memberRec is one channel membership of bundles[bundle].
@@ -121,7 +119,7 @@ func New(m *declcfg.Model) (*Querier, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := ib.addPackage(p, bs, nil, func(i int32, b *api.Bundle) error {
+		if err := ib.addPackage(p, bs, func(i int32, b *api.Bundle) error {
 			mem.add(i, b.CsvJson, b.Object)
 			return nil
 		}); err != nil {
@@ -163,18 +161,6 @@ func (q *Querier) packageList() []*api.Package {
 	out := make([]*api.Package, 0, len(q.names))
 	for _, n := range q.names {
 		out = append(out, q.packages[n].pkg)
-	}
-	return out
-}
-
-// providedGVKs are b's provided APIs, each once, in first-seen order.
-func providedGVKs(b *api.Bundle) []manifest.GVK {
-	var out []manifest.GVK
-	for _, g := range b.ProvidedApis {
-		k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
-		if !slices.Contains(out, k) {
-			out = append(out, k)
-		}
 	}
 	return out
 }

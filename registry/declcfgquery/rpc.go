@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -173,7 +171,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		if err != nil {
 			return err
 		}
-		if !q.bundles[q.members[i].bundle].hasImage {
+		if q.bundles[q.members[i].bundle].bundlePath == "" {
 			if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
 				return err
 			}
@@ -200,22 +198,41 @@ func (q *Querier) entry(e edge) *api.ChannelEntry {
 	return &api.ChannelEntry{PackageName: b.pkg, ChannelName: m.channel, BundleName: b.name, Replaces: replaces}
 }
 
-// message decodes member i's api.Bundle without manifests; with edges,
+// message assembles member i's api.Bundle without manifests; with edges,
 // replaces and skips are filled (ListBundles), else left out (the
-// single-bundle RPCs).
+// single-bundle RPCs). Nested messages are the index's, shared.
 func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 	m := &q.members[i]
-	b := &api.Bundle{}
-	if err := proto.Unmarshal(q.bundles[m.bundle].shared, b); err != nil {
-		return nil, fmt.Errorf("bundle %q: decode index record: %w", q.bundles[m.bundle].name, err)
+	rec := &q.bundles[m.bundle]
+	b := &api.Bundle{
+		CsvName:      rec.name,
+		PackageName:  rec.pkg,
+		ChannelName:  m.channel,
+		BundlePath:   rec.bundlePath,
+		ProvidedApis: pick(q.apis, rec.provided),
+		RequiredApis: pick(q.apis, rec.required),
+		Version:      rec.version,
+		SkipRange:    m.skipRange,
+		Dependencies: pick(q.deps, rec.deps),
+		Properties:   pick(q.props, rec.props),
+		Deprecation:  deprecation(m.deprecation),
 	}
-	b.ChannelName = m.channel
-	b.SkipRange = m.skipRange
-	b.Deprecation = deprecation(m.deprecation)
 	if edges {
 		b.Replaces, b.Skips = m.replaces, m.skips
 	}
 	return b, nil
+}
+
+// pick is the elements of table at the indexes idx, nil for none.
+func pick[T any](table []T, idx []int32) []T {
+	if len(idx) == 0 {
+		return nil
+	}
+	out := make([]T, len(idx))
+	for k, n := range idx {
+		out[k] = table[n]
+	}
+	return out
 }
 
 // trimmed is member i without replaces and skips (what the single-bundle

@@ -10,7 +10,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -19,9 +18,12 @@ import (
 //
 //	files:    count, then path, size, modification time (Unix ns)
 //	packages: count, then the encoded api.Package and its blob (file, index)
-//	gvks:     count, then group, version, kind
-//	bundles:  count, then package, name, version, shared record,
-//	          provided (count, gvk numbers), has-image, blob (file, index)
+//	props:    count, then type, value
+//	apis:     count, then group, version, kind
+//	deps:     count, then type, value
+//	bundles:  count, then package, name, version, bundlePath, and the
+//	          numbers of its props, provided and required apis and deps
+//	          (each a count, then the numbers), blob (file, index)
 //	members:  count, then bundle, channel, replaces, skipRange,
 //	          deprecation, skips (count, names)
 //
@@ -63,11 +65,21 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		w.str(string(b))
 		w.ref(src.pkgRefs[p.Name])
 	}
-	w.uvarint(uint64(len(q.gvks)))
-	for _, g := range q.gvks {
+	w.uvarint(uint64(len(q.props)))
+	for _, p := range q.props {
+		w.str(p.Type)
+		w.str(p.Value)
+	}
+	w.uvarint(uint64(len(q.apis)))
+	for _, g := range q.apis {
 		w.str(g.Group)
 		w.str(g.Version)
 		w.str(g.Kind)
+	}
+	w.uvarint(uint64(len(q.deps)))
+	for _, d := range q.deps {
+		w.str(d.Type)
+		w.str(d.Value)
 	}
 	w.uvarint(uint64(len(q.bundles)))
 	for i := range q.bundles {
@@ -75,12 +87,13 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		w.str(b.pkg)
 		w.str(b.name)
 		w.str(b.version)
-		w.str(string(b.shared))
-		w.uvarint(uint64(len(b.provided)))
-		for _, g := range b.provided {
-			w.uvarint(uint64(g))
+		w.str(b.bundlePath)
+		for _, nums := range [][]int32{b.props, b.provided, b.required, b.deps} {
+			w.uvarint(uint64(len(nums)))
+			for _, n := range nums {
+				w.uvarint(uint64(n))
+			}
 		}
-		w.w.WriteByte(boolByte(b.hasImage))
 		w.ref(src.refs[i])
 	}
 	w.uvarint(uint64(len(q.members)))
@@ -97,13 +110,6 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		}
 	}
 	return nil
-}
-
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // errSnapshotShort means the body ends in the middle of a value.
@@ -179,6 +185,19 @@ func (r *snapshotReader) int32(limit int) int32 {
 	return int32(v)
 }
 
+// numbers reads a count, then that many numbers below limit.
+func (r *snapshotReader) numbers(limit int) []int32 {
+	n := r.count(1)
+	if n == 0 {
+		return nil
+	}
+	out := make([]int32, n)
+	for k := range out {
+		out[k] = r.int32(limit)
+	}
+	return out
+}
+
 func (r *snapshotReader) ref(files int) blobRef {
 	return blobRef{file: r.int32(files), index: r.int32(math.MaxInt32)}
 }
@@ -207,21 +226,24 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 		ib.pkgs = append(ib.pkgs, p)
 	}
 	q := ib.q
-	for range r.count(3) {
-		q.gvks = append(q.gvks, manifest.GVK{Group: r.str(), Version: r.str(), Kind: r.str()})
+	for range r.count(2) {
+		q.props = append(q.props, &api.Property{Type: r.str(), Value: r.str()})
 	}
-	nb := r.count(8)
+	for range r.count(3) {
+		q.apis = append(q.apis, &api.GroupVersionKind{Group: r.str(), Version: r.str(), Kind: r.str()})
+	}
+	for range r.count(2) {
+		q.deps = append(q.deps, &api.Dependency{Type: r.str(), Value: r.str()})
+	}
+	nb := r.count(10)
 	q.bundles = make([]bundleRec, 0, nb)
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
-		b := bundleRec{pkg: r.str(), name: r.str(), version: r.str(), shared: r.bytes()}
-		if n := r.count(1); n > 0 {
-			b.provided = make([]int32, n)
-			for k := range b.provided {
-				b.provided[k] = r.int32(len(q.gvks))
-			}
-		}
-		b.hasImage = r.uvarint() == 1
+		b := bundleRec{pkg: r.str(), name: r.str(), version: r.str(), bundlePath: r.str()}
+		b.props = r.numbers(len(q.props))
+		b.provided = r.numbers(len(q.apis))
+		b.required = r.numbers(len(q.apis))
+		b.deps = r.numbers(len(q.deps))
 		q.bundles = append(q.bundles, b)
 		src.refs = append(src.refs, r.ref(nf))
 	}
