@@ -64,6 +64,18 @@ func TestParityPage(t *testing.T) {
 	assert.Contains(t, page, "loss: 1 of 3 calls lost data")
 	assert.Less(t, strings.Index(page, `data-rule="loss-rule"`), strings.Index(page, `data-rule="plural-sqlite-only"`), "loss rules first")
 	assert.Contains(t, page, "&lt;y&gt;", "answers are escaped")
+	assert.NotContains(t, page, "shown (olmcat parity -o json", "every difference is listed")
+
+	// A sample of the differences (parity.RuleSamples) is shown with every
+	// rule's full count.
+	res.RulesSeen = map[string]int{"loss-rule": 1, "plural-sqlite-only": 40}
+	b.Reset()
+	require.NoError(t, htmlreport.WriteParity(&b, res))
+	page = b.String()
+	assert.Contains(t, page, "Differences by rule (41)")
+	assert.Contains(t, page, `<span class="badge">40</span>`)
+	assert.Contains(t, page, "First 1 of 40 shown")
+	assert.Equal(t, 1, strings.Count(page, "shown (olmcat parity -o json"), "only the sampled rule says so")
 }
 
 func TestGraphPage(t *testing.T) {
