@@ -1,6 +1,7 @@
 package declcfg
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -197,6 +199,10 @@ func scanPackages(r *os.Root, rel string) ([]string, error) {
 // quickScanMax is the largest file scanPackages reads whole.
 const quickScanMax = 64 << 20
 
+// scanBuffers hold the files quickScanPackages reads (nothing it returns
+// points into them: metaKeys copies the names).
+var scanBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // quickScanPackages is scanPackages' quick path; ok is false when f must
 // be scanned by DecodeStream instead.
 func quickScanPackages(f *os.File) (names []string, ok bool) {
@@ -204,10 +210,13 @@ func quickScanPackages(f *os.File) (names []string, ok bool) {
 	if err != nil || st.Size() > quickScanMax {
 		return nil, false
 	}
-	data, err := readAll(f)
-	if err != nil {
+	buf := scanBuffers.Get().(*bytes.Buffer)
+	defer scanBuffers.Put(buf)
+	buf.Reset()
+	if _, err := buf.ReadFrom(f); err != nil {
 		return nil, false
 	}
+	data := buf.Bytes()
 	spans, ok := jsonscan.Spans(data)
 	if !ok {
 		return nil, false
