@@ -1,5 +1,7 @@
 package jsonscan
 
+import "encoding/binary"
+
 // Valid reports whether b is one valid JSON value, with exactly the
 // verdict of encoding/json.Valid (same grammar, same nesting limit; like
 // it, string bodies are not checked for UTF-8). Long strings, most of a
@@ -112,9 +114,7 @@ var plainStringByte = func() (t [256]bool) {
 func validString(b []byte, i int) (int, bool) {
 	i++
 	for {
-		for i < len(b) && plainStringByte[b[i]] {
-			i++
-		}
+		i = skipPlain(b, i)
 		if i >= len(b) {
 			return 0, false
 		}
@@ -145,6 +145,39 @@ func validString(b []byte, i int) (int, bool) {
 			return 0, false
 		}
 	}
+}
+
+// skipPlain returns the index of the first byte at or after i that is
+// not a plainStringByte (len(b) if none), looking at eight bytes at a time
+// while none of them is special.
+func skipPlain(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if hasSpecialByte(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	for i < len(b) && plainStringByte[b[i]] {
+		i++
+	}
+	return i
+}
+
+// Byte-lane constants for hasSpecialByte.
+const (
+	lanes1  = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
+// hasSpecialByte reports whether any of the eight bytes of x is a
+// control character (below 0x20), '"' or '\\': the classic exact
+// "has a zero byte" and "has a byte less than n" word tests.
+func hasSpecialByte(x uint64) bool {
+	control := (x - 0x20*lanes1) &^ x & lanes80
+	q := x ^ ('"' * lanes1)
+	quote := (q - lanes1) &^ q & lanes80
+	s := x ^ ('\\' * lanes1)
+	backslash := (s - lanes1) &^ s & lanes80
+	return control|quote|backslash != 0
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -44,4 +45,25 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, Valid(b), json.Valid(b))
 		}
 	})
+}
+
+// TestHasSpecialByte checks the eight-byte test against plainStringByte
+// for every byte value in every lane, next to every filler byte (the
+// word tests borrow across lanes).
+func TestHasSpecialByte(t *testing.T) {
+	for fill := 0; fill < 256; fill++ {
+		for c := 0; c < 256; c++ {
+			for lane := 0; lane < 8; lane++ {
+				var w [8]byte
+				for k := range w {
+					w[k] = byte(fill)
+				}
+				w[lane] = byte(c)
+				want := !plainStringByte[c] || !plainStringByte[fill]
+				if got := hasSpecialByte(binary.LittleEndian.Uint64(w[:])); got != want {
+					t.Fatalf("hasSpecialByte(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
 }
