@@ -98,13 +98,14 @@ func (d *DB) recordsKeys(table string) bool {
 }
 
 // keyColumns is what a loader of table selects, after its own columns, to
-// record its rows' keys: the raw version and bundlepath columns (NULL for
-// a table that is not keyed), checked by keyCheck.add with the raw name.
-func (d *DB) keyColumns(table string) string {
-	if !d.recordsKeys(table) {
-		return "NULL, NULL"
+// record its rows' keys: ", " and the raw version and bundlepath columns
+// (nothing for a table that is not keyed or a read that checks no keys),
+// checked by keys.add with the raw name.
+func (d *DB) keyColumns(table string, keys *keyCheck) string {
+	if keys.match == nil || !d.recordsKeys(table) {
+		return ""
 	}
-	return "operatorbundle_version, operatorbundle_path"
+	return ", operatorbundle_version, operatorbundle_path"
 }
 
 // keyCheck notes, as a loader streams a keyed table, whether a row is

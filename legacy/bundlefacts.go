@@ -20,18 +20,22 @@ type bundleFacts struct {
 	entryPkg []int32  // by id < n: key id of the package, -1 when no entry names it
 }
 
-// hashKey hashes a (version, bundlepath) key, NULL apart from "".
-func (f *bundleFacts) hashKey(version, path sql.NullString) uint64 {
+// hashKey hashes a (version, bundlepath) key as its columns' text, NULL
+// apart from "".
+func (f *bundleFacts) hashKey(version []byte, versionNull bool, path []byte, pathNull bool) uint64 {
 	var h maphash.Hash
 	h.SetSeed(f.seed)
-	for _, v := range []sql.NullString{version, path} {
-		if v.Valid {
-			h.WriteByte(1)
-			h.WriteString(v.String)
-			h.WriteByte(0)
-		} else {
+	for _, v := range [2]struct {
+		b    []byte
+		null bool
+	}{{version, versionNull}, {path, pathNull}} {
+		if v.null {
 			h.WriteByte(2)
+			continue
 		}
+		h.WriteByte(1)
+		h.Write(v.b)
+		h.WriteByte(0)
 	}
 	return h.Sum64()
 }
@@ -43,8 +47,9 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	if err := d.countJunkRows(ctx); err != nil {
 		return err
 	}
-	q := fmt.Sprintf(`SELECT name, %s, %s FROM operatorbundle WHERE name IS NOT NULL`,
-		d.sch.colOr("operatorbundle", "version"), d.sch.colOr("operatorbundle", "bundlepath"))
+	v, p := d.sch.colOr("operatorbundle", "version"), d.sch.colOr("operatorbundle", "bundlepath")
+	q := fmt.Sprintf(`SELECT name, %s, %s IS NULL, %s, %s IS NULL FROM operatorbundle WHERE name IS NOT NULL`,
+		v, v, p, p)
 	rows, err := d.db.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("read table operatorbundle: %w", err)
@@ -53,13 +58,13 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	f := &bundleFacts{seed: maphash.MakeSeed(), keyHash: make([]uint64, 0, d.sizeHint)}
 	x.keys.ids = make(map[string]int32, d.sizeHint+len(d.pkgs))
 	for rows.Next() {
-		var name sql.RawBytes
-		var version, path sql.NullString
-		if err := rows.Scan(&name, &version, &path); err != nil {
+		var name, version, path sql.RawBytes
+		var versionNull, pathNull bool
+		if err := rows.Scan(&name, &version, &versionNull, &path, &pathNull); err != nil {
 			return fmt.Errorf("read table operatorbundle: %w", err)
 		}
 		if id := x.keys.id(name); int(id) == len(f.keyHash) {
-			f.keyHash = append(f.keyHash, f.hashKey(version, path))
+			f.keyHash = append(f.keyHash, f.hashKey(version, versionNull, path, pathNull))
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -139,16 +144,5 @@ func matchRows(rows map[string]bundleKey) keyMatcher {
 	return func(name string, version, path sql.NullString) (bool, bool) {
 		key, ok := rows[name]
 		return ok, ok && version == key.version && path == key.bundlePath
-	}
-}
-
-// matchFacts matches against the key hashes of an indexed DB.
-func matchFacts(x *lazyIndex) keyMatcher {
-	return func(name string, version, path sql.NullString) (bool, bool) {
-		id, ok := x.keys.lookup(name)
-		if !ok || id >= x.facts.n {
-			return false, false
-		}
-		return true, x.facts.keyHash[id] == x.facts.hashKey(version, path)
 	}
 }

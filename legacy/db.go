@@ -42,8 +42,10 @@ type DB struct {
 	// tables holds every bundle's rows when the DB was opened eagerly;
 	// a lazy DB fills a tables value per ReadPackage instead (see lazy).
 	tables
-	// lazy is set when the DB was opened with Lazy and qualified for it.
+	// lazy is the rowid index when the DB reads packages by rowid ranges.
 	lazy *lazyIndex
+	// stmts are the prepared statements of the per-package queries.
+	stmts stmtCache
 
 	stranded    map[string][]string // package -> stranded bundle names, sorted
 	strandedHow map[string]string   // bundle -> how it was attributed
@@ -241,6 +243,7 @@ func (db *DB) Close() error {
 	if db == nil || db.db == nil {
 		return nil
 	}
+	db.stmts.close()
 	return db.db.Close()
 }
 

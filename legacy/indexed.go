@@ -24,9 +24,6 @@ func (d *DB) loadIndexed(ctx context.Context) error {
 	if err := d.loadBundleFacts(ctx, d.lazy); err != nil {
 		return err
 	}
-	for i := range d.keys {
-		d.keys[i].match = matchFacts(d.lazy)
-	}
 	x, err := d.index(ctx)
 	if err != nil {
 		return err
@@ -47,9 +44,6 @@ func (d *DB) loadIndexed(ctx context.Context) error {
 	// Only the checks needed the bundle keys and entry packages:
 	// ReadPackage reads each bundle's key with its row.
 	x.facts = nil
-	for i := range d.keys {
-		d.keys[i].match = nil
-	}
 	return nil
 }
 

@@ -163,17 +163,20 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 
 // indexKeyed scans the rowids of lazyTables[i] by bundle name: NULL names
 // are skipped, and in the api tables (keyed by the name cast to text, as
-// their loader does) empty ones too.
+// their loader does) empty ones too. With the checks to run, the rows of
+// keyedTables are checked against their bundle's key as they pass
+// (keyCheck's comparison, on the columns' text).
 func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) error {
 	table := lazyTables[i]
 	key, keepEmpty := "operatorbundle_name", true
 	if table == "api_provider" || table == "api_requirer" {
 		key, keepEmpty = "CAST(operatorbundle_name AS TEXT)", false
 	}
-	keys := &keyCheck{}
-	keyCols := "NULL, NULL, NULL"
+	var keys *keyCheck
+	keyCols := "NULL, 1, NULL, 1"
 	if k := slices.Index(keyedTables[:], table); checks && k >= 0 && d.keyed(table) {
-		keys, keyCols = &d.keys[k], "operatorbundle_name, operatorbundle_version, operatorbundle_path"
+		keys = &d.keys[k]
+		keyCols = "operatorbundle_version, operatorbundle_version IS NULL, operatorbundle_path, operatorbundle_path IS NULL"
 	}
 	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+key+`, `+key+` IS NULL, `+keyCols+` FROM `+table+` ORDER BY rowid`)
 	if err != nil {
@@ -186,13 +189,11 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 	have := false
 	for rows.Next() {
 		var rowid int64
-		var raw sql.RawBytes
-		var null bool
-		var kName, kVersion, kPath sql.NullString
-		if err := rows.Scan(&rowid, &raw, &null, &kName, &kVersion, &kPath); err != nil {
+		var raw, version, path sql.RawBytes
+		var null, versionNull, pathNull bool
+		if err := rows.Scan(&rowid, &raw, &null, &version, &versionNull, &path, &pathNull); err != nil {
 			return fmt.Errorf("index table %s: %w", table, err)
 		}
-		keys.add(kName, kVersion, kPath)
 		if null || (len(raw) == 0 && !keepEmpty) {
 			have = false
 			continue
@@ -202,11 +203,17 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 			prev, have, id = string(raw), true, x.keys.id(raw)
 		}
 		runs.add(id, rowid, same)
+		if keys != nil && !keys.off && !pathNull && id < x.facts.n &&
+			x.facts.keyHash[id] != x.facts.hashKey(version, versionNull, path, pathNull) {
+			keys.off = true
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
-	keys.complete = true
+	if keys != nil {
+		keys.complete = true
+	}
 	return nil
 }
 

@@ -86,7 +86,7 @@ func (d *DB) loadEntries(ctx context.Context) error {
 // readEntries calls fn with the selected channel_entry rows of the wanted
 // packages (sel.want holds package names), in entry_id order.
 func (d *DB) readEntries(ctx context.Context, sel rowSel, fn func(ChannelEntry)) error {
-	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, channel_name, package_name, operatorbundle_name, replaces, depth FROM channel_entry`+sel.where+` ORDER BY entry_id`, sel.args...)
+	rows, err := d.query(ctx, `SELECT entry_id, channel_name, package_name, operatorbundle_name, replaces, depth FROM channel_entry`+sel.where+` ORDER BY entry_id`, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table channel_entry: %w", err)
 	}
@@ -182,36 +182,72 @@ type rowSel struct {
 // keep reports whether rows of bundle name are wanted.
 func (s rowSel) keep(name string) bool { return s.want == nil || s.want[name] }
 
+// keepBytes is keep for a name as bytes.
+func (s rowSel) keepBytes(name []byte) bool { return s.want == nil || s.want[string(name)] }
+
 // readProperties adds the selected properties rows to t.props.
 func (d *DB) readProperties(ctx context.Context, t *tables, keys *keyCheck, sel rowSel) error {
 	if !d.sch.has("properties") {
 		return nil
 	}
-	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL, %s FROM properties%s`,
-		colOrNull(d.sch, "properties", "operatorbundle_path"), d.keyColumns("properties"), sel.where)
-	rows, err := d.db.QueryContext(ctx, q, sel.args...)
+	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, operatorbundle_name IS NULL, %s IS NULL%s FROM properties%s`,
+		colOrNull(d.sch, "properties", "operatorbundle_path"), d.keyColumns("properties", keys), sel.where)
+	rows, err := d.query(ctx, q, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table properties: %w", err)
 	}
 	defer rows.Close()
 	g := grouper[propRow]{m: t.props}
 	defer g.flush()
+	var typ, val, name sql.RawBytes
+	var nameNull, nullPath bool
+	var kv keyValues
+	dest := kv.dest(keys, &typ, &val, &name, &nameNull, &nullPath)
+	types := texts{}
 	for rows.Next() {
-		var typ, val, name, kVersion, kPath sql.NullString
-		var nullPath bool
-		if err := rows.Scan(&typ, &val, &name, &nullPath, &kVersion, &kPath); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read table properties: %w", err)
 		}
-		keys.add(name, kVersion, kPath)
-		if !name.Valid || !sel.keep(name.String) {
+		kv.check(keys, name, nameNull)
+		if nameNull || !sel.keepBytes(name) {
 			continue
 		}
-		g.add(name.String, propRow{Property{Type: typ.String, Value: val.String}, nullPath})
+		g.addBytes(name, propRow{Property{Type: types.of(typ), Value: string(val)}, nullPath})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table properties: %w", err)
 	}
 	return nil
+}
+
+// keyValues are the key columns a reader scans when it checks keys.
+type keyValues struct{ version, path sql.NullString }
+
+// dest is cols plus the key columns when keys are checked.
+func (kv *keyValues) dest(keys *keyCheck, cols ...any) []any {
+	if keys.match != nil {
+		cols = append(cols, &kv.version, &kv.path)
+	}
+	return cols
+}
+
+// check checks the row's key when keys are checked.
+func (kv *keyValues) check(keys *keyCheck, name []byte, nameNull bool) {
+	if keys.match != nil {
+		keys.add(sql.NullString{String: string(name), Valid: !nameNull}, kv.version, kv.path)
+	}
+}
+
+// texts interns the short strings a table repeats (types, groups, kinds).
+type texts map[string]string
+
+func (t texts) of(b []byte) string {
+	if s, ok := t[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	t[s] = s
+	return s
 }
 
 // grouper appends rows to m[key] with one map access per run of equal
@@ -222,6 +258,15 @@ type grouper[T any] struct {
 	key  string
 	cur  []T
 	open bool
+}
+
+// addBytes is add with the key as bytes, converted once per run.
+func (g *grouper[T]) addBytes(key []byte, v T) {
+	if !g.open || string(key) != g.key {
+		g.add(string(key), v)
+		return
+	}
+	g.cur = append(g.cur, v)
 }
 
 func (g *grouper[T]) add(key string, v T) {
@@ -265,29 +310,33 @@ func (d *DB) readDependencies(ctx context.Context, t *tables, keys *keyCheck, se
 	if !d.sch.has("dependencies") {
 		return nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, `+d.keyColumns("dependencies")+` FROM dependencies`+sel.where+` ORDER BY rowid`, sel.args...)
+	rows, err := d.query(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, operatorbundle_name IS NULL`+d.keyColumns("dependencies", keys)+` FROM dependencies`+sel.where+` ORDER BY rowid`, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
 	defer rows.Close()
 	g := grouper[Dependency]{m: t.deps}
 	defer g.flush()
+	var typ, val, name sql.RawBytes
+	var nameNull bool
+	var kv keyValues
+	dest := kv.dest(keys, &typ, &val, &name, &nameNull)
+	types := texts{}
 	for rows.Next() {
-		var typ, val, name, kVersion, kPath sql.NullString
-		if err := rows.Scan(&typ, &val, &name, &kVersion, &kPath); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read table dependencies: %w", err)
 		}
-		keys.add(name, kVersion, kPath)
-		if !name.Valid || !sel.keep(name.String) {
+		kv.check(keys, name, nameNull)
+		if nameNull || !sel.keepBytes(name) {
 			continue
 		}
-		dep := Dependency{Type: typ.String, Value: val.String}
+		dep := Dependency{Type: types.of(typ), Value: string(val)}
 		if sel.want == nil && d.depsFirstBundle == "" {
 			// Migration 9 copied the first row's value into every row: that
 			// row alone is known to be genuine.
-			d.depsFirst, d.depsFirstBundle = dep, name.String
+			d.depsFirst, d.depsFirstBundle = dep, string(name)
 		}
-		g.add(name.String, dep)
+		g.addBytes(name, dep)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
@@ -313,21 +362,22 @@ func (d *DB) readRelatedImages(ctx context.Context, t *tables, sel rowSel) error
 	if !d.sch.has("related_image") {
 		return nil
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name FROM related_image`+sel.where, sel.args...)
+	rows, err := d.query(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name, operatorbundle_name IS NULL FROM related_image`+sel.where, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table related_image: %w", err)
 	}
 	g := grouper[string]{m: t.related}
 	defer rows.Close()
+	var img, name sql.RawBytes
+	var nameNull bool
 	for rows.Next() {
-		var img, name sql.NullString
-		if err := rows.Scan(&img, &name); err != nil {
+		if err := rows.Scan(&img, &name, &nameNull); err != nil {
 			return fmt.Errorf("read table related_image: %w", err)
 		}
-		if !name.Valid || img.String == "" || !sel.keep(name.String) {
+		if nameNull || len(img) == 0 || !sel.keepBytes(name) {
 			continue
 		}
-		g.add(name.String, img.String)
+		g.addBytes(name, string(img))
 	}
 	g.flush()
 	if err := rows.Err(); err != nil {
@@ -396,34 +446,44 @@ func (d *DB) readAPIs(ctx context.Context, table string, out map[string][]API, p
 		return nil
 	}
 	// The key check needs the raw name (ref is cast to text).
-	name := "NULL"
-	if d.recordsKeys(table) {
-		name = "operatorbundle_name"
+	cols := ""
+	if kc := d.keyColumns(table, keys); kc != "" {
+		cols = ", operatorbundle_name IS NULL" + kc
 	}
-	rows, err := d.db.QueryContext(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT), %s, %s FROM %s%s`, key, name, d.keyColumns(table), table, sel.where), sel.args...)
+	rows, err := d.query(ctx, fmt.Sprintf(`SELECT group_name, version, kind, CAST(%s AS TEXT)%s FROM %s%s`, key, cols, table, sel.where), sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table %s: %w", table, err)
 	}
 	defer rows.Close()
 	// Group/version/kind repeat across bundles: share their strings.
 	intern := map[[3]string]API{}
+	strs := texts{}
 	grp := grouper[API]{m: out}
+	var g, v, k, ref sql.RawBytes
+	var nameNull bool
+	var kv keyValues
+	dest := []any{&g, &v, &k, &ref}
+	if cols != "" {
+		dest = kv.dest(keys, append(dest, &nameNull)...)
+	}
 	for rows.Next() {
-		var g, v, k, ref, kName, kVersion, kPath sql.NullString
-		if err := rows.Scan(&g, &v, &k, &ref, &kName, &kVersion, &kPath); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read table %s: %w", table, err)
 		}
-		keys.add(kName, kVersion, kPath)
-		if ref.String == "" || !sel.keep(ref.String) {
+		if cols != "" {
+			// The key name is the raw column; ref is its text.
+			kv.check(keys, ref, nameNull)
+		}
+		if len(ref) == 0 || !sel.keepBytes(ref) {
 			continue
 		}
-		gvk := [3]string{g.String, v.String, k.String}
+		gvk := [3]string{strs.of(g), strs.of(v), strs.of(k)}
 		a, ok := intern[gvk]
 		if !ok {
-			a = API{GVK: manifest.GVK{Group: g.String, Version: v.String, Kind: k.String}, Plural: plural[gvk]}
+			a = API{GVK: manifest.GVK{Group: gvk[0], Version: gvk[1], Kind: gvk[2]}, Plural: plural[gvk]}
 			intern[gvk] = a
 		}
-		grp.add(ref.String, a)
+		grp.addBytes(ref, a)
 	}
 	grp.flush()
 	if err := rows.Err(); err != nil {

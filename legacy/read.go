@@ -67,7 +67,7 @@ func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawB
 		for i, n := range chunk {
 			args[i] = n
 		}
-		rows, err := d.db.QueryContext(ctx, q, args...)
+		rows, err := d.query(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("read table operatorbundle: %w", err)
 		}
