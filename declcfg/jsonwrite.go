@@ -86,35 +86,13 @@ func appendBundleJSON(b []byte, bd *Bundle) ([]byte, error) {
 // the form {"data":"<base64>"} (any JSON whitespace around the tokens),
 // or nil when v is not of that form or the text needs JSON escapes.
 func inlineBase64(v []byte) []byte {
-	i := jsonscan.SkipSpace(v, 0)
-	if i >= len(v) || v[i] != '{' {
-		return nil
+	text := inlineData(v)
+	for _, c := range text {
+		if !base64Char[c] {
+			return nil
+		}
 	}
-	i = jsonscan.SkipSpace(v, i+1)
-	if !bytes.HasPrefix(v[i:], []byte(`"data"`)) {
-		return nil
-	}
-	i = jsonscan.SkipSpace(v, i+len(`"data"`))
-	if i >= len(v) || v[i] != ':' {
-		return nil
-	}
-	i = jsonscan.SkipSpace(v, i+1)
-	if i >= len(v) || v[i] != '"' {
-		return nil
-	}
-	start := i + 1
-	end := start
-	for end < len(v) && base64Char[v[end]] {
-		end++
-	}
-	if end >= len(v) || v[end] != '"' {
-		return nil
-	}
-	i = jsonscan.SkipSpace(v, end+1)
-	if i >= len(v) || v[i] != '}' || jsonscan.SkipSpace(v, i+1) != len(v) {
-		return nil
-	}
-	return v[start:end]
+	return text
 }
 
 // appendValue appends a property value indented at the depth of a
