@@ -233,11 +233,6 @@ func objectFromFile(data []byte) ([]byte, error) {
 // caller decodes with encoding/json, which gives the same Bundle (tests
 // compare) or words the error.
 func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
-	// encoding/json replaces invalid UTF-8 in strings with U+FFFD; leave
-	// such blobs to it rather than copy the bytes as they are.
-	if !utf8.Valid(blob) {
-		return Bundle{}, false
-	}
 	var seen [6]bool
 	once := func(i int) bool {
 		if seen[i] {
@@ -286,7 +281,9 @@ func decodePlainBundle(blob []byte) (b Bundle, ok bool) {
 		}
 		return nil
 	})
-	if err != nil || !ok {
+	// encoding/json replaces invalid UTF-8 in strings with U+FFFD; leave
+	// such blobs to it rather than copy the bytes as they are.
+	if err != nil || !ok || !utf8.Valid(blob) {
 		return Bundle{}, false
 	}
 	return b, true

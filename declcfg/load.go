@@ -321,9 +321,19 @@ func metaKeys(blob json.RawMessage) (Meta, error) {
 
 // addBlob decodes one blob into cfg; lean is WithLeanBundles.
 func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin, lean bool) error {
-	meta, err := metaKeys(blob)
-	if err != nil {
-		return err
+	// A bundle blob of the plain shape is decoded in one walk: its only
+	// keys are the exact field names, each once, so its "schema",
+	// "package" and "name" are what metaKeys would read.
+	b, plain := decodePlainBundle(blob)
+	var meta Meta
+	if plain && b.Schema == SchemaBundle {
+		meta = Meta{Schema: b.Schema, Package: b.Package, Name: b.Name}
+	} else {
+		plain = false
+		var err error
+		if meta, err = metaKeys(blob); err != nil {
+			return err
+		}
 	}
 	switch meta.Schema {
 	case SchemaPackage:
@@ -341,7 +351,6 @@ func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Or
 		c.Origin = origin
 		cfg.Channels = append(cfg.Channels, c)
 	case SchemaBundle:
-		b, plain := decodePlainBundle(blob)
 		if !plain {
 			b = Bundle{}
 			if err := json.Unmarshal(blob, &b); err != nil {

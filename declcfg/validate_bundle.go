@@ -45,13 +45,16 @@ func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
 			checkRelease(add, b, v, ver)
 		}
 	}
+	imageOK := false
 	if b.Image != "" {
 		if _, err := reference.ParseNormalizedNamed(b.Image); err != nil {
 			add("invalid image %q: %v", b.Image, err)
+		} else {
+			imageOK = true
 		}
 	}
 	for _, ri := range b.RelatedImages {
-		if ri.Image == "" {
+		if ri.Image == "" || imageOK && ri.Image == b.Image { // the bundle image is listed too, as a rule
 			continue
 		}
 		if _, err := reference.ParseNormalizedNamed(ri.Image); err != nil {
