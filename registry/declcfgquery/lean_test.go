@@ -175,3 +175,52 @@ func loadModel(ctx context.Context, dir string) (*declcfg.Model, error) {
 	}
 	return m, nil
 }
+
+// TestFilesMixedLayout: packages spread over several files, files holding
+// several packages, JSON and YAML: served exactly as the model serves
+// them, manifests read back from either format.
+func TestFilesMixedLayout(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := declcfg.LoadDir(ctx, "../../fixtures/legacy/small-fbb/opm-migrate")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	write := func(name string, part *declcfg.DeclarativeConfig, yaml bool) {
+		f, err := os.Create(filepath.Join(dir, name))
+		require.NoError(t, err)
+		defer f.Close()
+		if yaml {
+			require.NoError(t, declcfg.WriteYAML(f, part))
+		} else {
+			require.NoError(t, declcfg.WriteJSON(f, part))
+		}
+	}
+	half := len(cfg.Bundles) / 2
+	write("a-heads.json", &declcfg.DeclarativeConfig{Packages: cfg.Packages, Channels: cfg.Channels, Deprecations: cfg.Deprecations}, false)
+	write("b-bundles.json", &declcfg.DeclarativeConfig{Bundles: cfg.Bundles[:half]}, false)
+	write("c-bundles.yaml", &declcfg.DeclarativeConfig{Bundles: cfg.Bundles[half:]}, true)
+
+	m, err := loadModel(ctx, dir)
+	require.NoError(t, err)
+	full, err := New(m)
+	require.NoError(t, err)
+	lean, err := loadFromFiles(ctx, dir)
+	require.NoError(t, err)
+	require.Equal(t, full.stats, lean.stats)
+	fl, ll := CollectBundles(t, full), CollectBundles(t, lean)
+	require.Len(t, ll, len(fl))
+	csvs := map[string]bool{}
+	for i := range fl {
+		require.True(t, proto.Equal(fl[i], ll[i]), "ListBundles #%d", i)
+		want, err := full.GetBundle(ctx, fl[i].PackageName, fl[i].ChannelName, fl[i].CsvName)
+		require.NoError(t, err)
+		got, err := lean.GetBundle(ctx, fl[i].PackageName, fl[i].ChannelName, fl[i].CsvName)
+		require.NoError(t, err)
+		require.True(t, proto.Equal(want, got), "GetBundle %s", fl[i].CsvName)
+		if got.CsvJson != "" {
+			src := lean.src.(*fileSource)
+			mi := lean.packages[got.PackageName].channels[got.ChannelName].bundles[got.CsvName]
+			csvs[src.files[src.refs[lean.members[mi].bundle].file]] = true
+		}
+	}
+	require.Len(t, csvs, 2, "manifests read back from the JSON and the YAML file")
+}
