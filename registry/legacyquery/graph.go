@@ -57,7 +57,18 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 		owner:      map[string]string{},
 	}
 	var ids []int64
+	// Names repeat across entries (a bundle in several channels, every
+	// entry of a package): every entry and lookup key shares one copy.
+	shared := make(map[string]string, len(names))
+	intern := func(s string) string {
+		if c, ok := shared[s]; ok {
+			return c
+		}
+		shared[s] = s
+		return s
+	}
 	err = db.Entries(ctx, func(e legacy.ChannelEntry) error {
+		e.Package, e.Channel, e.Bundle = intern(e.Package), intern(e.Channel), intern(e.Bundle)
 		g.entries[e.ID] = &entry{id: e.ID, pkg: e.Package, channel: e.Channel, bundle: e.Bundle, replaces: e.Replaces, depth: e.Depth}
 		ids = append(ids, e.ID)
 		if hasRow[e.Bundle] {
