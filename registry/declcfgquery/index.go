@@ -134,7 +134,7 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 		slices.SortFunc(p.Channels, func(a, b *api.Channel) int { return cmp.Compare(a.Name, b.Name) })
 		pi := &pkgIndex{pkg: p, channels: make(map[string]*chanIndex, len(p.Channels))}
 		for _, c := range p.Channels {
-			pi.channels[c.Name] = &chanIndex{head: -1, bundles: map[string]int32{}, replacer: map[string]int32{}}
+			pi.channels[c.Name] = &chanIndex{lo: -1, head: -1}
 		}
 		q.packages[p.Name] = pi
 		q.names = append(q.names, p.Name)
@@ -156,15 +156,21 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 		if !ok {
 			return nil, fmt.Errorf("bundle %q: package %q, channel %q not found", b.name, b.pkg, m.channel)
 		}
-		if _, dup := ci.bundles[b.name]; dup {
+		switch {
+		case ci.lo < 0:
+			ci.lo = int32(i)
+		case q.bundles[q.members[i-1].bundle].name == b.name:
 			return nil, fmt.Errorf("package %q, channel %q: bundle %q listed twice", b.pkg, m.channel, b.name)
 		}
-		ci.bundles[b.name] = int32(i)
+		ci.hi = int32(i) + 1
 	}
 	for _, p := range ib.pkgs {
 		for _, c := range p.Channels {
 			ci := q.packages[p.Name].channels[c.Name]
-			h, ok := ci.bundles[c.CsvName]
+			h, ok := int32(0), false
+			if ci.lo >= 0 { // a channel without members has no range
+				h, ok = q.member(ci, c.CsvName)
+			}
 			if !ok {
 				return nil, fmt.Errorf("package %q, channel %q: head %q is not a bundle of the channel", p.Name, c.Name, c.CsvName)
 			}
@@ -172,6 +178,14 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 		}
 	}
 	q.index()
+	// The records and provider lists were appended one by one: keep them
+	// at their size, not at the capacity the last growth left.
+	q.members, q.bundles = slices.Clone(q.members), slices.Clone(q.bundles)
+	for _, index := range []map[manifest.GVK][]edge{q.providers, q.latest} {
+		for k, edges := range index {
+			index[k] = slices.Clone(edges)
+		}
+	}
 	q.stats.Packages = len(ib.pkgs)
 	q.stats.Bundles = len(q.bundles)
 	q.stats.ChannelEntries = len(q.members)
@@ -188,17 +202,10 @@ func (q *Querier) index() {
 	for i := range q.members {
 		m := &q.members[i]
 		mi := int32(i)
-		ci := q.packages[q.bundles[m.bundle].pkg].channels[m.channel]
 		q.replacers[m.replaces] = append(q.replacers[m.replaces], mi)
-		if _, ok := ci.replacer[m.replaces]; !ok {
-			ci.replacer[m.replaces] = mi
-		}
 		for _, s := range m.skips {
 			if s != m.replaces {
 				q.replacers[s] = append(q.replacers[s], mi)
-			}
-			if _, ok := ci.replacer[s]; !ok {
-				ci.replacer[s] = mi
 			}
 		}
 		for _, k := range q.providedGVKs(m.bundle) {
@@ -218,7 +225,7 @@ func (q *Querier) index() {
 			for _, k := range q.providedGVKs(h.bundle) {
 				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
 				for j, s := range h.skips {
-					if _, in := ci.bundles[s]; in && s != h.replaces {
+					if _, in := q.member(ci, s); in && s != h.replaces {
 						q.latest[k] = append(q.latest[k], edge{ci.head, int32(j)})
 					}
 				}

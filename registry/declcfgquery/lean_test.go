@@ -218,7 +218,8 @@ func TestFilesMixedLayout(t *testing.T) {
 		require.True(t, proto.Equal(want, got), "GetBundle %s", fl[i].CsvName)
 		if got.CsvJson != "" {
 			src := lean.src.(*fileSource)
-			mi := lean.packages[got.PackageName].channels[got.ChannelName].bundles[got.CsvName]
+			mi, ok := lean.member(lean.packages[got.PackageName].channels[got.ChannelName], got.CsvName)
+			require.True(t, ok)
 			csvs[src.files[src.refs[lean.members[mi].bundle].file]] = true
 		}
 	}

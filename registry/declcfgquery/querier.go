@@ -1,6 +1,9 @@
 package declcfgquery
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry"
@@ -51,13 +54,31 @@ type pkgIndex struct {
 	channels map[string]*chanIndex
 }
 
-// chanIndex locates a channel's members (indexes into Querier.members).
+// chanIndex locates a channel's members: members sorts by (channel,
+// package, bundle), so those of one channel of one package are the
+// contiguous range [lo, hi), in bundle name order.
 type chanIndex struct {
-	head    int32
-	bundles map[string]int32 // by bundle name
-	// replacer is, by name, the first member (by bundle name) whose
-	// replaces is that name or whose skips include it.
-	replacer map[string]int32
+	lo, hi int32
+	head   int32
+}
+
+// member is the index of the channel's member named name.
+func (q *Querier) member(ci *chanIndex, name string) (int32, bool) {
+	i, ok := slices.BinarySearchFunc(q.members[ci.lo:ci.hi], name, func(m memberRec, name string) int {
+		return cmp.Compare(q.bundles[m.bundle].name, name)
+	})
+	return ci.lo + int32(i), ok
+}
+
+// replacer is the first member of the channel (by bundle name) whose
+// replaces is name or whose skips include it.
+func (q *Querier) replacer(ci *chanIndex, name string) (int32, bool) {
+	for i := ci.lo; i < ci.hi; i++ {
+		if m := &q.members[i]; m.replaces == name || slices.Contains(m.skips, name) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // bundleRec is what the index keeps of a distinct bundle: the fields all

@@ -53,7 +53,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 	if err != nil {
 		return nil, err
 	}
-	i, ok := ci.bundles[csvName]
+	i, ok := q.member(ci, csvName)
 	if !ok {
 		return nil, fmt.Errorf("package %q, channel %q, bundle %q not found", pkgName, channelName, csvName)
 	}
@@ -104,7 +104,7 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 	if !ok {
 		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
 	}
-	if i, ok := ci.replacer[name]; ok {
+	if i, ok := q.replacer(ci, name); ok {
 		return q.trimmed(i)
 	}
 	return nil, fmt.Errorf("no entry found for package %q, channel %q", pkgName, channelName)
