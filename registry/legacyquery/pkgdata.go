@@ -164,38 +164,36 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 		version:    b.Version,
 		skipRange:  b.SkipRange,
 	}
+	bi.provided = distinctRows(len(b.Properties), func(i int) (string, string) {
+		return b.Properties[i].Type, b.Properties[i].Value
+	}, func(t, v string) { bi.properties = append(bi.properties, &api.Property{Type: t, Value: v}) })
+	bi.required = distinctRows(len(b.Dependencies), func(i int) (string, string) {
+		return b.Dependencies[i].Type, b.Dependencies[i].Value
+	}, func(t, v string) { bi.dependencies = append(bi.dependencies, &api.Dependency{Type: t, Value: v}) })
+	return bi
+}
+
+// distinctRows calls add with each of n (type, value) rows not seen
+// before, in order, and returns the GVKs of the distinct olm.gvk rows. A
+// malformed olm.gvk value is still served as a row; it just provides or
+// requires no API (opm would have failed the whole call).
+func distinctRows(n int, row func(int) (string, string), add func(t, v string)) []manifest.GVK {
 	type tv struct{ t, v string }
 	seen := map[tv]bool{}
-	for _, p := range b.Properties {
-		k := tv{p.Type, p.Value}
-		if seen[k] {
+	var gvks []manifest.GVK
+	for i := range n {
+		t, v := row(i)
+		if seen[tv{t, v}] {
 			continue
 		}
-		seen[k] = true
-		bi.properties = append(bi.properties, &api.Property{Type: p.Type, Value: p.Value})
-		if p.Type == "olm.gvk" {
-			var v manifest.GVK
-			// A malformed value is still served as a property; it just
-			// provides no API (opm would have failed the whole call).
-			if json.Unmarshal([]byte(p.Value), &v) == nil {
-				bi.provided = append(bi.provided, v)
+		seen[tv{t, v}] = true
+		add(t, v)
+		if t == "olm.gvk" {
+			var g manifest.GVK
+			if json.Unmarshal([]byte(v), &g) == nil {
+				gvks = append(gvks, g)
 			}
 		}
 	}
-	clear(seen)
-	for _, d := range b.Dependencies {
-		k := tv{d.Type, d.Value}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		bi.dependencies = append(bi.dependencies, &api.Dependency{Type: d.Type, Value: d.Value})
-		if d.Type == "olm.gvk" {
-			var v manifest.GVK
-			if json.Unmarshal([]byte(d.Value), &v) == nil {
-				bi.required = append(bi.required, v)
-			}
-		}
-	}
-	return bi
+	return gvks
 }
