@@ -12,8 +12,9 @@
 // LRU of packages); the update graph (every channel_entry row, linked)
 // from channel_entry alone on the first RPC that crosses packages; which
 // bundles provide which API and the api table's plurals on the first
-// provider RPC or GetBundle-family call (every package read once, not
-// kept). Bundle manifests (the csv and bundle columns) are read per call
+// provider RPC or GetBundle-family call (from the olm.gvk properties rows
+// and the api tables when the reader serves them as stored, else by
+// reading every package once, not keeping them). Bundle manifests (the csv and bundle columns) are read per call
 // (keeping only a 16 MiB LRU of recently split columns, which a
 // channel-by-channel walk hits half the time).
 //

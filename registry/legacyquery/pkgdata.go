@@ -98,7 +98,10 @@ type facts struct {
 	plurals   map[manifest.GVK]string
 }
 
-// facts reads every package once (not keeping them) to collect the facts.
+// facts collects the facts once: from the olm.gvk properties rows and the
+// api tables when the reader serves those rows as stored
+// (legacy.DB.StoredAPIs), else by reading every package once (not
+// keeping them).
 func (q *Querier) facts(ctx context.Context) (*facts, error) {
 	q.factsOnce.Do(func() {
 		q.factsVal, q.factsErr = q.readFacts(ctx)
@@ -107,6 +110,58 @@ func (q *Querier) facts(ctx context.Context) (*facts, error) {
 }
 
 func (q *Querier) readFacts(ctx context.Context) (*facts, error) {
+	stored, err := q.db.StoredAPIs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if stored {
+		return q.storedFacts(ctx)
+	}
+	return q.packageFacts(ctx)
+}
+
+// storedFacts collects the facts from the rows of the bundles some
+// package's entries name (the bundles the Querier serves).
+func (q *Querier) storedFacts(ctx context.Context) (*facts, error) {
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &facts{providers: map[string][]string{}, plurals: map[manifest.GVK]string{}}
+	provides := map[string]map[string]bool{} // value -> bundles
+	err = q.db.GVKProperties(ctx, func(bundle, value string) error {
+		if _, served := g.owner[bundle]; served {
+			if provides[value] == nil {
+				provides[value] = map[string]bool{}
+			}
+			provides[value][bundle] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for v, bundles := range provides {
+		for b := range bundles {
+			f.providers[v] = append(f.providers[v], b)
+		}
+		sort.Strings(f.providers[v])
+	}
+	err = q.db.APIRows(ctx, func(bundle string, a legacy.API) error {
+		if _, served := g.owner[bundle]; served && a.Plural != "" {
+			f.plurals[a.GVK] = a.Plural
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// packageFacts collects the facts from every package as ReadPackage
+// serves it.
+func (q *Querier) packageFacts(ctx context.Context) (*facts, error) {
 	f := &facts{providers: map[string][]string{}, plurals: map[manifest.GVK]string{}}
 	provides := map[string][]string{} // bundle -> its distinct olm.gvk values
 	for _, name := range q.packageNames {

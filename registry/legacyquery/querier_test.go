@@ -3,6 +3,7 @@ package legacyquery
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	_ "modernc.org/sqlite"
 
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/testinput"
 	"github.com/operator-catalog/olmcat/legacy"
@@ -830,7 +832,7 @@ func TestAnswersBeforeReadingTheCatalog(t *testing.T) {
 	assert.Equal(t, 1, cached())
 	_, err = client.GetBundle(ctx, &api.GetBundleRequest{PkgName: name, ChannelName: p.Channels[0].Name, CsvName: p.Channels[0].CsvName})
 	require.NoError(t, err)
-	assert.NotNil(t, q.factsVal, "plurals come from every package")
+	assert.NotNil(t, q.factsVal, "plurals come from the catalog's api rows")
 }
 
 // TestRepairsOfEveryFixture: Repairs lists what an eager reader reports
@@ -857,4 +859,40 @@ func TestRepairsOfEveryFixture(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got, d.Name())
 	}
+}
+
+// TestStoredFactsMatchPackageFacts: where the reader serves the api rows
+// as stored, the facts read from those rows equal the facts read from
+// every package, on every fixture and at every schema level.
+func TestStoredFactsMatchPackageFacts(t *testing.T) {
+	dirs, err := os.ReadDir(fixtures)
+	require.NoError(t, err)
+	ctx := context.Background()
+	var paths []string
+	for _, d := range dirs {
+		paths = append(paths, filepath.Join(fixtures, d.Name(), "index.db"))
+	}
+	bs, err := dbbuild.ReadBundleDirs("../../fixtures/bundles/small-fbb", dbbuild.RegistryImage("127.0.0.1:5000/test/"))
+	require.NoError(t, err)
+	for level := dbbuild.MinLevel; level <= dbbuild.MaxLevel; level++ {
+		path := filepath.Join(t.TempDir(), fmt.Sprintf("level%d.db", level))
+		require.NoError(t, dbbuild.Build(ctx, path, level, bs))
+		paths = append(paths, path)
+	}
+	stored := 0
+	for _, path := range paths {
+		_, q := serve(t, path)
+		ok, err := q.db.StoredAPIs(ctx)
+		require.NoError(t, err)
+		want, err := q.packageFacts(ctx)
+		require.NoError(t, err, path)
+		if !ok {
+			continue
+		}
+		stored++
+		got, err := q.storedFacts(ctx)
+		require.NoError(t, err, path)
+		assert.Equal(t, want, got, path)
+	}
+	assert.Greater(t, stored, len(paths)/2, "most databases serve their api rows as stored")
 }
