@@ -278,10 +278,17 @@ func (e *blobError) Unwrap() error { return e.err }
 // the top level is scanned and only those three values are decoded, which
 // keeps this cheap for large bundle blobs.
 func metaKeys(blob json.RawMessage) (Meta, error) {
+	m, _, err := metaKeysAt(blob, 0)
+	return m, err
+}
+
+// metaKeysAt is metaKeys for the object that starts at data[i], which may
+// be followed by more input; it also returns where the object ends.
+func metaKeysAt(data []byte, i int) (Meta, int, error) {
 	m := Meta{}
 	var seen [3]string
 	var has [3]bool
-	err := jsonscan.ObjectFields(blob, func(key, val []byte) error {
+	end, err := jsonscan.ObjectFieldsAt(data, i, func(key, val []byte) error {
 		var idx int
 		var dst *string
 		switch {
@@ -308,15 +315,15 @@ func metaKeys(blob json.RawMessage) (Meta, error) {
 		return nil
 	})
 	if errors.Is(err, jsonscan.ErrSyntax) {
-		return Meta{}, errors.New("decode blob: malformed JSON object")
+		return Meta{}, 0, errors.New("decode blob: malformed JSON object")
 	}
 	if err != nil {
-		return Meta{}, err
+		return Meta{}, 0, err
 	}
 	if m.Schema == "" {
-		return Meta{}, errors.New("missing root schema field")
+		return Meta{}, 0, errors.New("missing root schema field")
 	}
-	return m, nil
+	return m, end, nil
 }
 
 // addBlob decodes one blob into cfg; lean is WithLeanBundles.

@@ -165,9 +165,9 @@ func scanFilePackages(ctx context.Context, r *os.Root, files []string, o loadOpt
 }
 
 // scanPackages lists the distinct packages of one file's blobs, as
-// configPackages would list them after a full decode. A file of plain
-// JSON objects is split with jsonscan.Spans and only each blob's top-level
-// keys are read; anything else (YAML, a byte order mark, a blob whose keys
+// configPackages would list them after a full decode. Of a file of plain
+// JSON objects only each blob's top-level keys are read (which also finds
+// where the blob ends); anything else (YAML, a byte order mark, a blob whose keys
 // do not read, a file too large to read whole) is framed and checked by
 // DecodeStream, whose errors are LoadDir's. The quick path does not check
 // the JSON grammar: a file it misreads is not valid JSON, and its full
@@ -217,19 +217,16 @@ func quickScanPackages(f *os.File) (names []string, ok bool) {
 		return nil, false
 	}
 	data := buf.Bytes()
-	spans, ok := jsonscan.Spans(data)
-	if !ok {
-		return nil, false
-	}
-	for _, sp := range spans {
-		if data[sp.Off] != '{' {
+	// One walk per blob: reading its top-level keys finds its end.
+	for i := jsonscan.SkipSpace(data, 0); i < len(data); i = jsonscan.SkipSpace(data, i) {
+		if data[i] != '{' {
 			return nil, false
 		}
-		m, err := metaKeys(data[sp.Off:sp.End])
+		m, end, err := metaKeysAt(data, i)
 		if err != nil {
 			return nil, false
 		}
-		names = addPackageName(names, m)
+		names, i = addPackageName(names, m), end
 	}
 	return names, true
 }

@@ -84,6 +84,15 @@ func FuzzObjectFields(f *testing.F) {
 				t.Fatalf("ObjectFields(%q) = %q, json.Decoder reads %q", b, got, want)
 			}
 		}
+		// ObjectFieldsAt walks the same object followed by more input and
+		// ends where SkipValue ends.
+		stream := append(append([]byte(nil), b...), ` {"next":1}`...)
+		n := 0
+		end, err := ObjectFieldsAt(stream, 0, func(k, v []byte) error { n++; return nil })
+		wantEnd, _ := SkipValue(stream, SkipSpace(stream, 0))
+		if err != nil || end != wantEnd || n != len(want) {
+			t.Fatalf("ObjectFieldsAt(%q) = %d, %v after %d fields; SkipValue ends at %d, %d fields", stream, end, err, n, wantEnd, len(want))
+		}
 	})
 }
 

@@ -147,41 +147,50 @@ func SkipValue(b []byte, i int) (int, error) {
 // allocated; others are sub-slices of b). A non-nil error from fn ends the
 // walk and is returned. b that is not an object is ErrSyntax.
 func ObjectFields(b []byte, fn func(key, value []byte) error) error {
-	i := SkipSpace(b, 0)
+	_, err := ObjectFieldsAt(b, 0, fn)
+	return err
+}
+
+// ObjectFieldsAt is ObjectFields for the object that starts at b[i]
+// (after JSON whitespace), which may be followed by more input; it also
+// returns the index just past the object's closing brace, where SkipValue
+// would end, so a stream of objects is walked once.
+func ObjectFieldsAt(b []byte, i int, fn func(key, value []byte) error) (int, error) {
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
-		return ErrSyntax
+		return 0, ErrSyntax
 	}
 	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return nil
+		return i + 1, nil
 	}
 	for i < len(b) {
 		if b[i] != '"' {
-			return ErrSyntax
+			return 0, ErrSyntax
 		}
 		end, err := SkipString(b, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		key := b[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			var k string
 			if json.Unmarshal(b[i:end], &k) != nil {
-				return ErrSyntax
+				return 0, ErrSyntax
 			}
 			key = []byte(k)
 		}
 		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return ErrSyntax
+			return 0, ErrSyntax
 		}
 		vs := SkipSpace(b, i+1)
 		ve, err := SkipValue(b, vs)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := fn(key, b[vs:ve]); err != nil {
-			return err
+			return 0, err
 		}
 		i = SkipSpace(b, ve)
 		if i < len(b) && b[i] == ',' {
@@ -189,11 +198,11 @@ func ObjectFields(b []byte, fn func(key, value []byte) error) error {
 			continue
 		}
 		if i < len(b) && b[i] == '}' {
-			return nil
+			return i + 1, nil
 		}
-		return ErrSyntax
+		return 0, ErrSyntax
 	}
-	return ErrSyntax
+	return 0, ErrSyntax
 }
 
 // ArrayElems calls fn with each raw element of the JSON array b. null,
