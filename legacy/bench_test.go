@@ -3,8 +3,8 @@ package legacy
 import (
 	"context"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
