@@ -1,8 +1,10 @@
 package legacyquery
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/operator-catalog/olmcat/legacy"
@@ -12,7 +14,9 @@ import (
 // package, linked, with the lookups the cross-package RPCs need. It holds
 // names and entry ids only, never bundle metadata.
 type graph struct {
-	entries map[int64]*entry
+	// entries are every entry, in entry_id order (the slice is not
+	// grown after readGraph: the lookups below point into it).
+	entries []entry
 	// byBundle lists the entries naming a bundle, by entry id.
 	byBundle map[string][]*entry
 	// members is the first entry id of every (package, channel, bundle).
@@ -50,13 +54,11 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 		hasRow[n] = true
 	}
 	g := &graph{
-		entries:    map[int64]*entry{},
 		byBundle:   map[string][]*entry{},
 		members:    map[memberKey]int64{},
 		replacedBy: map[string][]*entry{},
 		owner:      map[string]string{},
 	}
-	var ids []int64
 	// Names repeat across entries (a bundle in several channels, every
 	// entry of a package): every entry and lookup key shares one copy.
 	shared := make(map[string]string, len(names))
@@ -69,8 +71,7 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 	}
 	err = db.Entries(ctx, func(e legacy.ChannelEntry) error {
 		e.Package, e.Channel, e.Bundle = intern(e.Package), intern(e.Channel), intern(e.Bundle)
-		g.entries[e.ID] = &entry{id: e.ID, pkg: e.Package, channel: e.Channel, bundle: e.Bundle, replaces: e.Replaces, depth: e.Depth}
-		ids = append(ids, e.ID)
+		g.entries = append(g.entries, entry{id: e.ID, pkg: e.Package, channel: e.Channel, bundle: e.Bundle, replaces: e.Replaces, depth: e.Depth})
 		if hasRow[e.Bundle] {
 			if o, ok := g.owner[e.Bundle]; !ok || e.Package < o {
 				g.owner[e.Bundle] = e.Package
@@ -81,17 +82,27 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.link(ids)
+	g.entries = slices.Clip(g.entries)
+	g.link()
 	return g, nil
 }
 
+// entry is the entry with the id; nil when there is none.
+func (g *graph) entry(id int64) *entry {
+	i, ok := slices.BinarySearchFunc(g.entries, id, func(e entry, id int64) int { return cmp.Compare(e.id, id) })
+	if !ok {
+		return nil
+	}
+	return &g.entries[i]
+}
+
 // link builds the lookup indexes and the ListBundles rows once every
-// entry is known (ids in entry_id order).
-func (g *graph) link(ids []int64) {
-	for _, id := range ids {
-		e := g.entries[id]
+// entry is known.
+func (g *graph) link() {
+	for i := range g.entries {
+		e := &g.entries[i]
 		if e.replaces != 0 {
-			if t, ok := g.entries[e.replaces]; ok {
+			if t := g.entry(e.replaces); t != nil {
 				e.linked = true
 				e.replacesName = t.bundle
 				g.replacedBy[t.bundle] = append(g.replacedBy[t.bundle], e)
@@ -100,10 +111,10 @@ func (g *graph) link(ids []int64) {
 		g.byBundle[e.bundle] = append(g.byBundle[e.bundle], e)
 		k := memberKey{e.pkg, e.channel, e.bundle}
 		if _, ok := g.members[k]; !ok {
-			g.members[k] = id
+			g.members[k] = e.id
 		}
 	}
-	g.rows = g.listRows(ids)
+	g.rows = g.listRows()
 }
 
 // listRows computes ListBundles the way opm's listBundlesQuery did:
@@ -118,18 +129,18 @@ func (g *graph) link(ids []int64) {
 //
 // Rows are ordered by (bundle, package, channel), the GROUP BY order of
 // the sqlite query.
-func (g *graph) listRows(ids []int64) []listRow {
-	if len(ids) == 0 {
+func (g *graph) listRows() []listRow {
+	if len(g.entries) == 0 {
 		return nil
 	}
-	onChain := g.chain(ids)
+	onChain := g.chain()
 	type group struct {
 		replaces string
 		skips    []string
 	}
 	groups := map[memberKey]*group{}
-	for _, id := range ids {
-		e := g.entries[id]
+	for i := range g.entries {
+		e := &g.entries[i]
 		k := memberKey{e.pkg, e.channel, e.bundle}
 		gr := groups[k]
 		if gr == nil {
@@ -139,7 +150,7 @@ func (g *graph) listRows(ids []int64) []listRow {
 		if !e.linked {
 			continue
 		}
-		if onChain[id] {
+		if onChain[e.id] {
 			if e.replacesName > gr.replaces {
 				gr.replaces = e.replacesName
 			}
@@ -169,16 +180,16 @@ func (g *graph) listRows(ids []int64) []listRow {
 
 // chain marks the entries reachable along replaces from the entries at
 // the minimum depth of the table.
-func (g *graph) chain(ids []int64) map[int64]bool {
-	minDepth := g.entries[ids[0]].depth
-	for _, id := range ids {
-		minDepth = min(minDepth, g.entries[id].depth)
+func (g *graph) chain() map[int64]bool {
+	minDepth := g.entries[0].depth
+	for i := range g.entries {
+		minDepth = min(minDepth, g.entries[i].depth)
 	}
 	onChain := map[int64]bool{}
 	var stack []*entry
-	for _, id := range ids {
-		if e := g.entries[id]; e.depth == minDepth {
-			onChain[id] = true
+	for i := range g.entries {
+		if e := &g.entries[i]; e.depth == minDepth {
+			onChain[e.id] = true
 			stack = append(stack, e)
 		}
 	}
@@ -189,7 +200,7 @@ func (g *graph) chain(ids []int64) map[int64]bool {
 			continue
 		}
 		onChain[e.replaces] = true
-		stack = append(stack, g.entries[e.replaces])
+		stack = append(stack, g.entry(e.replaces))
 	}
 	return onChain
 }
