@@ -52,14 +52,7 @@ func TestFilesServeWhatTheModelServes(t *testing.T) {
 	ctx := context.Background()
 	for _, dir := range leanDirs(t) {
 		t.Run(dir, func(t *testing.T) {
-			m, err := loadModel(ctx, dir)
-			require.NoError(t, err)
-			full, err := New(m)
-			require.NoError(t, err)
-			lean, err := loadFromFiles(ctx, dir)
-			require.NoError(t, err)
-			require.IsType(t, &fileSource{}, lean.src)
-			require.Equal(t, full.stats, lean.stats)
+			full, lean := fullAndLean(t, dir)
 
 			require.Len(t, lean.src.(*fileSource).refs, len(lean.bundles), "every bundle's manifests are read from its blob")
 			fl, ll := CollectBundles(t, full), CollectBundles(t, lean)
@@ -199,13 +192,7 @@ func TestFilesMixedLayout(t *testing.T) {
 	write("b-bundles.json", &declcfg.DeclarativeConfig{Bundles: cfg.Bundles[:half]}, false)
 	write("c-bundles.yaml", &declcfg.DeclarativeConfig{Bundles: cfg.Bundles[half:]}, true)
 
-	m, err := loadModel(ctx, dir)
-	require.NoError(t, err)
-	full, err := New(m)
-	require.NoError(t, err)
-	lean, err := loadFromFiles(ctx, dir)
-	require.NoError(t, err)
-	require.Equal(t, full.stats, lean.stats)
+	full, lean := fullAndLean(t, dir)
 	fl, ll := CollectBundles(t, full), CollectBundles(t, lean)
 	require.Len(t, ll, len(fl))
 	csvs := map[string]bool{}
@@ -224,4 +211,20 @@ func TestFilesMixedLayout(t *testing.T) {
 		}
 	}
 	require.Len(t, csvs, 2, "manifests read back from the JSON and the YAML file")
+}
+
+// fullAndLean loads dir twice: the reference Querier built from the whole
+// model (manifests in memory) and the one Load builds from the files.
+func fullAndLean(t *testing.T, dir string) (full, lean *Querier) {
+	t.Helper()
+	ctx := context.Background()
+	m, err := loadModel(ctx, dir)
+	require.NoError(t, err)
+	full, err = New(m)
+	require.NoError(t, err)
+	lean, err = loadFromFiles(ctx, dir)
+	require.NoError(t, err)
+	require.IsType(t, &fileSource{}, lean.src)
+	require.Equal(t, full.stats, lean.stats)
+	return full, lean
 }
