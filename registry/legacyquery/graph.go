@@ -19,8 +19,6 @@ type graph struct {
 	entries []entry
 	// byBundle lists the entries naming a bundle, by entry id.
 	byBundle map[string][]*entry
-	// members is the first entry id of every (package, channel, bundle).
-	members map[memberKey]int64
 	// replacedBy lists, by entry id, the entries whose replaces names an
 	// entry of the given bundle name (real and synthetic skip edges).
 	replacedBy map[string][]*entry
@@ -55,7 +53,6 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 	}
 	g := &graph{
 		byBundle:   map[string][]*entry{},
-		members:    map[memberKey]int64{},
 		replacedBy: map[string][]*entry{},
 		owner:      map[string]string{},
 	}
@@ -109,12 +106,19 @@ func (g *graph) link() {
 			}
 		}
 		g.byBundle[e.bundle] = append(g.byBundle[e.bundle], e)
-		k := memberKey{e.pkg, e.channel, e.bundle}
-		if _, ok := g.members[k]; !ok {
-			g.members[k] = e.id
-		}
 	}
 	g.rows = g.listRows()
+}
+
+// member reports whether an entry of the package's channel names the
+// bundle (a dummy skip entry counts).
+func (g *graph) member(pkg, channel, bundle string) bool {
+	for _, e := range g.byBundle[bundle] {
+		if e.pkg == pkg && e.channel == channel {
+			return true
+		}
+	}
+	return false
 }
 
 // listRows computes ListBundles the way opm's listBundlesQuery did:

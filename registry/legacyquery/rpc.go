@@ -58,7 +58,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 		return nil, err
 	}
 	var b *bundleInfo
-	if _, member := g.members[memberKey{pkgName, channelName, csvName}]; member {
+	if g.member(pkgName, channelName, csvName) {
 		if b, err = q.bundle(ctx, g, csvName); err != nil {
 			return nil, err
 		}
@@ -84,8 +84,7 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 			return nil, err
 		}
 		_, isBundle := g.owner[head]
-		_, member := g.members[memberKey{pkgName, channelName, head}]
-		ok = isBundle && member
+		ok = isBundle && g.member(pkgName, channelName, head)
 	}
 	if !ok {
 		return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
