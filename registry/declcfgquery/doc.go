@@ -3,18 +3,21 @@
 // from the graph, manifests and csv metadata served as csvJson/object,
 // dependencies and APIs derived from properties, deprecations attached.
 //
-// Memory: the Querier holds the catalog's metadata (names, channels and
-// entries, versions, properties, APIs), never its manifests. Load reads
-// the directory once, lean (declcfg.WithLeanBundles): every blob and
-// every bundle object is checked as a full load checks it, so a catalog
-// that does not load or validate fails with the same error, but each
-// object is dropped as soon as it is checked. The answers of the edge and
-// provider RPCs are indexed at build time (no call scans the catalog). An
-// answer that includes manifests (csvJson, object) reads that bundle's
-// blob again from its byte range in its file, after checking that the
-// file has not changed since it was loaded (a changed file fails the
-// call instead of serving other content); recently read manifests are
-// kept in a bounded LRU.
+// Memory: the Querier holds an index of the catalog's metadata, never its
+// manifests. Load validates the directory package by package
+// (declcfg.LoadDirModels) reading it lean (declcfg.WithLeanBundles): every
+// blob and every bundle object is checked as a full load checks it, so a
+// catalog that does not load or validate fails with the same error, but
+// each object is dropped once checked and each package's model once
+// indexed. The index keeps the catalog's distinct property, API and
+// dependency messages once, per bundle the numbers of its messages and
+// where its blob is, and per channel membership its channel, edges and
+// deprecation; the answers of the edge and provider RPCs are indexed at
+// build time (no call scans the catalog). An answer that includes
+// manifests (csvJson, object) reads that bundle's blob again from its
+// byte range in its file, after checking that the file has not changed
+// since it was loaded (a changed file fails the call instead of serving
+// other content); recently read manifests are kept in a bounded LRU.
 //
 // With a cache directory (WithCacheDir) Load restores the index from a
 // verified snapshot instead of reading the catalog (the snapshot holds
