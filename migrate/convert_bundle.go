@@ -37,6 +37,23 @@ func (c *converter) checkBundle(st *bundleState) {
 	bad := func(kind Kind, field, value, detail string) {
 		st.invalid = append(st.invalid, Finding{Kind: kind, Package: c.pkg, Bundle: b.Name, Field: field, Value: value, Detail: detail, Hint: Hint(kind)})
 	}
+	c.checkManifests(st, bad)
+	if st.csvJSON != nil {
+		if err := c.readCSV(st); err != nil {
+			bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q: the ClusterServiceVersion does not parse: %v", b.Name, err))
+		}
+	}
+	checkFields(b, bad)
+}
+
+// badFunc records one bundle-level problem: its kind, the field, the
+// offending value and what is wrong with it.
+type badFunc func(kind Kind, field, value, detail string)
+
+// checkManifests checks the csv column and every manifest of the bundle
+// column and sets st.csvJSON to the bundle's first CSV object.
+func (c *converter) checkManifests(st *bundleState, bad badFunc) {
+	b := st.row
 	csvReported := false
 	for _, u := range b.Unreadable {
 		kind := ProblemInvalidCSV
@@ -82,11 +99,11 @@ func (c *converter) checkBundle(st *bundleState) {
 				Detail: "the manifests hold no ClusterServiceVersion (opm refused the whole index); written as stored, clients install from the bundle image"})
 		}
 	}
-	if st.csvJSON != nil {
-		if err := c.readCSV(st); err != nil {
-			bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q: the ClusterServiceVersion does not parse: %v", b.Name, err))
-		}
-	}
+}
+
+// checkFields checks the bundle's version, skipRange, image, properties
+// and dependencies.
+func checkFields(b *legacy.Bundle, bad badFunc) {
 	if _, err := semver.Parse(b.Version); err != nil {
 		bad(ProblemInvalidVersion, "version", b.Version, fmt.Sprintf("version is not semver: %v", err))
 	}
