@@ -30,7 +30,12 @@ func openBench(b *testing.B) *Querier {
 func listRows(b *testing.B, q *Querier) []listRow {
 	g, err := q.graph(context.Background())
 	require.NoError(b, err)
-	return g.rows
+	var rows []listRow
+	require.NoError(b, g.eachRow(func(r *listRow) error {
+		rows = append(rows, *r)
+		return nil
+	}))
+	return rows
 }
 
 // BenchmarkGetBundleEveryMember is one GetBundle call (manifests read,

@@ -4,31 +4,94 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
-	"sort"
 
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
 // graph is the catalog's update graph: every channel entry of every
 // package, linked, with the lookups the cross-package RPCs need. It holds
-// names and entry ids only, never bundle metadata.
+// names and entry links only, never bundle metadata, in a few flat
+// slices: every name once, entries and lookups as int32 ids.
 type graph struct {
-	// entries are every entry, in entry_id order (the slice is not
-	// grown after readGraph: the lookups below point into it).
+	// names are every package, channel and bundle name an entry uses,
+	// sorted and distinct. A name's id is its index, so ids compare as
+	// their names do.
+	names []string
+	// entries are every entry, in entry_id order; an entry's index is
+	// its position.
 	entries []entry
-	// byBundle lists the entries naming a bundle, by entry id.
-	byBundle map[string][]*entry
-	// replacedBy lists, by entry id, the entries whose replaces names an
-	// entry of the given bundle name (real and synthetic skip edges).
-	replacedBy map[string][]*entry
-	// owner is, for every bundle with an operatorbundle row named by an
-	// entry, the first package by name whose entries name it: the
-	// package whose read of the bundle is served.
-	owner map[string]string
-	// rows are the ListBundles rows in (bundle, package, channel) order.
-	rows []listRow
+	// byBundle groups entry indexes by the bundle name id they name,
+	// each group in entry order.
+	byBundle groups
+	// replacedBy groups the indexes of linked entries by the bundle name
+	// id of the entry they replace (real and synthetic skip edges), each
+	// group in entry order.
+	replacedBy groups
+	// owner is, by name id, for every bundle with an operatorbundle row
+	// named by an entry, the name id of the first package by name whose
+	// entries name it (the package whose read of the bundle is served);
+	// -1 for every other name.
+	owner []int32
+	// chain marks, by entry index, the entries on the real replaces
+	// chain (see markChain).
+	chain bitset
 }
+
+// entry is a channel_entry row, linked to the entry it replaces. Names
+// are ids into graph.names.
+type entry struct {
+	pkg, channel, bundle int32
+	// replaces is the index of the entry this one replaces; -1 when
+	// replaces is NULL or names no existing entry (the LEFT JOIN of the
+	// sqlite queries yields NULL then).
+	replaces int32
+	depth    int32
+}
+
+// linked reports whether the entry replaces an existing entry.
+func (e *entry) linked() bool { return e.replaces >= 0 }
+
+// groups are ids grouped by a key id, compressed: the group of key k is
+// items[start[k]:start[k+1]].
+type groups struct {
+	start []int32
+	items []int32
+}
+
+// of is the group of key k.
+func (gs *groups) of(k int32) []int32 { return gs.items[gs.start[k]:gs.start[k+1]] }
+
+// newGroups groups the indexes 0..n-1 by key(i) (keys in 0..keys-1;
+// key -1 leaves i out), keeping index order within each group.
+func newGroups(n, keys int, key func(i int) int32) groups {
+	gs := groups{start: make([]int32, keys+1)}
+	for i := range n {
+		if k := key(i); k >= 0 {
+			gs.start[k+1]++
+		}
+	}
+	for k := range keys {
+		gs.start[k+1] += gs.start[k]
+	}
+	gs.items = make([]int32, gs.start[keys])
+	next := slices.Clone(gs.start[:keys])
+	for i := range n {
+		if k := key(i); k >= 0 {
+			gs.items[next[k]] = int32(i)
+			next[k]++
+		}
+	}
+	return gs
+}
+
+// bitset is a set of small non-negative ints.
+type bitset []uint64
+
+func newBitset(n int) bitset      { return make(bitset, (n+63)/64) }
+func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
 
 // graph reads and links the catalog's entries once.
 func (q *Querier) graph(ctx context.Context) (*graph, error) {
@@ -41,170 +104,169 @@ func (q *Querier) graph(ctx context.Context) (*graph, error) {
 	return q.graphVal, q.graphErr
 }
 
+// rawEntry is a channel_entry row while the graph is built: names as
+// provisional ids (in order of first use), replaces as an entry_id.
+type rawEntry struct {
+	id, replaces         int64
+	pkg, channel, bundle int32
+	depth                int32
+}
+
 // readGraph reads channel_entry and the bundle names and links them.
 func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
-	names, err := db.BundleNames(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hasRow := make(map[string]bool, len(names))
-	for _, n := range names {
-		hasRow[n] = true
-	}
-	g := &graph{
-		byBundle:   map[string][]*entry{},
-		replacedBy: map[string][]*entry{},
-		owner:      map[string]string{},
-	}
-	// Names repeat across entries (a bundle in several channels, every
-	// entry of a package): every entry and lookup key shares one copy.
-	shared := make(map[string]string, len(names))
-	intern := func(s string) string {
-		if c, ok := shared[s]; ok {
-			return c
+	ids := map[string]int32{}
+	var names []string
+	intern := func(s string) int32 {
+		if id, ok := ids[s]; ok {
+			return id
 		}
-		shared[s] = s
-		return s
+		ids[s] = int32(len(names))
+		names = append(names, s)
+		return ids[s]
 	}
-	err = db.Entries(ctx, func(e legacy.ChannelEntry) error {
-		e.Package, e.Channel, e.Bundle = intern(e.Package), intern(e.Channel), intern(e.Bundle)
-		g.entries = append(g.entries, entry{id: e.ID, pkg: e.Package, channel: e.Channel, bundle: e.Bundle, replaces: e.Replaces, depth: e.Depth})
-		if hasRow[e.Bundle] {
-			if o, ok := g.owner[e.Bundle]; !ok || e.Package < o {
-				g.owner[e.Bundle] = e.Package
-			}
+	var raw []rawEntry
+	err := db.Entries(ctx, func(e legacy.ChannelEntry) error {
+		if e.Depth < math.MinInt32 || e.Depth > math.MaxInt32 {
+			return fmt.Errorf("channel_entry %d: depth %d out of range", e.ID, e.Depth)
 		}
+		raw = append(raw, rawEntry{id: e.ID, replaces: e.Replaces, pkg: intern(e.Package), channel: intern(e.Channel), bundle: intern(e.Bundle), depth: int32(e.Depth)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	g.entries = slices.Clip(g.entries)
+	if len(raw) > math.MaxInt32 || len(names) > math.MaxInt32-1 {
+		return nil, fmt.Errorf("channel_entry: %d rows, too many to serve", len(raw))
+	}
+	slices.SortFunc(raw, func(a, b rawEntry) int { return cmp.Compare(a.id, b.id) })
+	g := &graph{names: names}
+	remap := g.sortNames()
+	g.entries = make([]entry, len(raw))
+	for i, r := range raw {
+		g.entries[i] = entry{pkg: remap[r.pkg], channel: remap[r.channel], bundle: remap[r.bundle], replaces: -1, depth: r.depth}
+		if r.replaces == 0 {
+			continue
+		}
+		if t, ok := slices.BinarySearchFunc(raw, r.replaces, func(e rawEntry, id int64) int { return cmp.Compare(e.id, id) }); ok {
+			g.entries[i].replaces = int32(t)
+		}
+	}
+	if err := g.setOwners(ctx, db); err != nil {
+		return nil, err
+	}
 	g.link()
 	return g, nil
 }
 
-// entry is the entry with the id; nil when there is none.
-func (g *graph) entry(id int64) *entry {
-	i, ok := slices.BinarySearchFunc(g.entries, id, func(e entry, id int64) int { return cmp.Compare(e.id, id) })
-	if !ok {
-		return nil
+// sortNames sorts names and returns, by provisional id, the final id.
+func (g *graph) sortNames() []int32 {
+	order := make([]int32, len(g.names))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	return &g.entries[i]
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(g.names[a], g.names[b]) })
+	remap := make([]int32, len(order))
+	sorted := make([]string, len(order))
+	for final, prov := range order {
+		remap[prov] = int32(final)
+		sorted[final] = g.names[prov]
+	}
+	g.names = sorted
+	return remap
 }
 
-// link builds the lookup indexes and the ListBundles rows once every
-// entry is known.
-func (g *graph) link() {
+// setOwners sets the owner of every bundle with an operatorbundle row
+// that some entry names.
+func (g *graph) setOwners(ctx context.Context, db *legacy.DB) error {
+	rows, err := db.BundleNames(ctx)
+	if err != nil {
+		return err
+	}
+	hasRow := newBitset(len(g.names))
+	for _, n := range rows {
+		if id, ok := g.id(n); ok {
+			hasRow.set(id)
+		}
+	}
+	g.owner = make([]int32, len(g.names))
+	for i := range g.owner {
+		g.owner[i] = -1
+	}
 	for i := range g.entries {
 		e := &g.entries[i]
-		if e.replaces != 0 {
-			if t := g.entry(e.replaces); t != nil {
-				e.linked = true
-				e.replacesName = t.bundle
-				g.replacedBy[t.bundle] = append(g.replacedBy[t.bundle], e)
+		if hasRow.has(e.bundle) {
+			if o := g.owner[e.bundle]; o < 0 || e.pkg < o {
+				g.owner[e.bundle] = e.pkg
 			}
 		}
-		g.byBundle[e.bundle] = append(g.byBundle[e.bundle], e)
 	}
-	g.rows = g.listRows()
+	return nil
+}
+
+// link builds the lookup groups and marks the chain once every entry is
+// known.
+func (g *graph) link() {
+	g.byBundle = newGroups(len(g.entries), len(g.names), func(i int) int32 { return g.entries[i].bundle })
+	g.replacedBy = newGroups(len(g.entries), len(g.names), func(i int) int32 {
+		if r := g.entries[i].replaces; r >= 0 {
+			return g.entries[r].bundle
+		}
+		return -1
+	})
+	g.markChain()
+}
+
+// id is the id of a name; false when no entry uses the name.
+func (g *graph) id(name string) (int32, bool) {
+	i, ok := slices.BinarySearch(g.names, name)
+	return int32(i), ok
+}
+
+// entriesOf are the indexes of the entries naming a bundle, in entry
+// order.
+func (g *graph) entriesOf(bundle string) []int32 {
+	if id, ok := g.id(bundle); ok {
+		return g.byBundle.of(id)
+	}
+	return nil
+}
+
+// replacersOf are the indexes of the entries replacing an entry named
+// bundle, in entry order.
+func (g *graph) replacersOf(bundle string) []int32 {
+	if id, ok := g.id(bundle); ok {
+		return g.replacedBy.of(id)
+	}
+	return nil
+}
+
+// ownerOf is the package whose read of the bundle is served; false when
+// the bundle has no operatorbundle row or no entry names it.
+func (g *graph) ownerOf(bundle string) (string, bool) {
+	id, ok := g.id(bundle)
+	if !ok || g.owner[id] < 0 {
+		return "", false
+	}
+	return g.names[g.owner[id]], true
+}
+
+// replacesName is the bundle name of the entry e replaces; "" when it
+// replaces none.
+func (g *graph) replacesName(e *entry) string {
+	if !e.linked() {
+		return ""
+	}
+	return g.names[g.entries[e.replaces].bundle]
 }
 
 // member reports whether an entry of the package's channel names the
 // bundle (a dummy skip entry counts).
 func (g *graph) member(pkg, channel, bundle string) bool {
-	for _, e := range g.byBundle[bundle] {
-		if e.pkg == pkg && e.channel == channel {
+	for _, i := range g.entriesOf(bundle) {
+		e := &g.entries[i]
+		if g.names[e.pkg] == pkg && g.names[e.channel] == channel {
 			return true
 		}
 	}
 	return false
-}
-
-// listRows computes ListBundles the way opm's listBundlesQuery did:
-//   - the real replaces chain is every entry reachable, along replaces,
-//     from the entries at the minimum depth of the whole channel_entry
-//     table (normally 0, the channel heads);
-//   - per (bundle, package, channel), replaces is the greatest name among
-//     the entries replaced by that bundle's chain entries;
-//   - skips are the names replaced by its entries that are not on the
-//     chain (the synthetic skip edges), in entry order;
-//   - only names with an operatorbundle row are listed.
-//
-// Rows are ordered by (bundle, package, channel), the GROUP BY order of
-// the sqlite query.
-func (g *graph) listRows() []listRow {
-	if len(g.entries) == 0 {
-		return nil
-	}
-	onChain := g.chain()
-	type group struct {
-		replaces string
-		skips    []string
-	}
-	groups := map[memberKey]*group{}
-	for i := range g.entries {
-		e := &g.entries[i]
-		k := memberKey{e.pkg, e.channel, e.bundle}
-		gr := groups[k]
-		if gr == nil {
-			gr = &group{}
-			groups[k] = gr
-		}
-		if !e.linked {
-			continue
-		}
-		if onChain[e.id] {
-			if e.replacesName > gr.replaces {
-				gr.replaces = e.replacesName
-			}
-		} else {
-			gr.skips = append(gr.skips, e.replacesName)
-		}
-	}
-	rows := make([]listRow, 0, len(groups))
-	for k, gr := range groups {
-		if _, ok := g.owner[k.bundle]; !ok {
-			continue
-		}
-		rows = append(rows, listRow{bundle: k.bundle, pkg: k.pkg, channel: k.channel, replaces: gr.replaces, skips: gr.skips})
-	}
-	sort.Slice(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if a.bundle != b.bundle {
-			return a.bundle < b.bundle
-		}
-		if a.pkg != b.pkg {
-			return a.pkg < b.pkg
-		}
-		return a.channel < b.channel
-	})
-	return rows
-}
-
-// chain marks the entries reachable along replaces from the entries at
-// the minimum depth of the table.
-func (g *graph) chain() map[int64]bool {
-	minDepth := g.entries[0].depth
-	for i := range g.entries {
-		minDepth = min(minDepth, g.entries[i].depth)
-	}
-	onChain := map[int64]bool{}
-	var stack []*entry
-	for i := range g.entries {
-		if e := &g.entries[i]; e.depth == minDepth {
-			onChain[e.id] = true
-			stack = append(stack, e)
-		}
-	}
-	for len(stack) > 0 {
-		e := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if !e.linked || onChain[e.replaces] {
-			continue
-		}
-		onChain[e.replaces] = true
-		stack = append(stack, g.entry(e.replaces))
-	}
-	return onChain
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/legacy"
@@ -64,7 +63,7 @@ func (q *Querier) knownPackage(name string) bool {
 // entries (the read of its first such package by name); nil when the
 // bundle has no operatorbundle row or no entry names it.
 func (q *Querier) bundle(ctx context.Context, g *graph, name string) (*bundleInfo, error) {
-	owner, ok := g.owner[name]
+	owner, ok := g.ownerOf(name)
 	if !ok {
 		return nil, nil
 	}
@@ -73,6 +72,13 @@ func (q *Querier) bundle(ctx context.Context, g *graph, name string) (*bundleInf
 		return nil, err
 	}
 	return p.bundles[name], nil
+}
+
+// served is the name id of a bundle the Querier serves (one with an
+// operatorbundle row that some entry names); false for any other name.
+func (g *graph) served(bundle string) (int32, bool) {
+	id, ok := g.id(bundle)
+	return id, ok && g.owner[id] >= 0
 }
 
 // size is about the bytes a bundleInfo holds.
@@ -93,8 +99,9 @@ func (b *bundleInfo) size() int64 {
 // provides or requires.
 type facts struct {
 	// providers maps an olm.gvk property value, byte for byte, to the
-	// bundles carrying it, in bundle-name order.
-	providers map[string][]string
+	// name ids (in the update graph) of the served bundles carrying it,
+	// in id order, which is bundle-name order.
+	providers map[string][]int32
 	plurals   map[manifest.GVK]string
 }
 
@@ -127,28 +134,22 @@ func (q *Querier) storedFacts(ctx context.Context) (*facts, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &facts{providers: map[string][]string{}, plurals: map[manifest.GVK]string{}}
-	provides := map[string]map[string]bool{} // value -> bundles
+	f := &facts{providers: map[string][]int32{}, plurals: map[manifest.GVK]string{}}
 	err = q.db.GVKProperties(ctx, func(bundle, value string) error {
-		if _, served := g.owner[bundle]; served {
-			if provides[value] == nil {
-				provides[value] = map[string]bool{}
-			}
-			provides[value][bundle] = true
+		if id, served := g.served(bundle); served {
+			f.providers[value] = append(f.providers[value], id)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for v, bundles := range provides {
-		for b := range bundles {
-			f.providers[v] = append(f.providers[v], b)
-		}
-		sort.Strings(f.providers[v])
+	for v, ids := range f.providers {
+		slices.Sort(ids)
+		f.providers[v] = slices.Clip(slices.Compact(ids))
 	}
 	err = q.db.APIRows(ctx, func(bundle string, a legacy.API) error {
-		if _, served := g.owner[bundle]; served && a.Plural != "" {
+		if _, served := g.served(bundle); served && a.Plural != "" {
 			f.plurals[a.GVK] = a.Plural
 		}
 		return nil
@@ -162,7 +163,11 @@ func (q *Querier) storedFacts(ctx context.Context) (*facts, error) {
 // packageFacts collects the facts from every package as ReadPackage
 // serves it.
 func (q *Querier) packageFacts(ctx context.Context) (*facts, error) {
-	f := &facts{providers: map[string][]string{}, plurals: map[manifest.GVK]string{}}
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &facts{providers: map[string][]int32{}, plurals: map[manifest.GVK]string{}}
 	provides := map[string][]string{} // bundle -> its distinct olm.gvk values
 	for _, name := range q.packageNames {
 		pd, err := q.db.ReadPackage(ctx, name)
@@ -186,15 +191,17 @@ func (q *Querier) packageFacts(ctx context.Context) (*facts, error) {
 			}
 		}
 	}
-	names := make([]string, 0, len(provides))
-	for n := range provides {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		for _, v := range provides[n] {
-			f.providers[v] = append(f.providers[v], n)
+	// Only served bundles (with a row, named by some entry) provide
+	// through the graph; ids ascend in name order.
+	for n, values := range provides {
+		if id, served := g.served(n); served {
+			for _, v := range values {
+				f.providers[v] = append(f.providers[v], id)
+			}
 		}
+	}
+	for _, ids := range f.providers {
+		slices.Sort(ids)
 	}
 	return f, nil
 }

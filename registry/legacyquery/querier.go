@@ -29,28 +29,6 @@ type options struct {
 // GetBundle family always returns them.
 func OmitManifests(omit bool) Option { return func(o *options) { o.omitManifests = omit } }
 
-// memberKey is one (package, channel, bundle) channel membership.
-type memberKey struct{ pkg, channel, bundle string }
-
-// chanKey is one channel of one package.
-type chanKey struct{ pkg, channel string }
-
-// entry is a channel_entry row, linked to the entry it replaces.
-type entry struct {
-	id       int64
-	pkg      string
-	channel  string
-	bundle   string
-	replaces int64 // entry id, 0 when NULL
-	depth    int64
-	// replacesName is the bundle name of the entry this one replaces; ""
-	// when replaces is NULL or names no existing entry (the LEFT JOIN of
-	// the sqlite queries yields NULL then).
-	replacesName string
-	// linked is true when replaces names an existing entry.
-	linked bool
-}
-
 // pkgInfo is a package row with its channel rows.
 type pkgInfo struct {
 	name           string
@@ -73,15 +51,6 @@ type bundleInfo struct {
 	// dependencies, in the same order.
 	provided []manifest.GVK
 	required []manifest.GVK
-}
-
-// listRow is one ListBundles message before its bundle fields are filled.
-type listRow struct {
-	bundle   string
-	pkg      string
-	channel  string
-	replaces string
-	skips    []string
 }
 
 // Querier answers registry.Querier from a legacy index the way

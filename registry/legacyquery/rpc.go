@@ -1,10 +1,11 @@
 package legacyquery
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"unsafe"
 
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -83,7 +84,7 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 		if err != nil {
 			return nil, err
 		}
-		_, isBundle := g.owner[head]
+		_, isBundle := g.ownerOf(head)
 		ok = isBundle && g.member(pkgName, channelName, head)
 	}
 	if !ok {
@@ -121,15 +122,17 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[memberKey]bool{}
+	type member struct{ pkg, channel, bundle int32 }
+	seen := map[member]bool{}
 	var out []*api.ChannelEntry
-	for _, e := range g.replacedBy[name] {
-		k := memberKey{e.pkg, e.channel, e.bundle}
+	for _, i := range g.replacersOf(name) {
+		e := &g.entries[i]
+		k := member{e.pkg, e.channel, e.bundle}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, &api.ChannelEntry{PackageName: e.pkg, ChannelName: e.channel, BundleName: e.bundle, Replaces: name})
+		out = append(out, &api.ChannelEntry{PackageName: g.names[e.pkg], ChannelName: g.names[e.channel], BundleName: g.names[e.bundle], Replaces: name})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no channel entries found that replace %s", name)
@@ -148,18 +151,19 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 	if err != nil {
 		return nil, err
 	}
-	var targets []int64
-	for _, e := range g.byBundle[name] {
-		if e.pkg == pkgName && e.channel == channelName {
-			targets = append(targets, e.id)
+	var targets []int32
+	for _, i := range g.entriesOf(name) {
+		if e := &g.entries[i]; g.names[e.pkg] == pkgName && g.names[e.channel] == channelName {
+			targets = append(targets, i)
 		}
 	}
 	for _, t := range targets {
-		for _, r := range g.replacedBy[name] {
+		for _, i := range g.replacersOf(name) {
+			r := &g.entries[i]
 			if r.replaces != t {
 				continue
 			}
-			b, err := q.bundle(ctx, g, r.bundle)
+			b, err := q.bundle(ctx, g, g.names[r.bundle])
 			if err != nil {
 				return nil, err
 			}
@@ -176,23 +180,23 @@ func gvkProperty(group, version, kind string) string {
 	return manifest.GVK{Group: group, Version: version, Kind: kind}.PropertyValue()
 }
 
-// providerEntries are the entries of bundles with an olm.gvk property
-// byte-equal to the GVK's value, in entry_id order.
-func (q *Querier) providerEntries(ctx context.Context, group, version, kind string) ([]*entry, error) {
+// providerEntries are the indexes of the entries of bundles with an
+// olm.gvk property byte-equal to the GVK's value, in entry order.
+func (q *Querier) providerEntries(ctx context.Context, group, version, kind string) (*graph, []int32, error) {
 	g, err := q.graph(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := q.facts(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []*entry
-	for _, n := range f.providers[gvkProperty(group, version, kind)] {
-		out = append(out, g.byBundle[n]...)
+	var out []int32
+	for _, b := range f.providers[gvkProperty(group, version, kind)] {
+		out = append(out, g.byBundle.of(b)...)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
-	return out, nil
+	slices.Sort(out)
+	return g, out, nil
 }
 
 // GetChannelEntriesThatProvide returns, for every entry of a bundle that
@@ -203,20 +207,24 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	entries, err := q.providerEntries(ctx, group, version, kind)
+	g, entries, err := q.providerEntries(ctx, group, version, kind)
 	if err != nil {
 		return nil, err
 	}
-	type key struct{ pkg, channel, bundle, replaces string }
+	type key struct {
+		pkg, channel, bundle int32
+		replaces             string
+	}
 	seen := map[key]bool{}
 	var out []*api.ChannelEntry
-	for _, e := range entries {
-		k := key{e.pkg, e.channel, e.bundle, e.replacesName}
+	for _, i := range entries {
+		e := &g.entries[i]
+		k := key{e.pkg, e.channel, e.bundle, g.replacesName(e)}
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, &api.ChannelEntry{PackageName: e.pkg, ChannelName: e.channel, BundleName: e.bundle, Replaces: e.replacesName})
+		out = append(out, g.channelEntry(e))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", group, version, kind)
@@ -227,14 +235,16 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 // latestProviders groups provider entries by (package, channel) and keeps
 // the one nearest the head (minimum depth; on a tie, the lowest
 // entry_id), in (package, channel) order, as opm's GROUP BY with MIN(depth).
-func (q *Querier) latestProviders(ctx context.Context, group, version, kind string) ([]*entry, error) {
-	entries, err := q.providerEntries(ctx, group, version, kind)
+func (q *Querier) latestProviders(ctx context.Context, group, version, kind string) (*graph, []*entry, error) {
+	g, entries, err := q.providerEntries(ctx, group, version, kind)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	best := map[chanKey]*entry{}
-	for _, e := range entries {
-		k := chanKey{e.pkg, e.channel}
+	type channel struct{ pkg, channel int32 }
+	best := map[channel]*entry{}
+	for _, i := range entries {
+		e := &g.entries[i]
+		k := channel{e.pkg, e.channel}
 		if cur, ok := best[k]; !ok || e.depth < cur.depth {
 			best[k] = e
 		}
@@ -243,13 +253,15 @@ func (q *Querier) latestProviders(ctx context.Context, group, version, kind stri
 	for _, e := range best {
 		out = append(out, e)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].pkg != out[j].pkg {
-			return out[i].pkg < out[j].pkg
-		}
-		return out[i].channel < out[j].channel
-	})
-	return out, nil
+	// Name ids compare as the names do.
+	slices.SortFunc(out, func(a, b *entry) int { return cmp.Or(cmp.Compare(a.pkg, b.pkg), cmp.Compare(a.channel, b.channel)) })
+	return g, out, nil
+}
+
+// channelEntry is the api message of e, with the name of the entry it
+// replaces.
+func (g *graph) channelEntry(e *entry) *api.ChannelEntry {
+	return &api.ChannelEntry{PackageName: g.names[e.pkg], ChannelName: g.names[e.channel], BundleName: g.names[e.bundle], Replaces: g.replacesName(e)}
 }
 
 // GetLatestChannelEntriesThatProvide returns one entry per channel: the
@@ -259,13 +271,13 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	latest, err := q.latestProviders(ctx, group, version, kind)
+	g, latest, err := q.latestProviders(ctx, group, version, kind)
 	if err != nil {
 		return nil, err
 	}
 	var out []*api.ChannelEntry
 	for _, e := range latest {
-		out = append(out, &api.ChannelEntry{PackageName: e.pkg, ChannelName: e.channel, BundleName: e.bundle, Replaces: e.replacesName})
+		out = append(out, g.channelEntry(e))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", group, version, kind)
@@ -280,23 +292,20 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 // provider's bundle column is NULL, even if another package would do.
 func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kind string) (*api.Bundle, error) {
 	notFound := fmt.Errorf("no entry found that provides %s %s %s", group, version, kind)
-	latest, err := q.latestProviders(ctx, group, version, kind)
-	if err != nil {
-		return nil, err
-	}
-	g, err := q.graph(ctx)
+	g, latest, err := q.latestProviders(ctx, group, version, kind)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range latest {
-		p, err := q.pkg(ctx, e.pkg)
+		pkg, channel := g.names[e.pkg], g.names[e.channel]
+		p, err := q.pkg(ctx, pkg)
 		if err != nil {
 			return nil, err
 		}
-		if p == nil || p.info.defaultChannel != e.channel {
+		if p == nil || p.info.defaultChannel != channel {
 			continue
 		}
-		b, err := q.bundle(ctx, g, e.bundle)
+		b, err := q.bundle(ctx, g, g.names[e.bundle])
 		if err != nil {
 			return nil, err
 		}
@@ -310,7 +319,7 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 		if m.null {
 			return nil, notFound
 		}
-		return q.bundleWithManifests(ctx, b, e.pkg, e.channel, m)
+		return q.bundleWithManifests(ctx, b, pkg, channel, m)
 	}
 	return nil, notFound
 }
@@ -334,49 +343,49 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 	// bundles mostly together: the last package read is held here even
 	// when it is too large for the package cache.
 	var last *pkgData
-	for i := range g.rows {
+	return g.eachRow(func(r *listRow) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := &g.rows[i]
-		owner := g.owner[r.bundle]
-		if last == nil || last.info.name != owner {
-			if last, err = q.pkg(ctx, owner); err != nil {
+		if last == nil || last.info.name != r.owner {
+			if last, err = q.pkg(ctx, r.owner); err != nil {
 				return err
 			}
 		}
 		b := last.bundles[r.bundle]
 		if b == nil {
-			return fmt.Errorf("index %s: bundle %s: not read with package %s", q.db.Path(), r.bundle, owner)
+			return fmt.Errorf("index %s: bundle %s: not read with package %s", q.db.Path(), r.bundle, r.owner)
 		}
-		out := &api.Bundle{}
-		if b.bundlePath == "" || !q.opts.omitManifests {
-			m, err := q.manifests(ctx, b.name)
-			if err != nil {
-				return err
-			}
-			if m.err != nil {
-				return fmt.Errorf("bundle %s: %w", b.name, m.err)
-			}
-			out.CsvJson, out.Object = m.csv, m.objs
-		}
-		out.CsvName = b.name
-		out.PackageName = r.pkg
-		out.ChannelName = r.channel
-		out.BundlePath = b.bundlePath
-		out.Version = b.version
-		out.SkipRange = b.skipRange
-		out.Replaces = r.replaces
-		out.Skips = r.skips
-		out.Dependencies = b.dependencies
-		out.Properties = b.properties
-		out.ProvidedApis = apis(b.provided, nil)
-		out.RequiredApis = apis(b.required, nil)
-		if err := fn(out); err != nil {
+		return q.listBundle(ctx, b, r, fn)
+	})
+}
+
+// listBundle calls fn with the ListBundles message of row r, bundle b.
+func (q *Querier) listBundle(ctx context.Context, b *bundleInfo, r *listRow, fn func(*api.Bundle) error) error {
+	out := &api.Bundle{}
+	if b.bundlePath == "" || !q.opts.omitManifests {
+		m, err := q.manifests(ctx, b.name)
+		if err != nil {
 			return err
 		}
+		if m.err != nil {
+			return fmt.Errorf("bundle %s: %w", b.name, m.err)
+		}
+		out.CsvJson, out.Object = m.csv, m.objs
 	}
-	return nil
+	out.CsvName = b.name
+	out.PackageName = r.pkg
+	out.ChannelName = r.channel
+	out.BundlePath = b.bundlePath
+	out.Version = b.version
+	out.SkipRange = b.skipRange
+	out.Replaces = r.replaces
+	out.Skips = r.skips
+	out.Dependencies = b.dependencies
+	out.Properties = b.properties
+	out.ProvidedApis = apis(b.provided, nil)
+	out.RequiredApis = apis(b.required, nil)
+	return fn(out)
 }
 
 // fullBundle is the GetBundle-family answer for b in pkg/channel.
