@@ -32,3 +32,22 @@ func tuneBatchGC(f *migrateFlags) {
 		debug.SetMemoryLimit(batchMemoryLimit)
 	}
 }
+
+// serveLoadMemoryLimit is serve's soft memory limit while it loads a
+// catalog directory. The load decodes the whole catalog once while its
+// live heap is only the growing index and the few packages in flight: the
+// limit keeps what the collector lets pile up between cycles within a
+// fixed budget however large the catalog; a small catalog's heap stays
+// under it and pays nothing.
+const serveLoadMemoryLimit = 64 << 20
+
+// loadGCBudget applies serve's load limit unless the user set GOMEMLIMIT,
+// and returns the function that restores the previous limit: a
+// long-running server keeps no artificial limit.
+func loadGCBudget() (restore func()) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(serveLoadMemoryLimit)
+	return func() { debug.SetMemoryLimit(prev) }
+}

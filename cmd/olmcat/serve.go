@@ -103,6 +103,9 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	addr := lis.Addr().String()
 	logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
 	load := func(ctx context.Context) (registry.Querier, error) {
+		if in.Kind == source.KindDeclcfg {
+			defer loadGCBudget()()
+		}
 		return source.OpenInput(ctx, in, source.WithCacheDir(f.cacheDir), source.WithLogger(logger))
 	}
 	ready := func(registry.Querier) {
