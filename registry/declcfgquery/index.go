@@ -23,11 +23,32 @@ type indexBuilder struct {
 	propIdx map[[2]string]int32
 	apiIdx  map[manifest.GVK]int32
 	depIdx  map[[2]string]int32
+	// strNo numbers the membership strings in the Querier's strs.
+	strNo map[string]int32
 }
 
 func newIndexBuilder() *indexBuilder {
-	return &indexBuilder{q: &Querier{}, strs: map[string]string{}, byName: map[[2]string]int32{},
-		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{}}
+	return &indexBuilder{q: &Querier{strs: []string{""}}, strs: map[string]string{}, byName: map[[2]string]int32{},
+		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{},
+		strNo: map[string]int32{"": 0}}
+}
+
+// strNum is s's number in the Querier's strs, added when new.
+func (ib *indexBuilder) strNum(s string) int32 {
+	return number(ib.strNo, s, &ib.q.strs, s)
+}
+
+// member appends a membership of bundle i with the strings and skips
+// given.
+func (ib *indexBuilder) member(i int32, channel, replaces, skipRange, deprecation string, skips []string) {
+	q := ib.q
+	m := memberRec{bundle: i, channel: ib.strNum(channel), replaces: ib.strNum(replaces),
+		skipRange: ib.strNum(skipRange), deprecation: ib.strNum(deprecation), skipLo: int32(len(q.skips))}
+	for _, s := range skips {
+		q.skips = append(q.skips, ib.strNum(s))
+	}
+	m.skipHi = int32(len(q.skips))
+	q.members = append(q.members, m)
 }
 
 func (ib *indexBuilder) intern(s string) string {
@@ -39,17 +60,6 @@ func (ib *indexBuilder) intern(s string) string {
 	}
 	ib.strs[s] = s
 	return s
-}
-
-func (ib *indexBuilder) internAll(ss []string) []string {
-	if len(ss) == 0 {
-		return nil
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = ib.intern(s)
-	}
-	return out
 }
 
 // addPackage adds a package and its bundle messages (one per channel
@@ -71,14 +81,7 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 				}
 			}
 		}
-		q.members = append(q.members, memberRec{
-			bundle:      i,
-			channel:     ib.intern(b.ChannelName),
-			replaces:    ib.intern(b.Replaces),
-			skipRange:   ib.intern(b.SkipRange),
-			deprecation: b.GetDeprecation().GetMessage(),
-			skips:       ib.internAll(b.Skips),
-		})
+		ib.member(i, b.ChannelName, b.Replaces, b.SkipRange, b.GetDeprecation().GetMessage(), b.Skips)
 	}
 	return nil
 }
@@ -87,18 +90,23 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 func (ib *indexBuilder) record(b *api.Bundle) bundleRec {
 	q := ib.q
 	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: ib.intern(b.Version), bundlePath: b.BundlePath}
+	rec.at[propNums] = int32(len(q.nums))
 	for _, p := range b.Properties {
-		rec.props = append(rec.props, number(ib.propIdx, [2]string{p.Type, p.Value}, &q.props, p))
+		q.nums = append(q.nums, number(ib.propIdx, [2]string{p.Type, p.Value}, &q.props, p))
 	}
+	rec.at[providedNums] = int32(len(q.nums))
 	for _, g := range b.ProvidedApis {
-		rec.provided = append(rec.provided, ib.api(g))
+		q.nums = append(q.nums, ib.api(g))
 	}
+	rec.at[requiredNums] = int32(len(q.nums))
 	for _, g := range b.RequiredApis {
-		rec.required = append(rec.required, ib.api(g))
+		q.nums = append(q.nums, ib.api(g))
 	}
+	rec.at[depNums] = int32(len(q.nums))
 	for _, d := range b.Dependencies {
-		rec.deps = append(rec.deps, number(ib.depIdx, [2]string{d.Type, d.Value}, &q.deps, d))
+		q.nums = append(q.nums, number(ib.depIdx, [2]string{d.Type, d.Value}, &q.deps, d))
 	}
+	rec.at[numKinds] = int32(len(q.nums))
 	return rec
 }
 
@@ -143,7 +151,7 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	sort.Strings(q.names)
 	slices.SortFunc(q.members, func(a, b memberRec) int {
 		ra, rb := &q.bundles[a.bundle], &q.bundles[b.bundle]
-		return cmp.Or(cmp.Compare(a.channel, b.channel), cmp.Compare(ra.pkg, rb.pkg), cmp.Compare(ra.name, rb.name))
+		return cmp.Or(cmp.Compare(q.strs[a.channel], q.strs[b.channel]), cmp.Compare(ra.pkg, rb.pkg), cmp.Compare(ra.name, rb.name))
 	})
 	for i := range q.members {
 		m := &q.members[i]
@@ -152,15 +160,15 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 		if !ok {
 			return nil, fmt.Errorf("bundle %q: package %q not found", b.name, b.pkg)
 		}
-		ci, ok := pi.channels[m.channel]
+		ci, ok := pi.channels[q.strs[m.channel]]
 		if !ok {
-			return nil, fmt.Errorf("bundle %q: package %q, channel %q not found", b.name, b.pkg, m.channel)
+			return nil, fmt.Errorf("bundle %q: package %q, channel %q not found", b.name, b.pkg, q.strs[m.channel])
 		}
 		switch {
 		case ci.lo < 0:
 			ci.lo = int32(i)
 		case q.bundles[q.members[i-1].bundle].name == b.name:
-			return nil, fmt.Errorf("package %q, channel %q: bundle %q listed twice", b.pkg, m.channel, b.name)
+			return nil, fmt.Errorf("package %q, channel %q: bundle %q listed twice", b.pkg, q.strs[m.channel], b.name)
 		}
 		ci.hi = int32(i) + 1
 	}
@@ -181,6 +189,7 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	// The records and provider lists were appended one by one: keep them
 	// at their size, not at the capacity the last growth left.
 	q.members, q.bundles = slices.Clone(q.members), slices.Clone(q.bundles)
+	q.nums, q.strs, q.skips = slices.Clone(q.nums), slices.Clone(q.strs), slices.Clone(q.skips)
 	for _, index := range []map[manifest.GVK][]edge{q.providers, q.latest} {
 		for k, edges := range index {
 			index[k] = slices.Clone(edges)
@@ -202,15 +211,16 @@ func (q *Querier) index() {
 	for i := range q.members {
 		m := &q.members[i]
 		mi := int32(i)
-		q.replacers[m.replaces] = append(q.replacers[m.replaces], mi)
-		for _, s := range m.skips {
+		replaces := q.strs[m.replaces]
+		q.replacers[replaces] = append(q.replacers[replaces], mi)
+		for _, s := range q.skipsOf(m) {
 			if s != m.replaces {
-				q.replacers[s] = append(q.replacers[s], mi)
+				q.replacers[q.strs[s]] = append(q.replacers[q.strs[s]], mi)
 			}
 		}
 		for _, k := range q.providedGVKs(m.bundle) {
 			q.providers[k] = append(q.providers[k], edge{mi, -1})
-			for j, s := range m.skips {
+			for j, s := range q.skipsOf(m) {
 				if s != m.replaces {
 					q.providers[k] = append(q.providers[k], edge{mi, int32(j)})
 				}
@@ -224,8 +234,8 @@ func (q *Querier) index() {
 			h := &q.members[ci.head]
 			for _, k := range q.providedGVKs(h.bundle) {
 				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
-				for j, s := range h.skips {
-					if _, in := q.member(ci, s); in && s != h.replaces {
+				for j, s := range q.skipsOf(h) {
+					if _, in := q.member(ci, q.strs[s]); in && s != h.replaces {
 						q.latest[k] = append(q.latest[k], edge{ci.head, int32(j)})
 					}
 				}
@@ -238,7 +248,7 @@ func (q *Querier) index() {
 // order.
 func (q *Querier) providedGVKs(i int32) []manifest.GVK {
 	var out []manifest.GVK
-	for _, n := range q.bundles[i].provided {
+	for _, n := range q.numbers(&q.bundles[i], providedNums) {
 		g := q.apis[n]
 		k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
 		if !slices.Contains(out, k) {

@@ -34,6 +34,14 @@ type Querier struct {
 	props []*api.Property
 	apis  []*api.GroupVersionKind
 	deps  []*api.Dependency
+	// nums holds every bundle's message numbers back to back (bundleRec.at
+	// says where), so a bundle record holds no slices.
+	nums []int32
+	// strs are the distinct channel, edge, skip range and deprecation
+	// strings of the memberships, by number; strs[0] is "". skips holds
+	// every membership's skips, as numbers in strs, back to back.
+	strs  []string
+	skips []int32
 	// replacers are the GetChannelEntriesThatReplace answers, by the name
 	// replaced or skipped: members, in members order.
 	replacers map[string][]int32
@@ -74,30 +82,66 @@ func (q *Querier) member(ci *chanIndex, name string) (int32, bool) {
 // replaces is name or whose skips include it.
 func (q *Querier) replacer(ci *chanIndex, name string) (int32, bool) {
 	for i := ci.lo; i < ci.hi; i++ {
-		if m := &q.members[i]; m.replaces == name || slices.Contains(m.skips, name) {
+		m := &q.members[i]
+		if q.strs[m.replaces] == name {
 			return i, true
+		}
+		for _, s := range q.skipsOf(m) {
+			if q.strs[s] == name {
+				return i, true
+			}
 		}
 	}
 	return 0, false
 }
 
 // bundleRec is what the index keeps of a distinct bundle: the fields all
-// its channel memberships have in common, messages as indexes into the
-// Querier's tables (props, apis for provided and required, deps), in the
-// order the bundle lists them.
+// its channel memberships have in common, and its messages as numbers in
+// the Querier's tables (props, apis for provided and required, deps), in
+// the order the bundle lists them: numbers of kind k are
+// Querier.nums[at[k]:at[k+1]].
 type bundleRec struct {
-	pkg, name, version, bundlePath  string
-	props, provided, required, deps []int32
+	pkg, name, version, bundlePath string
+	at                             [numKinds + 1]int32
 }
 
-// memberRec is one channel membership of bundles[bundle].
+// numKind names a list of message numbers of a bundle record.
+type numKind int
+
+const (
+	propNums numKind = iota
+	providedNums
+	requiredNums
+	depNums
+	numKinds
+)
+
+// numbers is rec's list of message numbers of kind k.
+func (q *Querier) numbers(rec *bundleRec, k numKind) []int32 {
+	return q.nums[rec.at[k]:rec.at[k+1]:rec.at[k+1]]
+}
+
+// memberRec is one channel membership of bundles[bundle]; its strings are
+// numbers in Querier.strs and its skips Querier.skips[skipLo:skipHi].
 type memberRec struct {
-	bundle      int32
-	channel     string
-	replaces    string
-	skipRange   string
-	deprecation string
-	skips       []string
+	bundle                                    int32
+	channel, replaces, skipRange, deprecation int32
+	skipLo, skipHi                            int32
+}
+
+// skipsOf is m's skips, as numbers in strs.
+func (q *Querier) skipsOf(m *memberRec) []int32 { return q.skips[m.skipLo:m.skipHi:m.skipHi] }
+
+// skipNames is m's skips.
+func (q *Querier) skipNames(m *memberRec) []string {
+	if m.skipLo == m.skipHi {
+		return nil
+	}
+	out := make([]string, 0, m.skipHi-m.skipLo)
+	for _, s := range q.skipsOf(m) {
+		out = append(out, q.strs[s])
+	}
+	return out
 }
 
 // edge is one entry of a provider answer: member's replaces edge when

@@ -190,12 +190,12 @@ func errNoProviders(group, version, kind string) error {
 // entry is the channel entry of an index edge.
 func (q *Querier) entry(e edge) *api.ChannelEntry {
 	m := &q.members[e.member]
-	replaces := m.replaces
+	replaces := q.strs[m.replaces]
 	if e.skip >= 0 {
-		replaces = m.skips[e.skip]
+		replaces = q.strs[q.skipsOf(m)[e.skip]]
 	}
 	b := &q.bundles[m.bundle]
-	return &api.ChannelEntry{PackageName: b.pkg, ChannelName: m.channel, BundleName: b.name, Replaces: replaces}
+	return &api.ChannelEntry{PackageName: b.pkg, ChannelName: q.strs[m.channel], BundleName: b.name, Replaces: replaces}
 }
 
 // message assembles member i's api.Bundle without manifests; with edges,
@@ -207,18 +207,18 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 	b := &api.Bundle{
 		CsvName:      rec.name,
 		PackageName:  rec.pkg,
-		ChannelName:  m.channel,
+		ChannelName:  q.strs[m.channel],
 		BundlePath:   rec.bundlePath,
-		ProvidedApis: pick(q.apis, rec.provided),
-		RequiredApis: pick(q.apis, rec.required),
+		ProvidedApis: pick(q.apis, q.numbers(rec, providedNums)),
+		RequiredApis: pick(q.apis, q.numbers(rec, requiredNums)),
 		Version:      rec.version,
-		SkipRange:    m.skipRange,
-		Dependencies: pick(q.deps, rec.deps),
-		Properties:   pick(q.props, rec.props),
-		Deprecation:  deprecation(m.deprecation),
+		SkipRange:    q.strs[m.skipRange],
+		Dependencies: pick(q.deps, q.numbers(rec, depNums)),
+		Properties:   pick(q.props, q.numbers(rec, propNums)),
+		Deprecation:  deprecation(q.strs[m.deprecation]),
 	}
 	if edges {
-		b.Replaces, b.Skips = m.replaces, m.skips
+		b.Replaces, b.Skips = q.strs[m.replaces], q.skipNames(m)
 	}
 	return b, nil
 }

@@ -88,7 +88,8 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		w.str(b.name)
 		w.str(b.version)
 		w.str(b.bundlePath)
-		for _, nums := range [][]int32{b.props, b.provided, b.required, b.deps} {
+		for k := range numKinds {
+			nums := q.numbers(b, k)
 			w.uvarint(uint64(len(nums)))
 			for _, n := range nums {
 				w.uvarint(uint64(n))
@@ -100,13 +101,13 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 	for i := range q.members {
 		m := &q.members[i]
 		w.uvarint(uint64(m.bundle))
-		w.str(m.channel)
-		w.str(m.replaces)
-		w.str(m.skipRange)
-		w.str(m.deprecation)
-		w.uvarint(uint64(len(m.skips)))
-		for _, s := range m.skips {
-			w.str(s)
+		for _, s := range []int32{m.channel, m.replaces, m.skipRange, m.deprecation} {
+			w.str(q.strs[s])
+		}
+		skips := q.skipsOf(m)
+		w.uvarint(uint64(len(skips)))
+		for _, s := range skips {
+			w.str(q.strs[s])
 		}
 	}
 	return nil
@@ -185,17 +186,13 @@ func (r *snapshotReader) int32(limit int) int32 {
 	return int32(v)
 }
 
-// numbers reads a count, then that many numbers below limit.
-func (r *snapshotReader) numbers(limit int) []int32 {
-	n := r.count(1)
-	if n == 0 {
-		return nil
+// numbers reads a count, then that many numbers below limit, appended
+// to nums.
+func (r *snapshotReader) numbers(nums []int32, limit int) []int32 {
+	for range r.count(1) {
+		nums = append(nums, r.int32(limit))
 	}
-	out := make([]int32, n)
-	for k := range out {
-		out[k] = r.int32(limit)
-	}
-	return out
+	return nums
 }
 
 func (r *snapshotReader) ref(files int) blobRef {
@@ -240,24 +237,23 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
 		b := bundleRec{pkg: r.str(), name: r.str(), version: r.str(), bundlePath: r.str()}
-		b.props = r.numbers(len(q.props))
-		b.provided = r.numbers(len(q.apis))
-		b.required = r.numbers(len(q.apis))
-		b.deps = r.numbers(len(q.deps))
+		for k, limit := range [numKinds]int{len(q.props), len(q.apis), len(q.apis), len(q.deps)} {
+			b.at[k] = int32(len(q.nums))
+			q.nums = r.numbers(q.nums, limit)
+		}
+		b.at[numKinds] = int32(len(q.nums))
 		q.bundles = append(q.bundles, b)
 		src.refs = append(src.refs, r.ref(nf))
 	}
 	nm := r.count(6)
 	q.members = make([]memberRec, 0, nm)
 	for range nm {
-		m := memberRec{bundle: r.int32(nb), channel: r.str(), replaces: r.str(), skipRange: r.str(), deprecation: r.str()}
-		if n := r.count(1); n > 0 {
-			m.skips = make([]string, n)
-			for k := range m.skips {
-				m.skips[k] = r.str()
-			}
+		bundle, channel, replaces, skipRange, deprecation := r.int32(nb), r.str(), r.str(), r.str(), r.str()
+		var skips []string
+		for range r.count(1) {
+			skips = append(skips, r.str())
 		}
-		q.members = append(q.members, m)
+		ib.member(bundle, channel, replaces, skipRange, deprecation, skips)
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errors.New("trailing data after the index")
