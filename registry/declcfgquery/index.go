@@ -190,10 +190,11 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	// at their size, not at the capacity the last growth left.
 	q.members, q.bundles = slices.Clone(q.members), slices.Clone(q.bundles)
 	q.nums, q.strs, q.skips = slices.Clone(q.nums), slices.Clone(q.strs), slices.Clone(q.skips)
-	for _, index := range []map[manifest.GVK][]edge{q.providers, q.latest} {
-		for k, edges := range index {
-			index[k] = slices.Clone(edges)
-		}
+	for k, members := range q.providers {
+		q.providers[k] = slices.Clone(members)
+	}
+	for k, edges := range q.latest {
+		q.latest[k] = slices.Clone(edges)
 	}
 	q.stats.Packages = len(ib.pkgs)
 	q.stats.Bundles = len(q.bundles)
@@ -205,28 +206,26 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 // every membership per call, in exactly the order those scans produced
 // them (members order; latest by package, channel).
 func (q *Querier) index() {
-	q.replacers = map[string][]int32{}
-	q.providers = map[manifest.GVK][]edge{}
+	q.replacers = nil
+	q.providers = map[manifest.GVK][]int32{}
 	q.latest = map[manifest.GVK][]edge{}
 	for i := range q.members {
 		m := &q.members[i]
 		mi := int32(i)
-		replaces := q.strs[m.replaces]
-		q.replacers[replaces] = append(q.replacers[replaces], mi)
+		q.replacers = append(q.replacers, replacer{m.replaces, mi})
 		for _, s := range q.skipsOf(m) {
 			if s != m.replaces {
-				q.replacers[q.strs[s]] = append(q.replacers[q.strs[s]], mi)
+				q.replacers = append(q.replacers, replacer{s, mi})
 			}
 		}
 		for _, k := range q.providedGVKs(m.bundle) {
-			q.providers[k] = append(q.providers[k], edge{mi, -1})
-			for j, s := range q.skipsOf(m) {
-				if s != m.replaces {
-					q.providers[k] = append(q.providers[k], edge{mi, int32(j)})
-				}
-			}
+			q.providers[k] = append(q.providers[k], mi)
 		}
 	}
+	slices.SortFunc(q.replacers, func(a, b replacer) int {
+		return cmp.Or(cmp.Compare(q.strs[a.name], q.strs[b.name]), cmp.Compare(a.member, b.member))
+	})
+	q.replacers = slices.Clip(q.replacers)
 	for _, n := range q.names {
 		pi := q.packages[n]
 		for _, c := range pi.pkg.Channels {
@@ -242,6 +241,32 @@ func (q *Querier) index() {
 			}
 		}
 	}
+}
+
+// appendEdges appends member mi's edges: its replaces edge, then one per
+// skip other than its replaces.
+func (q *Querier) appendEdges(edges []edge, mi int32) []edge {
+	m := &q.members[mi]
+	edges = append(edges, edge{mi, -1})
+	for j, s := range q.skipsOf(m) {
+		if s != m.replaces {
+			edges = append(edges, edge{mi, int32(j)})
+		}
+	}
+	return edges
+}
+
+// replacersOf are the members that replace or skip name, in members
+// order.
+func (q *Querier) replacersOf(name string) []replacer {
+	lo, _ := slices.BinarySearchFunc(q.replacers, name, func(r replacer, name string) int {
+		return cmp.Compare(q.strs[r.name], name)
+	})
+	hi := lo
+	for hi < len(q.replacers) && q.strs[q.replacers[hi].name] == name {
+		hi++
+	}
+	return q.replacers[lo:hi:hi]
 }
 
 // providedGVKs are bundle i's provided APIs, each once, in first-seen

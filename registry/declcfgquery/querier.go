@@ -42,13 +42,15 @@ type Querier struct {
 	// every membership's skips, as numbers in strs, back to back.
 	strs  []string
 	skips []int32
-	// replacers are the GetChannelEntriesThatReplace answers, by the name
-	// replaced or skipped: members, in members order.
-	replacers map[string][]int32
-	// providers and latest are the GetChannelEntriesThatProvide and
-	// GetLatestChannelEntriesThatProvide answers by GVK, so no call scans
-	// the catalog.
-	providers map[manifest.GVK][]edge
+	// replacers are the GetChannelEntriesThatReplace answers: a pair per
+	// member and name it replaces or skips, sorted by name then member, so
+	// a name's answer is a contiguous run in members order.
+	replacers []replacer
+	// providers are the members providing each GVK, in members order
+	// (GetChannelEntriesThatProvide expands their edges per call); latest
+	// are the GetLatestChannelEntriesThatProvide answers by GVK, so no
+	// call scans the catalog.
+	providers map[manifest.GVK][]int32
 	latest    map[manifest.GVK][]edge
 	// src reads a bundle's manifests.
 	src   manifestSource
@@ -143,6 +145,9 @@ func (q *Querier) skipNames(m *memberRec) []string {
 	}
 	return out
 }
+
+// replacer says that members[member] replaces or skips strs[name].
+type replacer struct{ name, member int32 }
 
 // edge is one entry of a provider answer: member's replaces edge when
 // skip is -1, else its skips[skip] edge.

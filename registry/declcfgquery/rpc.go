@@ -79,13 +79,13 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	members := q.replacers[name]
+	members := q.replacersOf(name)
 	if len(members) == 0 {
 		return nil, fmt.Errorf("no channel entries found that replace %s", name)
 	}
 	out := make([]*api.ChannelEntry, len(members))
-	for k, i := range members {
-		out[k] = q.entry(edge{i, -1})
+	for k, r := range members {
+		out[k] = q.entry(edge{r.member, -1})
 	}
 	return out, nil
 }
@@ -114,23 +114,26 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 // provides the GVK, an entry for its replaces edge and one per other skip
 // (whether or not the skipped bundle is in the channel).
 func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
-	return q.providerEntries(ctx, q.providers, group, version, kind)
+	var edges []edge
+	for _, mi := range q.providers[manifest.GVK{Group: group, Version: version, Kind: kind}] {
+		edges = q.appendEdges(edges, mi)
+	}
+	return q.providerEntries(ctx, edges, group, version, kind)
 }
 
 // GetLatestChannelEntriesThatProvide looks only at channel heads: for each
 // head that provides the GVK, an entry for its replaces edge and one per
 // other skip that is a member of the channel.
 func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group, version, kind string) ([]*api.ChannelEntry, error) {
-	return q.providerEntries(ctx, q.latest, group, version, kind)
+	return q.providerEntries(ctx, q.latest[manifest.GVK{Group: group, Version: version, Kind: kind}], group, version, kind)
 }
 
-// providerEntries are the entries of the index edges of the GVK, the
-// not-found error when there are none.
-func (q *Querier) providerEntries(ctx context.Context, index map[manifest.GVK][]edge, group, version, kind string) ([]*api.ChannelEntry, error) {
+// providerEntries are the entries of the edges of the GVK, the not-found
+// error when there are none.
+func (q *Querier) providerEntries(ctx context.Context, edges []edge, group, version, kind string) ([]*api.ChannelEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	edges := index[manifest.GVK{Group: group, Version: version, Kind: kind}]
 	if len(edges) == 0 {
 		return nil, errNoProviders(group, version, kind)
 	}

@@ -1,0 +1,43 @@
+package declcfgquery
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
+)
+
+// maxIndexBytesPerBundle bounds what a loaded Querier keeps per bundle of
+// a generated catalog (1.5 channel memberships each): the index must not
+// grow per-bundle Go slices, string headers or maps back.
+const maxIndexBytesPerBundle = 600
+
+// TestLoadIndexBytesPerBundle measures the heap a loaded Querier keeps
+// (live heap after Load minus before, after collections) and bounds it
+// per bundle. It runs alone (not parallel), so no other test's heap is
+// counted.
+func TestLoadIndexBytesPerBundle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a 2,400-bundle catalog")
+	}
+	dir := t.TempDir()
+	if err := catalogtest.Generate(dir, 2400); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	q, err := Load(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perBundle := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(q.stats.Bundles)
+	t.Logf("%d bundles, %d channel entries: %d index bytes per bundle", q.stats.Bundles, q.stats.ChannelEntries, perBundle)
+	if perBundle > maxIndexBytesPerBundle {
+		t.Errorf("the index keeps %d bytes per bundle, want at most %d", perBundle, maxIndexBytesPerBundle)
+	}
+	runtime.KeepAlive(q)
+}
