@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/operator-catalog/olmcat/legacy"
 )
@@ -112,9 +113,40 @@ type rawEntry struct {
 	depth                int32
 }
 
+// rawChunk is how many rawEntry rows are allocated at once: the rows
+// are kept in fixed chunks so that reading them never copies them.
+const rawChunk = 1 << 13
+
+// rawEntries are the channel_entry rows in entry_id order, in chunks.
+type rawEntries struct {
+	chunks [][]rawEntry
+	n      int
+}
+
+func (r *rawEntries) add(e rawEntry) {
+	if r.n%rawChunk == 0 {
+		r.chunks = append(r.chunks, make([]rawEntry, 0, rawChunk))
+	}
+	last := len(r.chunks) - 1
+	r.chunks[last] = append(r.chunks[last], e)
+	r.n++
+}
+
+func (r *rawEntries) at(i int) *rawEntry { return &r.chunks[i/rawChunk][i%rawChunk] }
+
+// index is the position of the row with the entry_id; false when none.
+func (r *rawEntries) index(id int64) (int, bool) {
+	i := sort.Search(r.n, func(i int) bool { return r.at(i).id >= id })
+	return i, i < r.n && r.at(i).id == id
+}
+
 // readGraph reads channel_entry and the bundle names and links them.
 func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
-	ids := map[string]int32{}
+	bundleRows, err := db.BundleNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]int32, len(bundleRows)+len(bundleRows)/8)
 	var names []string
 	intern := func(s string) int32 {
 		if id, ok := ids[s]; ok {
@@ -124,36 +156,39 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 		names = append(names, s)
 		return ids[s]
 	}
-	var raw []rawEntry
-	err := db.Entries(ctx, func(e legacy.ChannelEntry) error {
-		if e.Depth < math.MinInt32 || e.Depth > math.MaxInt32 {
+	var raw rawEntries
+	last := int64(math.MinInt64)
+	err = db.Entries(ctx, func(e legacy.ChannelEntry) error {
+		switch {
+		case e.ID <= last:
+			return fmt.Errorf("channel_entry %d: not in entry_id order", e.ID)
+		case e.Depth < math.MinInt32 || e.Depth > math.MaxInt32:
 			return fmt.Errorf("channel_entry %d: depth %d out of range", e.ID, e.Depth)
+		case raw.n == math.MaxInt32 || len(names) >= math.MaxInt32-3:
+			return fmt.Errorf("channel_entry %d: too many rows to serve", e.ID)
 		}
-		raw = append(raw, rawEntry{id: e.ID, replaces: e.Replaces, pkg: intern(e.Package), channel: intern(e.Channel), bundle: intern(e.Bundle), depth: int32(e.Depth)})
+		last = e.ID
+		raw.add(rawEntry{id: e.ID, replaces: e.Replaces, pkg: intern(e.Package), channel: intern(e.Channel), bundle: intern(e.Bundle), depth: int32(e.Depth)})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) > math.MaxInt32 || len(names) > math.MaxInt32-1 {
-		return nil, fmt.Errorf("channel_entry: %d rows, too many to serve", len(raw))
-	}
-	slices.SortFunc(raw, func(a, b rawEntry) int { return cmp.Compare(a.id, b.id) })
+	clear(ids)
 	g := &graph{names: names}
 	remap := g.sortNames()
-	g.entries = make([]entry, len(raw))
-	for i, r := range raw {
+	g.entries = make([]entry, raw.n)
+	for i := range raw.n {
+		r := raw.at(i)
 		g.entries[i] = entry{pkg: remap[r.pkg], channel: remap[r.channel], bundle: remap[r.bundle], replaces: -1, depth: r.depth}
 		if r.replaces == 0 {
 			continue
 		}
-		if t, ok := slices.BinarySearchFunc(raw, r.replaces, func(e rawEntry, id int64) int { return cmp.Compare(e.id, id) }); ok {
+		if t, ok := raw.index(r.replaces); ok {
 			g.entries[i].replaces = int32(t)
 		}
 	}
-	if err := g.setOwners(ctx, db); err != nil {
-		return nil, err
-	}
+	g.setOwners(bundleRows)
 	g.link()
 	return g, nil
 }
@@ -176,12 +211,8 @@ func (g *graph) sortNames() []int32 {
 }
 
 // setOwners sets the owner of every bundle with an operatorbundle row
-// that some entry names.
-func (g *graph) setOwners(ctx context.Context, db *legacy.DB) error {
-	rows, err := db.BundleNames(ctx)
-	if err != nil {
-		return err
-	}
+// (rows: their names) that some entry names.
+func (g *graph) setOwners(rows []string) {
 	hasRow := newBitset(len(g.names))
 	for _, n := range rows {
 		if id, ok := g.id(n); ok {
@@ -200,7 +231,6 @@ func (g *graph) setOwners(ctx context.Context, db *legacy.DB) error {
 			}
 		}
 	}
-	return nil
 }
 
 // link builds the lookup groups and marks the chain once every entry is

@@ -11,11 +11,14 @@ import (
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
-// packageCacheBytes bounds the LRU of read packages (metadata only, sized
-// roughly): RPCs for one package come in bursts (GetPackage, then
-// GetBundle of its channel heads), and ListBundles walks bundles in name
-// order, which keeps a package's bundles together.
-const packageCacheBytes = 16 << 20
+// packageCacheBytes bounds the LRU of read packages by bytes (metadata
+// only, sized as bundleInfo.size estimates it), so a package of large
+// bundles takes the room of many small ones. RPCs for one package come in
+// bursts (GetPackage, then GetBundle of its channel heads), and
+// ListBundles walks bundles in name order, which keeps a package's
+// bundles together: a few packages' worth is what repeats, and anything
+// held beyond that grows with the catalog a client has touched.
+const packageCacheBytes = 4 << 20
 
 // pkgData is what the Querier keeps of one package read with ReadPackage.
 type pkgData struct {
@@ -81,16 +84,22 @@ func (g *graph) served(bundle string) (int32, bool) {
 	return id, ok && g.owner[id] >= 0
 }
 
-// size is about the bytes a bundleInfo holds.
+// size is about the bytes a bundleInfo holds: its strings, and per row
+// an api message (with its pointer) or a GVK.
 func (b *bundleInfo) size() int64 {
 	n := int64(256 + len(b.name) + len(b.bundlePath) + len(b.version) + len(b.skipRange))
 	for _, p := range b.properties {
-		n += int64(64 + len(p.Type) + len(p.Value))
+		n += int64(96 + len(p.Type) + len(p.Value))
 	}
 	for _, d := range b.dependencies {
-		n += int64(64 + len(d.Type) + len(d.Value))
+		n += int64(96 + len(d.Type) + len(d.Value))
 	}
-	return n + int64(48*(len(b.provided)+len(b.required)))
+	for _, gs := range [][]manifest.GVK{b.provided, b.required} {
+		for _, g := range gs {
+			n += int64(48 + len(g.Group) + len(g.Version) + len(g.Kind))
+		}
+	}
+	return n
 }
 
 // facts are what the provider RPCs and the plurals of the GetBundle
