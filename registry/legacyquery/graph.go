@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/operator-catalog/olmcat/legacy"
 )
@@ -38,6 +39,11 @@ type graph struct {
 	// chain marks, by entry index, the entries on the real replaces
 	// chain (see markChain).
 	chain bitset
+	// csvAt memoizes, by bundle name id, which object of the bundle
+	// column is the CSV, as position+2 (1: none; 0: not known yet); see
+	// Querier.splitManifests. The index is read-only, so a name always
+	// yields the same column.
+	csvAt []atomic.Int32
 }
 
 // entry is a channel_entry row, linked to the entry it replaces. Names
@@ -190,6 +196,7 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 	}
 	g.setOwners(bundleRows)
 	g.link()
+	g.csvAt = make([]atomic.Int32, len(g.names))
 	return g, nil
 }
 

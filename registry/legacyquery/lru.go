@@ -32,13 +32,17 @@ func (q *Querier) manifests(ctx context.Context, name string) (*manifests, error
 	if m, ok := q.cache.Get(name); ok {
 		return m, nil
 	}
+	g, err := q.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
 	_, objects, err := q.db.BundleManifests(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("read manifests of bundle %s: %w", name, err)
 	}
 	m := &manifests{name: name, null: objects == nil}
 	if len(objects) > 0 {
-		m.csv, m.objs, m.err = q.splitManifests(name, objects)
+		m.csv, m.objs, m.err = q.splitManifests(g, name, objects)
 		for _, o := range objects {
 			m.size += int64(len(o))
 		}

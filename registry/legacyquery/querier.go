@@ -78,9 +78,6 @@ type Querier struct {
 	factsVal  *facts
 	factsErr  error
 
-	// csvAt memoizes, by bundle name, which object of the bundle column
-	// is the CSV (-1: none); see splitManifests.
-	csvAt sync.Map
 	// cache holds the most recently served bundle columns, split.
 	cache *lru.Cache[string, *manifests]
 

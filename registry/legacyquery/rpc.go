@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -431,19 +432,24 @@ func (q *Querier) bundleWithManifests(ctx context.Context, b *bundleInfo, pkg, c
 // Finding the CSV means decoding whole objects, the largest cost of a
 // GetBundle-family call, so its position is remembered per bundle (the
 // index is read-only; the same name always yields the same column).
-func (q *Querier) splitManifests(name string, objects [][]byte) (string, []string, error) {
+func (q *Querier) splitManifests(g *graph, name string, objects [][]byte) (string, []string, error) {
 	out := make([]string, len(objects))
 	for i, o := range objects {
 		out[i] = unsafe.String(unsafe.SliceData(o), len(o))
 	}
-	if v, ok := q.csvAt.Load(name); ok {
-		if i := v.(int); i >= 0 && i < len(out) {
-			return out[i], out, nil
+	id, named := g.id(name)
+	if named {
+		if v := g.csvAt[id].Load(); v != 0 {
+			if i := v - 2; i >= 0 && int(i) < len(out) {
+				return out[i], out, nil
+			}
+			return "", nil, errNoCSV
 		}
-		return "", nil, errNoCSV
 	}
 	at := manifest.FindCSV(objects)
-	q.csvAt.Store(name, at)
+	if named && at < math.MaxInt32-2 {
+		g.csvAt[id].Store(int32(at) + 2)
+	}
 	if at < 0 {
 		return "", nil, errNoCSV
 	}
