@@ -181,6 +181,12 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 		return nil, err
 	}
 	clear(ids)
+	return newGraph(&raw, names, bundleRows), nil
+}
+
+// newGraph links the rows of channel_entry (names as provisional ids
+// into names) given the names of the operatorbundle rows.
+func newGraph(raw *rawEntries, names, bundleRows []string) *graph {
 	g := &graph{names: names}
 	remap := g.sortNames()
 	g.entries = make([]entry, raw.n)
@@ -197,7 +203,7 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 	g.setOwners(bundleRows)
 	g.link()
 	g.csvAt = make([]atomic.Int32, len(g.names))
-	return g, nil
+	return g
 }
 
 // sortNames sorts names and returns, by provisional id, the final id.

@@ -3,8 +3,10 @@ package legacyquery
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -143,4 +145,66 @@ func TestGraphMatchesReference(t *testing.T) {
 			assert.Equal(t, ref.rows, rows)
 		})
 	}
+}
+
+// syntheticEntries is a catalog of pkgs packages of n bundles each, every
+// bundle in two channels, each channel a replaces chain: the rows
+// readGraph would collect, with the names and the operatorbundle rows.
+func syntheticEntries(pkgs, n int) (*rawEntries, []string, []string) {
+	var raw rawEntries
+	var names, rows []string
+	id := func(s string) int32 {
+		names = append(names, s)
+		return int32(len(names) - 1)
+	}
+	stable, fast := id("stable"), id("fast")
+	var entryID int64
+	for p := range pkgs {
+		pkg := id(fmt.Sprintf("package-%05d", p))
+		first := len(names)
+		for b := range n {
+			rows = append(rows, fmt.Sprintf("package-%05d.v1.%d.0", p, b))
+			id(rows[len(rows)-1])
+		}
+		for _, ch := range []int32{stable, fast} {
+			for b := range n {
+				entryID++
+				e := rawEntry{id: entryID, pkg: pkg, channel: ch, bundle: int32(first + b), depth: int32(n - 1 - b)}
+				if b > 0 {
+					e.replaces = entryID - 1
+				}
+				raw.add(e)
+			}
+		}
+	}
+	return &raw, names, rows
+}
+
+// heapBytes is the live heap after a collection.
+func heapBytes() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestGraphIsCompact: linking a catalog of 100,000 entries allocates a
+// fixed number of slices (nothing per entry or per name) and keeps well
+// under 64 bytes per entry besides the name strings, which the graph
+// shares with its caller.
+func TestGraphIsCompact(t *testing.T) {
+	raw, names, rows := syntheticEntries(1000, 50)
+	allocs := testing.AllocsPerRun(1, func() { newGraph(raw, names, rows) })
+	assert.Less(t, allocs, 50.0, "allocations to link %d entries", raw.n)
+	before := heapBytes()
+	g := newGraph(raw, names, rows)
+	retained := heapBytes() - before
+	assert.Less(t, float64(retained)/float64(raw.n), 64.0, "bytes per entry kept by the graph")
+	t.Logf("%d entries: %.0f allocations, %.1f bytes per entry", raw.n, allocs, float64(retained)/float64(raw.n))
+	require.Len(t, g.entries, raw.n)
+	owner, ok := g.ownerOf(rows[len(rows)-1])
+	assert.True(t, ok)
+	assert.Equal(t, "package-00999", owner)
+	assert.Len(t, g.replacersOf(rows[0]), 2, "replaced in both channels")
+	runtime.KeepAlive(g)
 }
