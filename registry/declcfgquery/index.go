@@ -11,24 +11,27 @@ import (
 )
 
 // indexBuilder collects a catalog's records package by package and then
-// indexes them into a Querier. Strings are interned: a name that appears
-// as a bundle, a replaces edge and a skip is held once.
+// indexes them into a Querier. Strings are interned in the Querier's
+// strs: a name that appears as a bundle, a replaces edge and a skip is
+// held once.
 type indexBuilder struct {
-	q      *Querier
-	pkgs   []*api.Package
-	strs   map[string]string
+	q    *Querier
+	pkgs []*api.Package
+	// byName numbers the distinct bundles of the package being added: a
+	// package's bundles all come in the one addPackage call, so it never
+	// holds more than one package.
 	byName map[[2]string]int32
 	// propIdx, apiIdx and depIdx number the distinct messages of the
 	// Querier's tables.
 	propIdx map[[2]string]int32
 	apiIdx  map[manifest.GVK]int32
 	depIdx  map[[2]string]int32
-	// strNo numbers the membership strings in the Querier's strs.
+	// strNo numbers the interned strings in the Querier's strs.
 	strNo map[string]int32
 }
 
 func newIndexBuilder() *indexBuilder {
-	return &indexBuilder{q: &Querier{strs: []string{""}}, strs: map[string]string{}, byName: map[[2]string]int32{},
+	return &indexBuilder{q: &Querier{strs: []string{""}}, byName: map[[2]string]int32{},
 		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{},
 		strNo: map[string]int32{"": 0}}
 }
@@ -55,11 +58,7 @@ func (ib *indexBuilder) intern(s string) string {
 	if s == "" {
 		return ""
 	}
-	if v, ok := ib.strs[s]; ok {
-		return v
-	}
-	ib.strs[s] = s
-	return s
+	return ib.q.strs[ib.strNum(s)]
 }
 
 // addPackage adds a package and its bundle messages (one per channel
@@ -67,6 +66,7 @@ func (ib *indexBuilder) intern(s string) string {
 // called with the index and first message of every new distinct bundle.
 func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep func(i int32, b *api.Bundle) error) error {
 	ib.pkgs = append(ib.pkgs, p)
+	clear(ib.byName)
 	q := ib.q
 	for _, b := range bundles {
 		k := [2]string{b.PackageName, b.CsvName}

@@ -54,21 +54,23 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 	}
 	start := time.Now()
 	var q *Querier
+	var restored bool
 	if o.cacheDir == "" {
 		q, err = loadFromFiles(ctx, dir)
 	} else {
-		var restored bool
-		if q, restored, err = loadWithCache(ctx, dir, o, start); restored {
-			return q, nil
-		}
+		q, restored, err = loadWithCache(ctx, dir, o, start)
 	}
 	if err != nil {
 		return nil, err
 	}
-	// Loading peaks above what the Querier keeps (the lean catalog and its
-	// model) and the runtime would hold on to that peak for minutes: a
-	// server's resident size should be what it serves.
+	// Loading or restoring peaks above what the Querier keeps (the
+	// decoded packages, the snapshot, the builder's maps) and the runtime
+	// would hold on to that peak for minutes: a server's resident size
+	// should be what it serves.
 	debug.FreeOSMemory()
+	if restored {
+		return q, nil
+	}
 	o.logger.Info("catalog loaded", "dir", dir, "packages", q.stats.Packages, "channels", q.stats.Channels,
 		"bundles", q.stats.Bundles, "channelEntries", q.stats.ChannelEntries, "duration", time.Since(start))
 	return q, nil

@@ -213,7 +213,6 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 		src.stamps = append(src.stamps, fileStamp{size: int64(size), mod: time.Unix(0, int64(mod))})
 	}
 	ib := newIndexBuilder()
-	ib.strs = r.strs
 	for range r.count(3) {
 		p := &api.Package{}
 		if err := proto.Unmarshal(r.bytes(), p); err != nil && r.err == nil {
