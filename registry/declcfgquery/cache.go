@@ -112,7 +112,7 @@ func readCache(dir string, key [32]byte, catalog string) (*Querier, error) {
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(sum) {
 		return nil, errors.New("cache checksum mismatch")
 	}
-	r := &snapshotReader{b: body[head:], strs: map[string]string{}}
+	r := &snapshotReader{b: body[head:]}
 	ib, src, err := r.index(catalog)
 	if err != nil {
 		return nil, fmt.Errorf("read cache: %w", err)

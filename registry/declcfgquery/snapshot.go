@@ -119,9 +119,8 @@ var errSnapshotShort = errors.New("snapshot truncated or malformed")
 // snapshotReader decodes a snapshot body held in memory. The first
 // malformed value sets err; later reads return zero values.
 type snapshotReader struct {
-	b    []byte
-	err  error
-	strs map[string]string
+	b   []byte
+	err error
 }
 
 func (r *snapshotReader) uvarint() uint64 {
@@ -163,18 +162,17 @@ func (r *snapshotReader) bytes() []byte {
 	return out
 }
 
-// str is the next string, interned.
-func (r *snapshotReader) str() string {
+// str is the next string.
+func (r *snapshotReader) str() string { return string(r.bytes()) }
+
+// name is the next string, interned in ib (a bundle's or membership's
+// strings, which repeat across records).
+func (r *snapshotReader) name(ib *indexBuilder) string {
 	b := r.bytes()
-	if len(b) == 0 {
-		return ""
+	if n, ok := ib.strNo[string(b)]; ok {
+		return ib.q.strs[n]
 	}
-	if s, ok := r.strs[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	r.strs[s] = s
-	return s
+	return ib.intern(string(b))
 }
 
 func (r *snapshotReader) int32(limit int) int32 {
@@ -235,7 +233,7 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	q.bundles = make([]bundleRec, 0, nb)
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
-		b := bundleRec{pkg: r.str(), name: r.str(), version: r.str(), bundlePath: r.str()}
+		b := bundleRec{pkg: r.name(ib), name: r.name(ib), version: r.name(ib), bundlePath: r.str()}
 		for k, limit := range [numKinds]int{len(q.props), len(q.apis), len(q.apis), len(q.deps)} {
 			b.at[k] = int32(len(q.nums))
 			q.nums = r.numbers(q.nums, limit)
@@ -247,10 +245,10 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	nm := r.count(6)
 	q.members = make([]memberRec, 0, nm)
 	for range nm {
-		bundle, channel, replaces, skipRange, deprecation := r.int32(nb), r.str(), r.str(), r.str(), r.str()
+		bundle, channel, replaces, skipRange, deprecation := r.int32(nb), r.name(ib), r.name(ib), r.name(ib), r.name(ib)
 		var skips []string
 		for range r.count(1) {
-			skips = append(skips, r.str())
+			skips = append(skips, r.name(ib))
 		}
 		ib.member(bundle, channel, replaces, skipRange, deprecation, skips)
 	}
