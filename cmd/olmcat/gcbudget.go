@@ -39,7 +39,7 @@ func tuneBatchGC(f *migrateFlags) {
 // limit keeps what the collector lets pile up between cycles within a
 // fixed budget however large the catalog; a small catalog's heap stays
 // under it and pays nothing.
-const serveLoadMemoryLimit = 64 << 20
+const serveLoadMemoryLimit = 48 << 20
 
 // loadGCBudget applies serve's load limit unless the user set GOMEMLIMIT,
 // and returns the function that restores the previous limit: a

@@ -92,7 +92,7 @@ func (ib *indexBuilder) record(b *api.Bundle) bundleRec {
 	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: ib.intern(b.Version), bundlePath: b.BundlePath}
 	rec.at[propNums] = int32(len(q.nums))
 	for _, p := range b.Properties {
-		q.nums = append(q.nums, number(ib.propIdx, [2]string{p.Type, p.Value}, &q.props, p))
+		q.nums = append(q.nums, number(ib.propIdx, [2]string{p.Type, p.Value}, &q.props, propRec{ib.intern(p.Type), p.Value}))
 	}
 	rec.at[providedNums] = int32(len(q.nums))
 	for _, g := range b.ProvidedApis {

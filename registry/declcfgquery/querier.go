@@ -14,12 +14,13 @@ import (
 // metadata. It is immutable after construction and safe for concurrent
 // use; the messages it returns must not be modified.
 //
-// The index holds the catalog's distinct property, API and dependency
-// messages once (props, apis, deps); per distinct bundle, its names and
-// the indexes of its messages in those tables (bundleRec); per channel
-// membership, only its channel, edges and deprecation (memberRec). An
-// answer is assembled from those per call; manifests (csvJson, object)
-// come from src.
+// The index holds the catalog's distinct properties, APIs and
+// dependencies once (props, apis, deps); per distinct bundle, its names
+// and the numbers of its entries in those tables, all in one arena
+// (bundleRec, nums); per channel membership, only its channel, edges and
+// deprecation as numbers in one string table (memberRec, strs, skips). No
+// record holds a slice or map of its own. An answer is assembled from
+// those per call; manifests (csvJson, object) come from src.
 type Querier struct {
 	packages map[string]*pkgIndex
 	names    []string // package names, sorted
@@ -28,10 +29,13 @@ type Querier struct {
 	// members holds one record per channel membership, sorted by
 	// (channel, package, bundle) as opm serve streams ListBundles.
 	members []memberRec
-	// props, apis and deps are the distinct property, API and dependency
-	// messages of the catalog, which bundle records index. Every answer
-	// shares them; they are never modified.
-	props []*api.Property
+	// props, apis and deps are the distinct properties, APIs and
+	// dependencies of the catalog, which bundle records index. Answers
+	// share the API and dependency messages, which are never modified;
+	// property messages are made per call (a catalog has about one
+	// distinct property per bundle, and a message costs more than its
+	// strings).
+	props []propRec
 	apis  []*api.GroupVersionKind
 	deps  []*api.Dependency
 	// nums holds every bundle's message numbers back to back (bundleRec.at
@@ -145,6 +149,9 @@ func (q *Querier) skipNames(m *memberRec) []string {
 	}
 	return out
 }
+
+// propRec is a distinct property: its type (interned) and value.
+type propRec struct{ typ, value string }
 
 // replacer says that members[member] replaces or skips strs[name].
 type replacer struct{ name, member int32 }

@@ -217,13 +217,27 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 		Version:      rec.version,
 		SkipRange:    q.strs[m.skipRange],
 		Dependencies: pick(q.deps, q.numbers(rec, depNums)),
-		Properties:   pick(q.props, q.numbers(rec, propNums)),
+		Properties:   q.properties(rec),
 		Deprecation:  deprecation(q.strs[m.deprecation]),
 	}
 	if edges {
 		b.Replaces, b.Skips = q.strs[m.replaces], q.skipNames(m)
 	}
 	return b, nil
+}
+
+// properties are rec's property messages, made per call from the index's
+// distinct properties.
+func (q *Querier) properties(rec *bundleRec) []*api.Property {
+	nums := q.numbers(rec, propNums)
+	if len(nums) == 0 {
+		return nil
+	}
+	out := make([]*api.Property, len(nums))
+	for k, n := range nums {
+		out[k] = &api.Property{Type: q.props[n].typ, Value: q.props[n].value}
+	}
+	return out
 }
 
 // pick is the elements of table at the indexes idx, nil for none.

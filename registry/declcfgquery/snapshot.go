@@ -67,8 +67,8 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 	}
 	w.uvarint(uint64(len(q.props)))
 	for _, p := range q.props {
-		w.str(p.Type)
-		w.str(p.Value)
+		w.str(p.typ)
+		w.str(p.value)
 	}
 	w.uvarint(uint64(len(q.apis)))
 	for _, g := range q.apis {
@@ -221,7 +221,7 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	}
 	q := ib.q
 	for range r.count(2) {
-		q.props = append(q.props, &api.Property{Type: r.str(), Value: r.str()})
+		q.props = append(q.props, propRec{typ: r.name(ib), value: r.str()})
 	}
 	for range r.count(3) {
 		q.apis = append(q.apis, &api.GroupVersionKind{Group: r.str(), Version: r.str(), Kind: r.str()})
