@@ -16,9 +16,11 @@ import (
 // bundles takes the room of many small ones. RPCs for one package come in
 // bursts (GetPackage, then GetBundle of its channel heads), and
 // ListBundles walks bundles in name order, which keeps a package's
-// bundles together: a few packages' worth is what repeats, and anything
-// held beyond that grows with the catalog a client has touched.
-const packageCacheBytes = 4 << 20
+// bundles together. A client walking the catalog package by package also
+// asks for replacers and providers in other packages, so the budget holds
+// that neighbourhood; anything beyond it only grows with the part of the
+// catalog a client has touched.
+const packageCacheBytes = 8 << 20
 
 // pkgData is what the Querier keeps of one package read with ReadPackage.
 type pkgData struct {
