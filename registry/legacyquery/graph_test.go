@@ -180,14 +180,6 @@ func syntheticEntries(pkgs, n int) (*rawEntries, []string, []string) {
 	return &raw, names, rows
 }
 
-// heapBytes is the live heap after a collection.
-func heapBytes() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // TestGraphIsCompact: linking a catalog of 100,000 entries allocates a
 // fixed number of slices (nothing per entry or per name) and keeps well
 // under 64 bytes per entry besides the name strings, which the graph
@@ -196,9 +188,9 @@ func TestGraphIsCompact(t *testing.T) {
 	raw, names, rows := syntheticEntries(1000, 50)
 	allocs := testing.AllocsPerRun(1, func() { newGraph(raw, names, rows) })
 	assert.Less(t, allocs, 50.0, "allocations to link %d entries", raw.n)
-	before := heapBytes()
+	before := heapInUse()
 	g := newGraph(raw, names, rows)
-	retained := heapBytes() - before
+	retained := heapInUse() - before
 	assert.Less(t, float64(retained)/float64(raw.n), 64.0, "bytes per entry kept by the graph")
 	t.Logf("%d entries: %.0f allocations, %.1f bytes per entry", raw.n, allocs, float64(retained)/float64(raw.n))
 	require.Len(t, g.entries, raw.n)
