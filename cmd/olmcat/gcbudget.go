@@ -5,49 +5,69 @@ import (
 	"runtime/debug"
 )
 
-// Migrate's collector budget. A plain migrate is a batch run whose live
-// heap is small and flat (the reader's rowid index plus the few packages
-// being converted) while it allocates the catalog's bytes several times
-// over: collecting at a higher GOGC saves most of the collector's CPU,
-// and the soft memory limit keeps the heap within a fixed budget however
-// large the catalog. The runtime's GC CPU limiter bounds the cost should
-// the live heap ever approach the limit.
+// The garbage collector budgets of the commands whose live heap is small
+// next to what they allocate. Each applies only where the user has not set
+// the matching GOGC or GOMEMLIMIT, and each returns the function that puts
+// the previous setting back when the command ends, so commands run in one
+// process (tests, a future library caller) do not inherit it.
 const (
-	batchGCPercent   = 300
-	batchMemoryLimit = 56 << 20
+	// A plain migrate is a batch run whose live heap is the reader's
+	// rowid index plus the few packages being converted, while it
+	// allocates the catalog's bytes several times over: collecting at a
+	// higher GOGC saves most of the collector's CPU, and the soft limit
+	// keeps the heap within a fixed budget however large the catalog. The
+	// runtime's GC CPU limiter bounds the cost should the live heap ever
+	// approach the limit.
+	migrateGCPercent   = 300
+	migrateMemoryLimit = 56 << 20
+
+	// serve decodes a catalog directory once while its live heap is only
+	// the growing index and the few packages in flight: the limit keeps
+	// what piles up between cycles within a fixed budget; a small
+	// catalog's heap stays under it and pays nothing. A long-running
+	// server keeps no artificial limit once loaded.
+	serveLoadMemoryLimit = 48 << 20
+
+	// During parity the two servers' indexes are most of what is live and
+	// stay for the whole check, while every answer is garbage once
+	// compared: collecting at half the live heap's growth keeps peak
+	// memory near what is live, for a little more CPU.
+	parityGCPercent = 50
 )
 
-// tuneBatchGC applies migrate's collector budget unless the user set GOGC
-// or GOMEMLIMIT, and only for runs that hold nothing catalog-sized (no
-// --verify, which serves both catalogs in process, and no --report-html,
-// which keeps every package's graphs until the page is written).
-func tuneBatchGC(f *migrateFlags) {
+// migrateGCBudget applies migrate's budget, only for runs that hold
+// nothing catalog-sized (no --verify, which serves both catalogs in
+// process, and no --report-html, which keeps every package's graphs until
+// the page is written).
+func migrateGCBudget(f *migrateFlags) (restore func()) {
 	if f.verify || f.reportHTML != "" {
-		return
+		return func() {}
 	}
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(batchGCPercent)
-	}
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		debug.SetMemoryLimit(batchMemoryLimit)
-	}
+	restoreGC := gcPercentUnlessSet(migrateGCPercent)
+	restoreLimit := memoryLimitUnlessSet(migrateMemoryLimit)
+	return func() { restoreLimit(); restoreGC() }
 }
 
-// serveLoadMemoryLimit is serve's soft memory limit while it loads a
-// catalog directory. The load decodes the whole catalog once while its
-// live heap is only the growing index and the few packages in flight: the
-// limit keeps what the collector lets pile up between cycles within a
-// fixed budget however large the catalog; a small catalog's heap stays
-// under it and pays nothing.
-const serveLoadMemoryLimit = 48 << 20
+// loadGCBudget applies serve's limit while a catalog directory loads.
+func loadGCBudget() (restore func()) { return memoryLimitUnlessSet(serveLoadMemoryLimit) }
 
-// loadGCBudget applies serve's load limit unless the user set GOMEMLIMIT,
-// and returns the function that restores the previous limit: a
-// long-running server keeps no artificial limit.
-func loadGCBudget() (restore func()) {
+// parityGCBudget applies parity's collector target.
+func parityGCBudget() (restore func()) { return gcPercentUnlessSet(parityGCPercent) }
+
+// gcPercentUnlessSet sets the collector's target unless GOGC is set.
+func gcPercentUnlessSet(percent int) (restore func()) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(percent)
+	return func() { debug.SetGCPercent(prev) }
+}
+
+// memoryLimitUnlessSet sets a soft memory limit unless GOMEMLIMIT is set.
+func memoryLimitUnlessSet(limit int64) (restore func()) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return func() {}
 	}
-	prev := debug.SetMemoryLimit(serveLoadMemoryLimit)
+	prev := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(prev) }
 }

@@ -33,3 +33,47 @@ func TestLoadGCBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestGCBudgetsAreRestored: every command's budget is undone when the
+// command ends, and a user's GOGC/GOMEMLIMIT keeps the budget away.
+func TestGCBudgetsAreRestored(t *testing.T) {
+	tests := []struct {
+		name        string
+		env         map[string]string
+		budget      func() func()
+		wantPercent int
+		wantLimit   int64
+	}{
+		{name: "migrate", budget: func() func() { return migrateGCBudget(&migrateFlags{}) }, wantPercent: migrateGCPercent, wantLimit: migrateMemoryLimit},
+		{name: "migrate --verify", budget: func() func() { return migrateGCBudget(&migrateFlags{verify: true}) }, wantPercent: 100, wantLimit: math.MaxInt64},
+		{name: "migrate with GOGC and GOMEMLIMIT", env: map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}, budget: func() func() { return migrateGCBudget(&migrateFlags{}) }, wantPercent: 100, wantLimit: math.MaxInt64},
+		{name: "parity", budget: parityGCBudget, wantPercent: parityGCPercent, wantLimit: math.MaxInt64},
+		{name: "parity with GOGC", env: map[string]string{"GOGC": "100"}, budget: parityGCBudget, wantPercent: 100, wantLimit: math.MaxInt64},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			prevPercent := debug.SetGCPercent(100)
+			defer debug.SetGCPercent(prevPercent)
+			prevLimit := debug.SetMemoryLimit(math.MaxInt64)
+			defer debug.SetMemoryLimit(prevLimit)
+			restore := tt.budget()
+			if got := debug.SetGCPercent(-1); got != tt.wantPercent {
+				t.Errorf("GC percent during the command = %d, want %d", got, tt.wantPercent)
+			}
+			debug.SetGCPercent(tt.wantPercent) // SetGCPercent(-1) turned the collector off
+			if got := debug.SetMemoryLimit(-1); got != tt.wantLimit {
+				t.Errorf("memory limit during the command = %d, want %d", got, tt.wantLimit)
+			}
+			restore()
+			if got := debug.SetGCPercent(100); got != 100 {
+				t.Errorf("GC percent after the command = %d, want 100", got)
+			}
+			if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+				t.Errorf("memory limit after the command = %d, want none", got)
+			}
+		})
+	}
+}

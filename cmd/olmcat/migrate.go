@@ -105,7 +105,7 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 // image's database).
 func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
-	tuneBatchGC(f)
+	defer migrateGCBudget(f)()
 	var report, page *reportFile
 	defer func() { report.discard(); page.discard() }()
 	var err error

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -61,12 +59,6 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 	return cmd
 }
 
-// parityGCPercent is the garbage collector's target during olmcat parity
-// unless GOGC is set: the two servers' indexes are most of what is live
-// and stay for the whole check, while every answer is garbage once
-// compared, so collecting at half the live heap's growth instead of all of
-// it keeps peak memory near what is live, for a little more CPU.
-const parityGCPercent = 50
 
 // htmlDiffsPerRule bounds the differences the --report-html page lists
 // per rule (each rule's count covers them all).
@@ -163,9 +155,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 		return usageError(err)
 	}
 	defer page.discard()
-	if _, set := os.LookupEnv("GOGC"); !set {
-		defer debug.SetGCPercent(debug.SetGCPercent(parityGCPercent))
-	}
+	defer parityGCBudget()()
 	stderr := cmd.ErrOrStderr()
 	prog := &parityProgress{w: stderr}
 	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
