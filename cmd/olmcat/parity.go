@@ -59,7 +59,6 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 	return cmd
 }
 
-
 // htmlDiffsPerRule bounds the differences the --report-html page lists
 // per rule (each rule's count covers them all).
 const htmlDiffsPerRule = 200
