@@ -75,3 +75,39 @@ func TestKeyCheckOffKey(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexKeyCheck: the rowid index compares each keyed row's (version,
+// bundlepath) with its bundle's as the columns' bytes, NULL apart from
+// "", so that exactly the tables holding a row keyed off its bundle get
+// the attached-by-name query.
+func TestIndexKeyCheck(t *testing.T) {
+	const row = `WHERE operatorbundle_name = 'foo.v0.3.1'`
+	tests := []struct {
+		name   string
+		update string
+		want   []string // tables with an attached-by-name repair
+	}{
+		{name: "every key matches"},
+		{name: "version differs", update: `UPDATE dependencies SET operatorbundle_version = '9.9.9' ` + row, want: []string{"dependencies"}},
+		{name: "NULL version", update: `UPDATE properties SET operatorbundle_version = NULL ` + row, want: []string{"properties"}},
+		{name: "empty version", update: `UPDATE api_provider SET operatorbundle_version = '' ` + row, want: []string{"api_provider"}},
+		{name: "version and path split elsewhere",
+			update: `UPDATE properties SET operatorbundle_path = substr(operatorbundle_version, -2) || operatorbundle_path, operatorbundle_version = substr(operatorbundle_version, 1, length(operatorbundle_version) - 2) ` + row,
+			want:   []string{"properties"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := buildDB(t, 13, smallFBBBundles(t))
+			if tc.update != "" {
+				testinput.ExecSQL(t, path, `PRAGMA foreign_keys = OFF`, tc.update)
+			}
+			db := openPath(t, path)
+			require.True(t, db.lazy != nil, "indexed open")
+			var tables []string
+			for _, r := range repairsOf(db.Repairs(), RepairAttachedByName) {
+				tables = append(tables, r.Table)
+			}
+			assert.ElementsMatch(t, tc.want, tables)
+		})
+	}
+}

@@ -125,10 +125,15 @@ func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
 const indexScans = 2
 
 // indexEntries scans channel_entry's rowids by package (NULL reads as "",
-// as the eager loader groups it) and its minimum depth.
+// as the eager loader groups it) and its minimum depth; with the checks to
+// run, also the bundle each entry names.
 func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error {
 	x.entryCount = map[string]int{}
-	rows, err := d.db.QueryContext(ctx, `SELECT rowid, ifnull(package_name, ''), depth, operatorbundle_name FROM channel_entry ORDER BY rowid`)
+	bundleCol := "NULL"
+	if checks {
+		bundleCol = "operatorbundle_name"
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT rowid, ifnull(package_name, ''), depth, `+bundleCol+` FROM channel_entry ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("index table channel_entry: %w", err)
 	}
@@ -137,23 +142,22 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 	var id int32
 	for first := true; rows.Next(); first = false {
 		var rowid int64
-		var pkg sql.RawBytes
+		var pkg, bundle textCol
 		var depth sql.NullInt64
-		var bundle sql.RawBytes
 		if err := rows.Scan(&rowid, &pkg, &depth, &bundle); err != nil {
 			return fmt.Errorf("index table channel_entry: %w", err)
 		}
-		same := !first && string(pkg) == prev
+		same := !first && pkg.s == prev
 		if !same {
-			prev, id = string(pkg), x.keys.id(pkg)
+			prev, id = pkg.s, x.keys.id(pkg.s)
 		}
 		x.entries.add(id, rowid, same)
 		x.entryCount[prev]++
 		if first || depth.Int64 < x.tip {
 			x.tip = depth.Int64
 		}
-		if checks && len(bundle) > 0 {
-			if b, ok := x.keys.lookupBytes(bundle); ok && b < x.facts.n && x.facts.entryPkg[b] < 0 {
+		if checks && bundle.s != "" {
+			if b, ok := x.keys.lookup(bundle.s); ok && b < x.facts.n && x.facts.entryPkg[b] < 0 {
 				x.facts.entryPkg[b] = id
 			}
 		}
@@ -168,7 +172,7 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 // are skipped, and in the api tables (keyed by the name cast to text, as
 // their loader does) empty ones too. With the checks to run, the rows of
 // keyedTables are checked against their bundle's key as they pass
-// (keyCheck's comparison, on the columns' text).
+// (keyCheck's comparison, on keyText).
 func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) error {
 	table := lazyTables[i]
 	key, keepEmpty := "operatorbundle_name", true
@@ -176,12 +180,12 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 		key, keepEmpty = "CAST(operatorbundle_name AS TEXT)", false
 	}
 	var keys *keyCheck
-	keyCols := "NULL, 1, NULL, 1"
+	keyCol := "NULL"
 	if k := slices.Index(keyedTables[:], table); checks && k >= 0 && d.keyed(table) {
 		keys = &d.keys[k]
-		keyCols = "operatorbundle_version, operatorbundle_version IS NULL, operatorbundle_path, operatorbundle_path IS NULL"
+		keyCol = keyText("operatorbundle_version", "operatorbundle_path")
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+key+`, `+key+` IS NULL, `+keyCols+` FROM `+table+` ORDER BY rowid`)
+	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+key+`, `+keyCol+` FROM `+table+` ORDER BY rowid`)
 	if err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
@@ -192,22 +196,20 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 	have := false
 	for rows.Next() {
 		var rowid int64
-		var raw, version, path sql.RawBytes
-		var null, versionNull, pathNull bool
-		if err := rows.Scan(&rowid, &raw, &null, &version, &versionNull, &path, &pathNull); err != nil {
+		var name, rowKey textCol
+		if err := rows.Scan(&rowid, &name, &rowKey); err != nil {
 			return fmt.Errorf("index table %s: %w", table, err)
 		}
-		if null || (len(raw) == 0 && !keepEmpty) {
+		if name.null || (name.s == "" && !keepEmpty) {
 			have = false
 			continue
 		}
-		same := have && string(raw) == prev
+		same := have && name.s == prev
 		if !same {
-			prev, have, id = string(raw), true, x.keys.id(raw)
+			prev, have, id = name.s, true, x.keys.id(name.s)
 		}
 		runs.add(id, rowid, same)
-		if keys != nil && !keys.off && !pathNull && id < x.facts.n &&
-			x.facts.keyHash[id] != x.facts.hashKey(version, versionNull, path, pathNull) {
+		if keys != nil && !keys.off && !rowKey.null && id < x.facts.n && x.facts.keyHash[id] != x.facts.hashKey(rowKey) {
 			keys.off = true
 		}
 	}

@@ -15,35 +15,20 @@ type keyIDs struct {
 	names []string
 }
 
-// id interns the key b.
-func (k *keyIDs) id(b []byte) int32 {
-	id, _ := k.intern(b)
-	return id
-}
-
-// intern interns the key b and returns its id and its string.
-func (k *keyIDs) intern(b []byte) (int32, string) {
+// id interns the key s and returns its id.
+func (k *keyIDs) id(s string) int32 {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if id, ok := k.ids[string(b)]; ok {
-		return id, k.names[id]
+	if id, ok := k.ids[s]; ok {
+		return id
 	}
 	if k.ids == nil {
 		k.ids = map[string]int32{}
 	}
-	s := string(b)
 	id := int32(len(k.names))
 	k.ids[s] = id
 	k.names = append(k.names, s)
-	return id, s
-}
-
-// lookupBytes is the id of an interned key.
-func (k *keyIDs) lookupBytes(b []byte) (int32, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	id, ok := k.ids[string(b)]
-	return id, ok
+	return id
 }
 
 // lookup is the id of an interned key.
