@@ -20,20 +20,21 @@ type bundleFacts struct {
 	entryPkg []int32  // by id < n: key id of the package, -1 when no entry names it
 }
 
-// hashKey hashes a key as keyText renders it (NULL as "", which no
-// rendered key is).
-func (f *bundleFacts) hashKey(text textCol) uint64 { return maphash.String(f.seed, text.s) }
-
-// keyText is the SQL expression keyCheck compares a row's (version,
-// bundlepath) key by, on the bundle rows and on the keyed tables' rows
-// alike: NULL when the bundlepath is NULL (rows keyCheck skips), else the
-// hex of the version's bytes ("-" for NULL) and of the bundlepath's,
-// joined by "." (so the two columns cannot run into each other). It is
-// one column instead of four, each of which costs the driver a column
-// read per row.
-func keyText(version, path string) string {
-	return fmt.Sprintf(`CASE WHEN %[2]s IS NULL THEN NULL ELSE CASE WHEN %[1]s IS NULL THEN '-' ELSE hex(%[1]s) END || '.' || hex(%[2]s) END`,
-		version, path)
+// hashKey hashes a (version, bundlepath) key as its columns' text, NULL
+// apart from "".
+func (f *bundleFacts) hashKey(version, path textCol) uint64 {
+	var h maphash.Hash
+	h.SetSeed(f.seed)
+	for _, v := range [2]textCol{version, path} {
+		if v.null {
+			h.WriteByte(2)
+			continue
+		}
+		h.WriteByte(1)
+		h.WriteString(v.s)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
 }
 
 // loadBundleFacts reads the indexed columns of operatorbundle (name,
@@ -43,8 +44,8 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	if err := d.countJunkRows(ctx); err != nil {
 		return err
 	}
-	v, p := colOrNull(d.sch, "operatorbundle", "version"), colOrNull(d.sch, "operatorbundle", "bundlepath")
-	q := `SELECT name, ` + keyText(v, p) + ` FROM operatorbundle WHERE name IS NOT NULL`
+	q := fmt.Sprintf(`SELECT name, %s, %s FROM operatorbundle WHERE name IS NOT NULL`,
+		colOrNull(d.sch, "operatorbundle", "version"), colOrNull(d.sch, "operatorbundle", "bundlepath"))
 	rows, err := d.db.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("read table operatorbundle: %w", err)
@@ -53,12 +54,12 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	f := &bundleFacts{seed: maphash.MakeSeed(), keyHash: make([]uint64, 0, d.sizeHint)}
 	x.keys.ids = make(map[string]int32, d.sizeHint+len(d.pkgs))
 	for rows.Next() {
-		var name, key textCol
-		if err := rows.Scan(&name, &key); err != nil {
+		var name, version, path textCol
+		if err := rows.Scan(&name, &version, &path); err != nil {
 			return fmt.Errorf("read table operatorbundle: %w", err)
 		}
 		if id := x.keys.id(name.s); int(id) == len(f.keyHash) {
-			f.keyHash = append(f.keyHash, f.hashKey(key))
+			f.keyHash = append(f.keyHash, f.hashKey(version, path))
 		}
 	}
 	if err := rows.Err(); err != nil {

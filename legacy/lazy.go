@@ -168,58 +168,92 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 	return nil
 }
 
-// indexKeyed scans the rowids of lazyTables[i] by bundle name: NULL names
-// are skipped, and in the api tables (keyed by the name cast to text, as
-// their loader does) empty ones too. With the checks to run, the rows of
-// keyedTables are checked against their bundle's key as they pass
-// (keyCheck's comparison, on keyText).
+// indexKeyed indexes the rowids of lazyTables[i] by bundle name: NULL
+// names are skipped, and in the api tables (keyed by the name cast to
+// text, as their loader does) empty ones too. Rather than every row, the
+// query returns the rows that start a segment: those whose name (and,
+// with the checks to run, version or bundlepath) differ from the row just
+// before in rowid (or that have no such row). Every row of a segment then
+// has its first row's name and key, so a segment is one run up to the row
+// before the next segment's, and checking the first row's key against its
+// bundle's (keyCheck's comparison, on the columns' text) checks them all.
 func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) error {
 	table := lazyTables[i]
-	key, keepEmpty := "operatorbundle_name", true
-	if table == "api_provider" || table == "api_requirer" {
-		key, keepEmpty = "CAST(operatorbundle_name AS TEXT)", false
-	}
 	var keys *keyCheck
-	keyCol := "NULL"
 	if k := slices.Index(keyedTables[:], table); checks && k >= 0 && d.keyed(table) {
 		keys = &d.keys[k]
-		keyCol = keyText("operatorbundle_version", "operatorbundle_path")
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT rowid, `+key+`, `+keyCol+` FROM `+table+` ORDER BY rowid`)
+	var last int64
+	if err := d.db.QueryRowContext(ctx, `SELECT ifnull(max(rowid), 0) FROM `+table).Scan(&last); err != nil {
+		return fmt.Errorf("index table %s: %w", table, err)
+	}
+	rows, err := d.db.QueryContext(ctx, segmentQuery(table, keys != nil))
 	if err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
 	defer rows.Close()
+	keepEmpty := table != "api_provider" && table != "api_requirer"
 	runs := &x.keyed[i]
+	var seg struct {
+		lo          int64
+		id          int32
+		named, same bool
+	}
 	var prev string
-	var id int32
-	have := false
 	for rows.Next() {
 		var rowid int64
-		var name, rowKey textCol
-		if err := rows.Scan(&rowid, &name, &rowKey); err != nil {
+		var name, version, path textCol
+		if err := rows.Scan(&rowid, &name, &version, &path); err != nil {
 			return fmt.Errorf("index table %s: %w", table, err)
 		}
-		if name.null || (name.s == "" && !keepEmpty) {
-			have = false
+		if seg.named {
+			runs.span(seg.id, seg.lo, rowid-1, seg.same)
+		}
+		named := !name.null && (name.s != "" || keepEmpty)
+		same := named && seg.named && name.s == prev
+		seg.lo, seg.named, seg.same = rowid, named, same
+		if !named {
 			continue
 		}
-		same := have && name.s == prev
 		if !same {
-			prev, have, id = name.s, true, x.keys.id(name.s)
+			prev, seg.id = name.s, x.keys.id(name.s)
 		}
-		runs.add(id, rowid, same)
-		if keys != nil && !keys.off && !rowKey.null && id < x.facts.n && x.facts.keyHash[id] != x.facts.hashKey(rowKey) {
+		if keys != nil && !keys.off && !path.null && seg.id < x.facts.n && x.facts.keyHash[seg.id] != x.facts.hashKey(version, path) {
 			keys.off = true
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("index table %s: %w", table, err)
 	}
+	if seg.named {
+		runs.span(seg.id, seg.lo, last, seg.same)
+	}
 	if keys != nil {
 		keys.complete = true
 	}
 	return nil
+}
+
+// segmentQuery selects the rowid, name, version and bundlepath of the rows
+// of table that start a segment (see indexKeyed), in rowid order; with
+// keyed, a change of version or bundlepath starts one too. Values are
+// compared as sqlite compares them, text by its bytes (BINARY) and never
+// equal to a blob, so a segment never joins rows whose names or keys
+// read differently.
+func segmentQuery(table string, keyed bool) string {
+	name := func(t string) string { return t + ".operatorbundle_name" }
+	if table == "api_provider" || table == "api_requirer" {
+		name = func(t string) string { return "CAST(" + t + ".operatorbundle_name AS TEXT)" }
+	}
+	cols, differ := name("a")+", NULL, NULL", name("a")+" IS NOT "+name("b")+" COLLATE BINARY"
+	if keyed {
+		cols = name("a") + ", a.operatorbundle_version, a.operatorbundle_path"
+		for _, c := range []string{"operatorbundle_version", "operatorbundle_path"} {
+			differ += " OR a." + c + " IS NOT b." + c + " COLLATE BINARY"
+		}
+	}
+	return `SELECT a.rowid, ` + cols + ` FROM ` + table + ` a LEFT JOIN ` + table +
+		` b ON b.rowid = a.rowid - 1 WHERE ` + differ + ` ORDER BY a.rowid`
 }
 
 // eachRange calls read once per range of r holding rows of keys, with a

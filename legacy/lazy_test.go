@@ -133,6 +133,29 @@ func TestLazyScatteredRows(t *testing.T) {
 	assert.Positive(t, scattered, "bundles whose rows lie in several runs")
 }
 
+// TestLazySegments: the index reads the row that starts each segment of
+// equal names; deleted rowids, NULL and empty names between a bundle's
+// rows, and names that alternate row by row still read every row right.
+func TestLazySegments(t *testing.T) {
+	path := buildDB(t, 13, smallFBBBundles(t))
+	const first = `(SELECT name FROM operatorbundle ORDER BY name LIMIT 1)`
+	const last = `(SELECT name FROM operatorbundle ORDER BY name DESC LIMIT 1)`
+	testinput.ExecSQL(t, path,
+		`DELETE FROM properties WHERE rowid IN (SELECT rowid FROM properties ORDER BY rowid LIMIT 2 OFFSET 3)`,
+		`INSERT INTO properties(type, value, operatorbundle_name) VALUES ('olm.test', '{"n":0}', NULL)`,
+		`INSERT INTO properties(type, value, operatorbundle_name, operatorbundle_version, operatorbundle_path)
+			SELECT 'olm.test', '{"n":' || i || '}', CASE WHEN i % 2 = 0 THEN `+first+` ELSE `+last+` END,
+				(SELECT version FROM operatorbundle WHERE name = CASE WHEN i % 2 = 0 THEN `+first+` ELSE `+last+` END),
+				(SELECT bundlepath FROM operatorbundle WHERE name = CASE WHEN i % 2 = 0 THEN `+first+` ELSE `+last+` END)
+			FROM (SELECT 1 AS i UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4)`,
+		`INSERT INTO api_provider(group_name, version, kind, operatorbundle_name) VALUES ('g.example', 'v1', 'K', '')`,
+		`INSERT INTO api_provider(group_name, version, kind, operatorbundle_name, operatorbundle_version, operatorbundle_path)
+			SELECT group_name, version, kind, operatorbundle_name, operatorbundle_version, operatorbundle_path FROM api_provider ORDER BY rowid LIMIT 1`)
+	require.True(t, assertLazyMatches(t, path))
+	db := openPath(t, path)
+	assert.Empty(t, repairsOf(db.Repairs(), RepairAttachedByName), "every row keyed by its bundle")
+}
+
 // TestLazyFallsBackOnCorruptDependencies: migration 9's signature (every
 // dependencies row one value) needs the whole table in view.
 func TestLazyFallsBackOnCorruptDependencies(t *testing.T) {

@@ -59,7 +59,11 @@ type rowRuns struct {
 // starts within runsGap rows of the key's last run extends it: readers
 // drop the other keys' rows in between by name, and opm writes a
 // bundle's rows in a few bursts close together.
-func (r *rowRuns) add(id int32, rowid int64, sameAsPrev bool) {
+func (r *rowRuns) add(id int32, rowid int64, sameAsPrev bool) { r.span(id, rowid, rowid, sameAsPrev) }
+
+// span is add for the rows lo..hi (in rowid order, all of key id; rowids
+// without a row may lie between).
+func (r *rowRuns) span(id int32, lo, hi int64, sameAsPrev bool) {
 	for int(id) >= len(r.first) {
 		r.first = append(r.first, empty)
 	}
@@ -70,14 +74,14 @@ func (r *rowRuns) add(id int32, rowid int64, sameAsPrev bool) {
 	}
 	switch {
 	case f.hi < f.lo:
-		*f = rowRun{rowid, rowid}
-	case sameAsPrev || rowid <= last.hi+runsGap:
-		last.hi = rowid
+		*f = rowRun{lo, hi}
+	case sameAsPrev || lo <= last.hi+runsGap:
+		last.hi = max(last.hi, hi)
 	default:
 		if r.more == nil {
 			r.more = map[int32][]rowRun{}
 		}
-		r.more[id] = append(r.more[id], rowRun{rowid, rowid})
+		r.more[id] = append(r.more[id], rowRun{lo, hi})
 	}
 }
 
