@@ -16,8 +16,8 @@ import (
 // convert converts the manifests of a bundle blob read back from its
 // file as the full load does; a synthetic CSV (olm.csv.metadata) takes
 // the package's description and icon from the package blob, read then.
-func (s *fileSource) convert(rec *bundleRec, bb *declcfg.Bundle) (*bundleData, error) {
-	version, _ := semver.Parse(rec.version) // only a fallback: see convertBundle
+func (s *fileSource) convert(pkg, bundleVersion string, bb *declcfg.Bundle) (*bundleData, error) {
+	version, _ := semver.Parse(bundleVersion) // only a fallback: see convertBundle
 	mb := &declcfg.ModelBundle{
 		Version:       version,
 		Name:          bb.Name,
@@ -28,7 +28,7 @@ func (s *fileSource) convert(rec *bundleRec, bb *declcfg.Bundle) (*bundleData, e
 		Objects:       bb.Objects,
 	}
 	if bb.CsvJSON == "" && slices.ContainsFunc(bb.Properties, func(p declcfg.Property) bool { return p.Type == declcfg.PropertyCSVMetadata }) {
-		p, err := s.pkg(rec.pkg)
+		p, err := s.pkg(pkg)
 		if err != nil {
 			return nil, err
 		}

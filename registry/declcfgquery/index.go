@@ -11,35 +11,30 @@ import (
 )
 
 // indexBuilder collects a catalog's records package by package and then
-// indexes them into a Querier. Strings are interned in the Querier's
-// strs: a name that appears as a bundle, a replaces edge and a skip is
-// held once.
+// indexes them into a Querier. Strings go to the Querier's string table,
+// which holds a package's repeated strings once (a name that appears as
+// a bundle, a replaces edge and a skip).
 type indexBuilder struct {
 	q    *Querier
 	pkgs []*api.Package
-	// byName numbers the distinct bundles of the package being added: a
-	// package's bundles all come in the one addPackage call, so it never
-	// holds more than one package.
-	byName map[[2]string]int32
-	// propIdx, apiIdx and depIdx number the distinct messages of the
-	// Querier's tables.
+	// byName numbers the distinct bundles of the package being added, and
+	// propIdx its distinct properties: a package's bundles all come in
+	// the one addPackage call, so neither holds more than one package.
+	byName  map[[2]string]int32
 	propIdx map[[2]string]int32
-	apiIdx  map[manifest.GVK]int32
-	depIdx  map[[2]string]int32
-	// strNo numbers the interned strings in the Querier's strs.
-	strNo map[string]int32
+	// apiIdx and depIdx number the distinct messages of the Querier's
+	// tables.
+	apiIdx map[manifest.GVK]int32
+	depIdx map[[2]string]int32
 }
 
 func newIndexBuilder() *indexBuilder {
-	return &indexBuilder{q: &Querier{strs: []string{""}}, byName: map[[2]string]int32{},
-		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{},
-		strNo: map[string]int32{"": 0}}
+	return &indexBuilder{q: &Querier{strs: newStrTable()}, byName: map[[2]string]int32{},
+		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{}}
 }
 
-// strNum is s's number in the Querier's strs, added when new.
-func (ib *indexBuilder) strNum(s string) int32 {
-	return number(ib.strNo, s, &ib.q.strs, s)
-}
+// strNum is s's number in the Querier's string table.
+func (ib *indexBuilder) strNum(s string) int32 { return ib.q.strs.add(s) }
 
 // member appends a membership of bundle i with the strings and skips
 // given.
@@ -54,20 +49,15 @@ func (ib *indexBuilder) member(i int32, channel, replaces, skipRange, deprecatio
 	q.members = append(q.members, m)
 }
 
-func (ib *indexBuilder) intern(s string) string {
-	if s == "" {
-		return ""
-	}
-	return ib.q.strs[ib.strNum(s)]
-}
-
 // addPackage adds a package and its bundle messages (one per channel
 // membership, as convertPackage prepares them). keep, when not nil, is
 // called with the index and first message of every new distinct bundle.
 func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep func(i int32, b *api.Bundle) error) error {
 	ib.pkgs = append(ib.pkgs, p)
 	clear(ib.byName)
+	clear(ib.propIdx)
 	q := ib.q
+	q.strs.reset()
 	for _, b := range bundles {
 		k := [2]string{b.PackageName, b.CsvName}
 		i, ok := ib.byName[k]
@@ -89,10 +79,10 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 // record is the index record of b's channel-independent fields.
 func (ib *indexBuilder) record(b *api.Bundle) bundleRec {
 	q := ib.q
-	rec := bundleRec{pkg: ib.intern(b.PackageName), name: ib.intern(b.CsvName), version: ib.intern(b.Version), bundlePath: b.BundlePath}
+	rec := bundleRec{pkg: ib.strNum(b.PackageName), name: ib.strNum(b.CsvName), version: ib.strNum(b.Version), bundlePath: ib.strNum(b.BundlePath)}
 	rec.at[propNums] = int32(len(q.nums))
 	for _, p := range b.Properties {
-		q.nums = append(q.nums, number(ib.propIdx, [2]string{p.Type, p.Value}, &q.props, propRec{ib.intern(p.Type), p.Value}))
+		q.nums = append(q.nums, ib.prop(p))
 	}
 	rec.at[providedNums] = int32(len(q.nums))
 	for _, g := range b.ProvidedApis {
@@ -108,6 +98,18 @@ func (ib *indexBuilder) record(b *api.Bundle) bundleRec {
 	}
 	rec.at[numKinds] = int32(len(q.nums))
 	return rec
+}
+
+// prop numbers p in the Querier's property table (once per package).
+func (ib *indexBuilder) prop(p *api.Property) int32 {
+	k := [2]string{p.Type, p.Value}
+	n, ok := ib.propIdx[k]
+	if !ok {
+		n = int32(len(ib.q.props))
+		ib.q.props = append(ib.q.props, propRec{ib.strNum(p.Type), ib.strNum(p.Value)})
+		ib.propIdx[k] = n
+	}
+	return n
 }
 
 // api numbers g in the Querier's API table.
@@ -134,6 +136,9 @@ func number[K comparable, M any](idx map[K]int32, key K, table *[]M, m M) int32 
 func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	q := ib.q
 	q.src = src
+	if err := q.strs.freeze(); err != nil {
+		return nil, err
+	}
 	q.packages = make(map[string]*pkgIndex, len(ib.pkgs))
 	for _, p := range ib.pkgs {
 		if _, dup := q.packages[p.Name]; dup {
@@ -151,26 +156,10 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	sort.Strings(q.names)
 	slices.SortFunc(q.members, func(a, b memberRec) int {
 		ra, rb := &q.bundles[a.bundle], &q.bundles[b.bundle]
-		return cmp.Or(cmp.Compare(q.strs[a.channel], q.strs[b.channel]), cmp.Compare(ra.pkg, rb.pkg), cmp.Compare(ra.name, rb.name))
+		return cmp.Or(cmp.Compare(q.str(a.channel), q.str(b.channel)), cmp.Compare(q.str(ra.pkg), q.str(rb.pkg)), cmp.Compare(q.str(ra.name), q.str(rb.name)))
 	})
-	for i := range q.members {
-		m := &q.members[i]
-		b := &q.bundles[m.bundle]
-		pi, ok := q.packages[b.pkg]
-		if !ok {
-			return nil, fmt.Errorf("bundle %q: package %q not found", b.name, b.pkg)
-		}
-		ci, ok := pi.channels[q.strs[m.channel]]
-		if !ok {
-			return nil, fmt.Errorf("bundle %q: package %q, channel %q not found", b.name, b.pkg, q.strs[m.channel])
-		}
-		switch {
-		case ci.lo < 0:
-			ci.lo = int32(i)
-		case q.bundles[q.members[i-1].bundle].name == b.name:
-			return nil, fmt.Errorf("package %q, channel %q: bundle %q listed twice", b.pkg, q.strs[m.channel], b.name)
-		}
-		ci.hi = int32(i) + 1
+	if err := q.rangeMembers(); err != nil {
+		return nil, err
 	}
 	for _, p := range ib.pkgs {
 		for _, c := range p.Channels {
@@ -189,7 +178,7 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	// The records and provider lists were appended one by one: keep them
 	// at their size, not at the capacity the last growth left.
 	q.members, q.bundles = slices.Clone(q.members), slices.Clone(q.bundles)
-	q.nums, q.strs, q.skips = slices.Clone(q.nums), slices.Clone(q.strs), slices.Clone(q.skips)
+	q.nums, q.props, q.skips = slices.Clone(q.nums), slices.Clone(q.props), slices.Clone(q.skips)
 	for k, members := range q.providers {
 		q.providers[k] = slices.Clone(members)
 	}
@@ -200,6 +189,33 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	q.stats.Bundles = len(q.bundles)
 	q.stats.ChannelEntries = len(q.members)
 	return q, nil
+}
+
+// rangeMembers sets every channel's range of members (members sorted),
+// checking that each membership's package and channel exist and that no
+// bundle is listed twice in a channel.
+func (q *Querier) rangeMembers() error {
+	for i := range q.members {
+		m := &q.members[i]
+		b := &q.bundles[m.bundle]
+		pkg, name, channel := q.str(b.pkg), q.str(b.name), q.str(m.channel)
+		pi, ok := q.packages[pkg]
+		if !ok {
+			return fmt.Errorf("bundle %q: package %q not found", name, pkg)
+		}
+		ci, ok := pi.channels[channel]
+		if !ok {
+			return fmt.Errorf("bundle %q: package %q, channel %q not found", name, pkg, channel)
+		}
+		switch {
+		case ci.lo < 0:
+			ci.lo = int32(i)
+		case q.str(q.bundles[q.members[i-1].bundle].name) == name:
+			return fmt.Errorf("package %q, channel %q: bundle %q listed twice", pkg, channel, name)
+		}
+		ci.hi = int32(i) + 1
+	}
+	return nil
 }
 
 // index precomputes the answers of the RPCs that would otherwise scan
@@ -223,7 +239,7 @@ func (q *Querier) index() {
 		}
 	}
 	slices.SortFunc(q.replacers, func(a, b replacer) int {
-		return cmp.Or(cmp.Compare(q.strs[a.name], q.strs[b.name]), cmp.Compare(a.member, b.member))
+		return cmp.Or(cmp.Compare(q.str(a.name), q.str(b.name)), cmp.Compare(a.member, b.member))
 	})
 	q.replacers = slices.Clip(q.replacers)
 	for _, n := range q.names {
@@ -234,7 +250,7 @@ func (q *Querier) index() {
 			for _, k := range q.providedGVKs(h.bundle) {
 				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
 				for j, s := range q.skipsOf(h) {
-					if _, in := q.member(ci, q.strs[s]); in && s != h.replaces {
+					if _, in := q.member(ci, q.str(s)); in && s != h.replaces {
 						q.latest[k] = append(q.latest[k], edge{ci.head, int32(j)})
 					}
 				}
@@ -260,10 +276,10 @@ func (q *Querier) appendEdges(edges []edge, mi int32) []edge {
 // order.
 func (q *Querier) replacersOf(name string) []replacer {
 	lo, _ := slices.BinarySearchFunc(q.replacers, name, func(r replacer, name string) int {
-		return cmp.Compare(q.strs[r.name], name)
+		return cmp.Compare(q.str(r.name), name)
 	})
 	hi := lo
-	for hi < len(q.replacers) && q.strs[q.replacers[hi].name] == name {
+	for hi < len(q.replacers) && q.str(q.replacers[hi].name) == name {
 		hi++
 	}
 	return q.replacers[lo:hi:hi]

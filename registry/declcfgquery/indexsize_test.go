@@ -10,8 +10,9 @@ import (
 
 // maxIndexBytesPerBundle bounds what a loaded Querier keeps per bundle of
 // a generated catalog (1.5 channel memberships each): the index must not
-// grow per-bundle Go slices, string headers or maps back.
-const maxIndexBytesPerBundle = 520
+// grow per-bundle Go slices, string headers or maps back, nor strings
+// outside its one string table.
+const maxIndexBytesPerBundle = 420
 
 // TestLoadIndexBytesPerBundle measures the heap a loaded Querier keeps
 // (live heap after Load minus before, after collections) and bounds it

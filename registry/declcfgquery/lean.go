@@ -159,9 +159,10 @@ func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
 // New does.
 func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
 	rec := &q.bundles[i]
+	pkg, name := q.str(rec.pkg), q.str(rec.name)
 	ref := s.refs[i]
 	fail := func(err error) (string, []string, error) {
-		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", rec.name, s.files[ref.file], err)
+		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", name, s.files[ref.file], err)
 	}
 	if err := s.checkFile(ref.file); err != nil {
 		return fail(err)
@@ -173,10 +174,10 @@ func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if len(cfg.Bundles) != 1 || cfg.Bundles[0].Name != rec.name || cfg.Bundles[0].Package != rec.pkg {
-		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.index, rec.name, rec.pkg))
+	if len(cfg.Bundles) != 1 || cfg.Bundles[0].Name != name || cfg.Bundles[0].Package != pkg {
+		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.index, name, pkg))
 	}
-	d, err := s.convert(rec, &cfg.Bundles[0])
+	d, err := s.convert(pkg, q.str(rec.version), &cfg.Bundles[0])
 	if err != nil {
 		return fail(err)
 	}

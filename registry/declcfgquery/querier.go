@@ -14,13 +14,15 @@ import (
 // metadata. It is immutable after construction and safe for concurrent
 // use; the messages it returns must not be modified.
 //
-// The index holds the catalog's distinct properties, APIs and
-// dependencies once (props, apis, deps); per distinct bundle, its names
-// and the numbers of its entries in those tables, all in one arena
-// (bundleRec, nums); per channel membership, only its channel, edges and
-// deprecation as numbers in one string table (memberRec, strs, skips). No
-// record holds a slice or map of its own. An answer is assembled from
-// those per call; manifests (csvJson, object) come from src.
+// The index holds every string in one string table (strs) and records
+// refer to them by number; the catalog's distinct APIs and dependencies
+// once (apis, deps) and its properties once per package (props); per
+// distinct bundle, the numbers of its names and of its entries in those
+// tables, all in one arena (bundleRec, nums); per channel membership,
+// only the numbers of its channel, edges and deprecation (memberRec,
+// skips). No record holds a string, slice or map of its own. An answer is
+// assembled from those per call; manifests (csvJson, object) come from
+// src.
 type Querier struct {
 	packages map[string]*pkgIndex
 	names    []string // package names, sorted
@@ -29,22 +31,21 @@ type Querier struct {
 	// members holds one record per channel membership, sorted by
 	// (channel, package, bundle) as opm serve streams ListBundles.
 	members []memberRec
-	// props, apis and deps are the distinct properties, APIs and
-	// dependencies of the catalog, which bundle records index. Answers
-	// share the API and dependency messages, which are never modified;
-	// property messages are made per call (a catalog has about one
-	// distinct property per bundle, and a message costs more than its
-	// strings).
+	// props, apis and deps are the distinct properties (of each
+	// package), APIs and dependencies of the catalog, which bundle records
+	// index. Answers share the API and dependency messages, which are
+	// never modified; property messages are made per call (a catalog has
+	// about one distinct property per bundle, and a message costs more
+	// than its strings).
 	props []propRec
 	apis  []*api.GroupVersionKind
 	deps  []*api.Dependency
 	// nums holds every bundle's message numbers back to back (bundleRec.at
 	// says where), so a bundle record holds no slices.
 	nums []int32
-	// strs are the distinct channel, edge, skip range and deprecation
-	// strings of the memberships, by number; strs[0] is "". skips holds
-	// every membership's skips, as numbers in strs, back to back.
-	strs  []string
+	// strs holds every string of the index by number; skips holds every
+	// membership's skips, as numbers in strs, back to back.
+	strs  strTable
 	skips []int32
 	// replacers are the GetChannelEntriesThatReplace answers: a pair per
 	// member and name it replaces or skips, sorted by name then member, so
@@ -79,7 +80,7 @@ type chanIndex struct {
 // member is the index of the channel's member named name.
 func (q *Querier) member(ci *chanIndex, name string) (int32, bool) {
 	i, ok := slices.BinarySearchFunc(q.members[ci.lo:ci.hi], name, func(m memberRec, name string) int {
-		return cmp.Compare(q.bundles[m.bundle].name, name)
+		return cmp.Compare(q.str(q.bundles[m.bundle].name), name)
 	})
 	return ci.lo + int32(i), ok
 }
@@ -89,11 +90,11 @@ func (q *Querier) member(ci *chanIndex, name string) (int32, bool) {
 func (q *Querier) replacer(ci *chanIndex, name string) (int32, bool) {
 	for i := ci.lo; i < ci.hi; i++ {
 		m := &q.members[i]
-		if q.strs[m.replaces] == name {
+		if q.str(m.replaces) == name {
 			return i, true
 		}
 		for _, s := range q.skipsOf(m) {
-			if q.strs[s] == name {
+			if q.str(s) == name {
 				return i, true
 			}
 		}
@@ -101,13 +102,16 @@ func (q *Querier) replacer(ci *chanIndex, name string) (int32, bool) {
 	return 0, false
 }
 
+// str is string n of the index.
+func (q *Querier) str(n int32) string { return q.strs.str(n) }
+
 // bundleRec is what the index keeps of a distinct bundle: the fields all
-// its channel memberships have in common, and its messages as numbers in
-// the Querier's tables (props, apis for provided and required, deps), in
-// the order the bundle lists them: numbers of kind k are
-// Querier.nums[at[k]:at[k+1]].
+// its channel memberships have in common, as numbers in Querier.strs,
+// and its messages as numbers in the Querier's tables (props, apis for
+// provided and required, deps), in the order the bundle lists them:
+// numbers of kind k are Querier.nums[at[k]:at[k+1]].
 type bundleRec struct {
-	pkg, name, version, bundlePath string
+	pkg, name, version, bundlePath int32
 	at                             [numKinds + 1]int32
 }
 
@@ -145,13 +149,14 @@ func (q *Querier) skipNames(m *memberRec) []string {
 	}
 	out := make([]string, 0, m.skipHi-m.skipLo)
 	for _, s := range q.skipsOf(m) {
-		out = append(out, q.strs[s])
+		out = append(out, q.str(s))
 	}
 	return out
 }
 
-// propRec is a distinct property: its type (interned) and value.
-type propRec struct{ typ, value string }
+// propRec is a distinct property: its type and value, as numbers in
+// Querier.strs.
+type propRec struct{ typ, value int32 }
 
 // replacer says that members[member] replaces or skips strs[name].
 type replacer struct{ name, member int32 }

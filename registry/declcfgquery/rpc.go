@@ -174,7 +174,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		if err != nil {
 			return err
 		}
-		if q.bundles[q.members[i].bundle].bundlePath == "" {
+		if q.bundles[q.members[i].bundle].bundlePath == 0 { // number 0 is ""
 			if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
 				return err
 			}
@@ -193,12 +193,12 @@ func errNoProviders(group, version, kind string) error {
 // entry is the channel entry of an index edge.
 func (q *Querier) entry(e edge) *api.ChannelEntry {
 	m := &q.members[e.member]
-	replaces := q.strs[m.replaces]
+	replaces := q.str(m.replaces)
 	if e.skip >= 0 {
-		replaces = q.strs[q.skipsOf(m)[e.skip]]
+		replaces = q.str(q.skipsOf(m)[e.skip])
 	}
 	b := &q.bundles[m.bundle]
-	return &api.ChannelEntry{PackageName: b.pkg, ChannelName: q.strs[m.channel], BundleName: b.name, Replaces: replaces}
+	return &api.ChannelEntry{PackageName: q.str(b.pkg), ChannelName: q.str(m.channel), BundleName: q.str(b.name), Replaces: replaces}
 }
 
 // message assembles member i's api.Bundle without manifests; with edges,
@@ -208,20 +208,20 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 	m := &q.members[i]
 	rec := &q.bundles[m.bundle]
 	b := &api.Bundle{
-		CsvName:      rec.name,
-		PackageName:  rec.pkg,
-		ChannelName:  q.strs[m.channel],
-		BundlePath:   rec.bundlePath,
+		CsvName:      q.str(rec.name),
+		PackageName:  q.str(rec.pkg),
+		ChannelName:  q.str(m.channel),
+		BundlePath:   q.str(rec.bundlePath),
 		ProvidedApis: pick(q.apis, q.numbers(rec, providedNums)),
 		RequiredApis: pick(q.apis, q.numbers(rec, requiredNums)),
-		Version:      rec.version,
-		SkipRange:    q.strs[m.skipRange],
+		Version:      q.str(rec.version),
+		SkipRange:    q.str(m.skipRange),
 		Dependencies: pick(q.deps, q.numbers(rec, depNums)),
 		Properties:   q.properties(rec),
-		Deprecation:  deprecation(q.strs[m.deprecation]),
+		Deprecation:  deprecation(q.str(m.deprecation)),
 	}
 	if edges {
-		b.Replaces, b.Skips = q.strs[m.replaces], q.skipNames(m)
+		b.Replaces, b.Skips = q.str(m.replaces), q.skipNames(m)
 	}
 	return b, nil
 }
@@ -235,7 +235,7 @@ func (q *Querier) properties(rec *bundleRec) []*api.Property {
 	}
 	out := make([]*api.Property, len(nums))
 	for k, n := range nums {
-		out[k] = &api.Property{Type: q.props[n].typ, Value: q.props[n].value}
+		out[k] = &api.Property{Type: q.str(q.props[n].typ), Value: q.str(q.props[n].value)}
 	}
 	return out
 }

@@ -18,16 +18,19 @@ import (
 //
 //	files:    count, then path, size, modification time (Unix ns)
 //	packages: count, then the encoded api.Package and its blob (file, index)
-//	props:    count, then type, value
+//	strings:  count, then every string of the table after "" (number 0)
+//	props:    count, then type, value (string numbers)
 //	apis:     count, then group, version, kind
 //	deps:     count, then type, value
-//	bundles:  count, then package, name, version, bundlePath, and the
-//	          numbers of its props, provided and required apis and deps
-//	          (each a count, then the numbers), blob (file, index)
-//	members:  count, then bundle, channel, replaces, skipRange,
-//	          deprecation, skips (count, names)
+//	bundles:  count, then package, name, version, bundlePath (string
+//	          numbers), and the numbers of its props, provided and
+//	          required apis and deps (each a count, then the numbers),
+//	          blob (file, index)
+//	members:  count, then bundle, and channel, replaces, skipRange,
+//	          deprecation, skips (count, then each) as string numbers
 //
-// Members are written in index order, so restoring sorts nothing new.
+// The string table is restored as written, and members are written in
+// index order, so restoring interns and sorts nothing new.
 
 // snapshotWriter writes the snapshot body.
 type snapshotWriter struct {
@@ -65,10 +68,14 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		w.str(string(b))
 		w.ref(src.pkgRefs[p.Name])
 	}
+	w.uvarint(uint64(q.strs.len() - 1))
+	for n := 1; n < q.strs.len(); n++ {
+		w.str(q.str(int32(n)))
+	}
 	w.uvarint(uint64(len(q.props)))
 	for _, p := range q.props {
-		w.str(p.typ)
-		w.str(p.value)
+		w.uvarint(uint64(p.typ))
+		w.uvarint(uint64(p.value))
 	}
 	w.uvarint(uint64(len(q.apis)))
 	for _, g := range q.apis {
@@ -84,10 +91,9 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 	w.uvarint(uint64(len(q.bundles)))
 	for i := range q.bundles {
 		b := &q.bundles[i]
-		w.str(b.pkg)
-		w.str(b.name)
-		w.str(b.version)
-		w.str(b.bundlePath)
+		for _, n := range []int32{b.pkg, b.name, b.version, b.bundlePath} {
+			w.uvarint(uint64(n))
+		}
 		for k := range numKinds {
 			nums := q.numbers(b, k)
 			w.uvarint(uint64(len(nums)))
@@ -102,12 +108,12 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		m := &q.members[i]
 		w.uvarint(uint64(m.bundle))
 		for _, s := range []int32{m.channel, m.replaces, m.skipRange, m.deprecation} {
-			w.str(q.strs[s])
+			w.uvarint(uint64(s))
 		}
 		skips := q.skipsOf(m)
 		w.uvarint(uint64(len(skips)))
 		for _, s := range skips {
-			w.str(q.strs[s])
+			w.uvarint(uint64(s))
 		}
 	}
 	return nil
@@ -165,16 +171,6 @@ func (r *snapshotReader) bytes() []byte {
 // str is the next string.
 func (r *snapshotReader) str() string { return string(r.bytes()) }
 
-// name is the next string, interned in ib (a bundle's or membership's
-// strings, which repeat across records).
-func (r *snapshotReader) name(ib *indexBuilder) string {
-	b := r.bytes()
-	if n, ok := ib.strNo[string(b)]; ok {
-		return ib.q.strs[n]
-	}
-	return ib.intern(string(b))
-}
-
 func (r *snapshotReader) int32(limit int) int32 {
 	v := r.uvarint()
 	if v >= uint64(limit) || v > math.MaxInt32 {
@@ -220,8 +216,12 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 		ib.pkgs = append(ib.pkgs, p)
 	}
 	q := ib.q
+	for range r.count(1) {
+		q.strs.appendRaw(string(r.bytes()))
+	}
+	ns := q.strs.len()
 	for range r.count(2) {
-		q.props = append(q.props, propRec{typ: r.name(ib), value: r.str()})
+		q.props = append(q.props, propRec{typ: r.int32(ns), value: r.int32(ns)})
 	}
 	for range r.count(3) {
 		q.apis = append(q.apis, &api.GroupVersionKind{Group: r.str(), Version: r.str(), Kind: r.str()})
@@ -229,11 +229,25 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	for range r.count(2) {
 		q.deps = append(q.deps, &api.Dependency{Type: r.str(), Value: r.str()})
 	}
+	r.records(q, src, nf)
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errors.New("trailing data after the index")
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	return ib, src, nil
+}
+
+// records decodes the bundle and member records into q and where each
+// bundle's blob is into src.
+func (r *snapshotReader) records(q *Querier, src *fileSource, nf int) {
+	ns := q.strs.len()
 	nb := r.count(10)
 	q.bundles = make([]bundleRec, 0, nb)
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
-		b := bundleRec{pkg: r.name(ib), name: r.name(ib), version: r.name(ib), bundlePath: r.str()}
+		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundlePath: r.int32(ns)}
 		for k, limit := range [numKinds]int{len(q.props), len(q.apis), len(q.apis), len(q.deps)} {
 			b.at[k] = int32(len(q.nums))
 			q.nums = r.numbers(q.nums, limit)
@@ -245,18 +259,10 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	nm := r.count(6)
 	q.members = make([]memberRec, 0, nm)
 	for range nm {
-		bundle, channel, replaces, skipRange, deprecation := r.int32(nb), r.name(ib), r.name(ib), r.name(ib), r.name(ib)
-		var skips []string
-		for range r.count(1) {
-			skips = append(skips, r.name(ib))
-		}
-		ib.member(bundle, channel, replaces, skipRange, deprecation, skips)
+		m := memberRec{bundle: r.int32(nb), channel: r.int32(ns), replaces: r.int32(ns), skipRange: r.int32(ns),
+			deprecation: r.int32(ns), skipLo: int32(len(q.skips))}
+		q.skips = r.numbers(q.skips, ns)
+		m.skipHi = int32(len(q.skips))
+		q.members = append(q.members, m)
 	}
-	if r.err == nil && len(r.b) != 0 {
-		r.err = errors.New("trailing data after the index")
-	}
-	if r.err != nil {
-		return nil, nil, r.err
-	}
-	return ib, src, nil
 }
