@@ -30,9 +30,14 @@ const (
 
 	// During parity the two servers' indexes are most of what is live and
 	// stay for the whole check, while every answer is garbage once
-	// compared: collecting at half the live heap's growth keeps peak
-	// memory near what is live, for a little more CPU.
-	parityGCPercent = 50
+	// compared, and the answers in flight are a few packages' whatever
+	// the catalog's size: the heap may grow by half of what is live
+	// between cycles, but by no more than parityGCHeadroom, so that the
+	// room for garbage stays the same as the indexes grow (see
+	// gcHeadroom).
+	parityGCPercent    = 50
+	parityGCMinPercent = 10
+	parityGCHeadroom   = 24 << 20
 )
 
 // migrateGCBudget applies migrate's budget, only for runs that hold
@@ -51,8 +56,10 @@ func migrateGCBudget(f *migrateFlags) (restore func()) {
 // loadGCBudget applies serve's limit while a catalog directory loads.
 func loadGCBudget() (restore func()) { return memoryLimitUnlessSet(serveLoadMemoryLimit) }
 
-// parityGCBudget applies parity's collector target.
-func parityGCBudget() (restore func()) { return gcPercentUnlessSet(parityGCPercent) }
+// parityGCBudget paces parity's collector by its live heap.
+func parityGCBudget() (restore func()) {
+	return gcHeadroom{maxPercent: parityGCPercent, minPercent: parityGCMinPercent, headroom: parityGCHeadroom}.start()
+}
 
 // gcPercentUnlessSet sets the collector's target unless GOGC is set.
 func gcPercentUnlessSet(percent int) (restore func()) {

@@ -20,7 +20,7 @@ import (
 // asks for replacers and providers in other packages, so the budget holds
 // that neighbourhood; anything beyond it only grows with the part of the
 // catalog a client has touched.
-const packageCacheBytes = 8 << 20
+const packageCacheBytes = 2 << 20
 
 // pkgData is what the Querier keeps of one package read with ReadPackage.
 type pkgData struct {

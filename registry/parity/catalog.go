@@ -67,7 +67,7 @@ type catalog struct {
 	index  [2]indexSource
 
 	mu       *sync.RWMutex // guards packages and headAPIs, shared by every view
-	packages [2]map[string]*api.Package
+	packages [2]map[string]*packageHeads
 	// headAPIs holds the GVKs provided by a default channel head.
 	headAPIs [2]map[manifest.GVK]bool
 }
@@ -81,7 +81,7 @@ type indexSource interface {
 func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
 	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index, mu: &sync.RWMutex{}}
 	for s := range 2 {
-		c.packages[s] = map[string]*api.Package{}
+		c.packages[s] = map[string]*packageHeads{}
 		c.headAPIs[s] = map[manifest.GVK]bool{}
 	}
 	return c
@@ -134,7 +134,7 @@ func (s *sideIndex) addBundle(b *api.Bundle) {
 func (c *catalog) setPackage(s int, name string, p *api.Package, idx *sideIndex) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.packages[s][name] = p
+	c.packages[s][name] = headsOf(p)
 	def := p.GetDefaultChannelName()
 	if head := idx.bundles[bkey{p.GetName(), def, headOf(p, def)}]; head != nil {
 		for _, a := range head.GetProvidedApis() {
@@ -143,8 +143,35 @@ func (c *catalog) setPackage(s int, name string, p *api.Package, idx *sideIndex)
 	}
 }
 
-// pkg returns side s's GetPackage answer for name, nil if none.
-func (c *catalog) pkg(s int, name string) *api.Package {
+// packageHeads is what the check keeps of a GetPackage answer for the
+// rest of the check: the names the classification looks up, not the
+// message (one per package and side, so it adds up over a catalog).
+type packageHeads struct {
+	name, defaultChannel string
+	channels             []channelHead
+}
+
+// channelHead is a channel of a GetPackage answer and its head.
+type channelHead struct{ name, head string }
+
+func headsOf(p *api.Package) *packageHeads {
+	h := &packageHeads{name: p.GetName(), defaultChannel: p.GetDefaultChannelName()}
+	for _, ch := range p.GetChannels() {
+		h.channels = append(h.channels, channelHead{ch.GetName(), ch.GetCsvName()})
+	}
+	return h
+}
+
+// channelList returns the package's channels, none for a nil package.
+func (h *packageHeads) channelList() []channelHead {
+	if h == nil {
+		return nil
+	}
+	return h.channels
+}
+
+// pkg returns what side s's GetPackage answered for name, nil if none.
+func (c *catalog) pkg(s int, name string) *packageHeads {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.packages[s][name]
@@ -181,8 +208,8 @@ func (c *catalog) replacers(s int, ck ckey, name string) map[string]bool {
 // isHead reports whether name heads the channel on any side.
 func (c *catalog) isHead(pkg, channel, name string) bool {
 	for s := range 2 {
-		for _, ch := range c.pkg(s, pkg).GetChannels() {
-			if ch.GetName() == channel && ch.GetCsvName() == name {
+		for _, ch := range c.pkg(s, pkg).channelList() {
+			if ch.name == channel && ch.head == name {
 				return true
 			}
 		}
@@ -197,7 +224,7 @@ func (c *catalog) defaultProvider(s int, b *api.Bundle, g manifest.GVK) bool {
 	if p == nil {
 		return false
 	}
-	lb := c.index[s].index(b.GetPackageName()).bundles[bkey{b.GetPackageName(), p.GetDefaultChannelName(), b.GetCsvName()}]
+	lb := c.index[s].index(b.GetPackageName()).bundles[bkey{b.GetPackageName(), p.defaultChannel, b.GetCsvName()}]
 	if lb == nil {
 		return false
 	}

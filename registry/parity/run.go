@@ -28,11 +28,12 @@ type checkRun struct {
 	// Set by lists, read-only afterwards.
 	listBundlesFailed bool // a side refused ListBundles: its share per package is not compared
 
+	claimed *nameSet // the names GetChannelEntriesThatReplace was asked about
+
 	mu       sync.Mutex // guards the fields below
-	claimed  map[string]bool
-	lbWorst  Class // the worst class of ListBundles' differences so far
-	firstCh  *ckey // the first channel of the catalog, for the probes
-	channels bool  // firstCh is final
+	lbWorst  Class      // the worst class of ListBundles' differences so far
+	firstCh  *ckey      // the first channel of the catalog, for the probes
+	channels bool       // firstCh is final
 }
 
 // run makes every call on both sides and aggregates the result as it
@@ -43,7 +44,7 @@ type checkRun struct {
 // the not-found probes). Only a few packages' answers are in memory at
 // any time.
 func run(ctx context.Context, sides [2]*side, backends [2]source.Kind, o options) (res *Result, err error) {
-	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{}}
+	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: newNameSet()}
 	defer func() {
 		for _, sp := range r.spills {
 			if sp != nil {
@@ -153,7 +154,7 @@ func (r *checkRun) lists(ctx context.Context) ([]string, error) {
 		for _, n := range a[s].names {
 			pkgs[n] = true
 		}
-		for n := range r.spills[s].spans {
+		for _, n := range r.spills[s].pkgs {
 			pkgs[n] = true
 		}
 	}

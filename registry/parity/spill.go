@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
@@ -16,11 +18,12 @@ import (
 // span locates one marshalled bundle in a spill file.
 type span struct {
 	off int64
-	n   int
+	n   int32
+	pkg int32 // the package's index in spill.pkgs
 }
 
 // spill holds one side's ListBundles answer on disk, in a temporary file
-// removed when the check ends, with the spans of each package's bundles in
+// removed when the check ends, with where each package's bundles are in
 // memory: the answer is as large as the catalog, a package's share is
 // small. index reads a package back, and keeps the last few read.
 type spill struct {
@@ -28,7 +31,14 @@ type spill struct {
 	w    *bufio.Writer
 	size int64
 	// Set while the answer streams in, read-only afterwards.
-	spans map[string][]span
+	pkgIDs map[string]int32
+	pkgs   []string
+	// spans are the bundles in the order served until done, then grouped
+	// by package (in served order within each): package i's are
+	// spans[start[i]:start[i+1]]. Flat slices, not one per package, so
+	// that what is kept per bundle is a few words in one allocation.
+	spans []span
+	start []int32
 	gvks  map[manifest.GVK]bool
 
 	mu     sync.Mutex // guards recent and err
@@ -50,7 +60,7 @@ func newSpill(dir string) (*spill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spill ListBundles answer: %w", err)
 	}
-	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), spans: map[string][]span{}, gvks: map[manifest.GVK]bool{}}, nil
+	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), pkgIDs: map[string]int32{}, gvks: map[manifest.GVK]bool{}}, nil
 }
 
 // add appends one bundle of the answer.
@@ -62,8 +72,17 @@ func (s *spill) add(b *api.Bundle) error {
 	if _, err := s.w.Write(data); err != nil {
 		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
 	}
+	if len(data) > math.MaxInt32 {
+		return fmt.Errorf("spill bundle %s: %d bytes", b.GetCsvName(), len(data))
+	}
 	pkg := b.GetPackageName()
-	s.spans[pkg] = append(s.spans[pkg], span{s.size, len(data)})
+	id, ok := s.pkgIDs[pkg]
+	if !ok {
+		id = int32(len(s.pkgs))
+		s.pkgIDs[pkg] = id
+		s.pkgs = append(s.pkgs, pkg)
+	}
+	s.spans = append(s.spans, span{off: s.size, n: int32(len(data)), pkg: id})
 	s.size += int64(len(data))
 	for _, g := range gvksOf(b) {
 		s.gvks[g] = true
@@ -71,12 +90,35 @@ func (s *spill) add(b *api.Bundle) error {
 	return nil
 }
 
-// done ends the writing.
+// done ends the writing and groups the spans by package.
 func (s *spill) done() error {
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("spill ListBundles answer: %w", err)
 	}
+	s.start = make([]int32, len(s.pkgs)+1)
+	for _, sp := range s.spans {
+		s.start[sp.pkg+1]++
+	}
+	for i := range s.pkgs {
+		s.start[i+1] += s.start[i]
+	}
+	grouped := make([]span, len(s.spans))
+	next := slices.Clone(s.start[:len(s.pkgs)])
+	for _, sp := range s.spans {
+		grouped[next[sp.pkg]] = sp
+		next[sp.pkg]++
+	}
+	s.spans = grouped
 	return nil
+}
+
+// of returns the spans of pkg's bundles, in the order served.
+func (s *spill) of(pkg string) []span {
+	id, ok := s.pkgIDs[pkg]
+	if !ok || s.start == nil {
+		return nil
+	}
+	return s.spans[s.start[id]:s.start[id+1]]
 }
 
 // close removes the file.
@@ -87,11 +129,11 @@ func (s *spill) close() error {
 
 // bundles reads pkg's bundles back, in the order they were served.
 func (s *spill) bundles(pkg string) ([]*api.Bundle, error) {
-	spans := s.spans[pkg]
+	spans := s.of(pkg)
 	out := make([]*api.Bundle, 0, len(spans))
 	var buf []byte
 	for _, sp := range spans {
-		if cap(buf) < sp.n {
+		if cap(buf) < int(sp.n) {
 			buf = make([]byte, sp.n)
 		}
 		buf = buf[:sp.n]

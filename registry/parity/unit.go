@@ -166,8 +166,8 @@ func (r *checkRun) unitCalls(cat *catalog, pkg string, idx [2]*sideIndex) ([]cal
 	}
 	for s := range 2 {
 		if p := cat.pkg(s, pkg); p != nil {
-			for _, ch := range p.GetChannels() {
-				channels[ckey{p.GetName(), ch.GetName()}] = true
+			for _, ch := range p.channels {
+				channels[ckey{p.name, ch.name}] = true
 			}
 		}
 		for k, b := range idx[s].bundles {
@@ -207,19 +207,16 @@ func (r *checkRun) unitCalls(cat *catalog, pkg string, idx [2]*sideIndex) ([]cal
 
 // claim reports whether name is not claimed yet, and claims it: a name
 // replaced or skipped in several packages is queried once.
-func (r *checkRun) claim(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.claimed[name] {
-		return false
-	}
-	r.claimed[name] = true
-	return true
-}
+func (r *checkRun) claim(name string) bool { return r.claimed.add(name) }
+
+// catalogWideBatch is how many catalog-wide calls are made and compared
+// before their differences are recorded: the calls and answers in
+// memory stay a batch's, not one per GVK of the catalog.
+const catalogWideBatch = 256
 
 // catalogWide makes the calls that span packages, once every package
 // is known: the three GVK provider RPCs per provided or required GVK, then
-// the not-found probes.
+// the not-found probes, in batches recorded in call order.
 func (r *checkRun) catalogWide(ctx context.Context) error {
 	gvks := map[manifest.GVK]bool{}
 	for _, sp := range r.spills {
@@ -227,20 +224,34 @@ func (r *checkRun) catalogWide(ctx context.Context) error {
 			gvks[g] = true
 		}
 	}
-	var calls []call
+	cat := r.cat.withCanon(&canonCache{})
+	var batch []call
+	flush := func() error {
+		diffs, err := r.makeAll(ctx, cat, batch)
+		if err != nil {
+			return err
+		}
+		for i, c := range batch {
+			r.record(c, diffs[i])
+		}
+		batch = batch[:0]
+		cat = r.cat.withCanon(&canonCache{})
+		return nil
+	}
 	for _, g := range sortedKeys(gvks, gvkLess) {
 		for _, rpc := range []string{RPCGetChannelEntriesThatProvide, RPCGetLatestChannelEntriesThatProvide, RPCGetDefaultBundleThatProvides} {
-			calls = append(calls, call{rpc: rpc, gvk: g})
+			batch = append(batch, call{rpc: rpc, gvk: g})
+		}
+		if len(batch) >= catalogWideBatch {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	calls = append(calls, call{rpc: RPCGetPackage, pkg: probePackage, probe: true})
-	calls = append(calls, probes(r.firstCh)...)
-	diffs, err := r.makeAll(ctx, r.cat.withCanon(&canonCache{}), calls)
-	if err != nil {
+	batch = append(batch, call{rpc: RPCGetPackage, pkg: probePackage, probe: true})
+	batch = append(batch, probes(r.firstCh)...)
+	if err := flush(); err != nil {
 		return err
-	}
-	for i, c := range calls {
-		r.record(c, diffs[i])
 	}
 	if r.o.progress != nil {
 		r.o.progress.Add(1)
