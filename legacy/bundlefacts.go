@@ -53,8 +53,8 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	defer rows.Close()
 	f := &bundleFacts{seed: maphash.MakeSeed(), keyHash: make([]uint64, 0, d.sizeHint)}
 	x.keys.ids = make(map[string]int32, d.sizeHint+len(d.pkgs))
+	var name, version, path textCol // scanned into through interfaces: once, not per row
 	for rows.Next() {
-		var name, version, path textCol
 		if err := rows.Scan(&name, &version, &path); err != nil {
 			return fmt.Errorf("read table operatorbundle: %w", err)
 		}

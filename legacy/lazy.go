@@ -140,10 +140,11 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 	defer rows.Close()
 	var prev string
 	var id int32
+	// Scanned into through interfaces: declared once, not per row.
+	var rowid int64
+	var pkg, bundle textCol
+	var depth sql.NullInt64
 	for first := true; rows.Next(); first = false {
-		var rowid int64
-		var pkg, bundle textCol
-		var depth sql.NullInt64
 		if err := rows.Scan(&rowid, &pkg, &depth, &bundle); err != nil {
 			return fmt.Errorf("index table channel_entry: %w", err)
 		}
@@ -200,9 +201,9 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 		named, same bool
 	}
 	var prev string
+	var rowid int64
+	var name, version, path textCol
 	for rows.Next() {
-		var rowid int64
-		var name, version, path textCol
 		if err := rows.Scan(&rowid, &name, &version, &path); err != nil {
 			return fmt.Errorf("index table %s: %w", table, err)
 		}

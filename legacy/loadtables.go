@@ -88,10 +88,11 @@ func (d *DB) readEntries(ctx context.Context, sel rowSel, fn func(ChannelEntry))
 		return fmt.Errorf("read table channel_entry: %w", err)
 	}
 	defer rows.Close()
+	// Scanned into through interfaces: declared once, not per row.
+	var id int64
+	var ch, pkg, b sql.NullString
+	var repl, depth sql.NullInt64
 	for rows.Next() {
-		var id int64
-		var ch, pkg, b sql.NullString
-		var repl, depth sql.NullInt64
 		if err := rows.Scan(&id, &ch, &pkg, &b, &repl, &depth); err != nil {
 			return fmt.Errorf("read table channel_entry: %w", err)
 		}
