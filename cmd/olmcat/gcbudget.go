@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
+	"time"
 )
 
 // The garbage collector budgets of the commands whose live heap is small
@@ -21,12 +23,18 @@ const (
 	migrateGCPercent   = 300
 	migrateMemoryLimit = 56 << 20
 
-	// serve decodes a catalog directory once while its live heap is only
-	// the growing index and the few packages in flight: the limit keeps
-	// what piles up between cycles within a fixed budget; a small
-	// catalog's heap stays under it and pays nothing. A long-running
-	// server keeps no artificial limit once loaded.
-	serveLoadMemoryLimit = 48 << 20
+	// serve <dir> keeps the collector's headroom over the live heap near
+	// serveHeapHeadroom: GOGC is the headroom over what is live, at most
+	// the default 100 (a small catalog, whose live heap is under the
+	// headroom, pays nothing) and at least serveMinGCPercent. While a
+	// catalog directory loads, the live heap is the growing index and the
+	// few packages in flight, and GOGC follows it (sampled every
+	// serveLoadSample); once loaded, it is set once from what the server
+	// keeps, so a server's headroom grows with its live heap (e.g. its
+	// manifest cache) rather than staying under a fixed limit.
+	serveHeapHeadroom = 6 << 20
+	serveMinGCPercent = 25
+	serveLoadSample   = 10 * time.Millisecond
 
 	// During parity the two servers' indexes are most of what is live and
 	// stay for the whole check, while every answer is garbage once
@@ -53,8 +61,56 @@ func migrateGCBudget(f *migrateFlags) (restore func()) {
 	return func() { restoreLimit(); restoreGC() }
 }
 
-// loadGCBudget applies serve's limit while a catalog directory loads.
-func loadGCBudget() (restore func()) { return memoryLimitUnlessSet(serveLoadMemoryLimit) }
+// loadGCBudget keeps serve's headroom while a catalog directory loads.
+func loadGCBudget() (restore func()) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return func() {}
+	}
+	prev := debug.SetGCPercent(100)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(serveLoadSample)
+		defer tick.Stop()
+		percent := 100
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			if p := headroomPercent(liveHeap()); p != percent {
+				debug.SetGCPercent(p)
+				percent = p
+			}
+		}
+	}()
+	return func() { close(stop); <-done; debug.SetGCPercent(prev) }
+}
+
+// servingGCBudget sets serve's headroom once from what a loaded catalog
+// directory keeps live.
+func servingGCBudget() (restore func()) { return gcPercentUnlessSet(headroomPercent(liveHeap())) }
+
+// headroomPercent is the GOGC that gives a live heap of live bytes
+// serveHeapHeadroom of headroom, within [serveMinGCPercent, 100].
+func headroomPercent(live uint64) int {
+	if live == 0 {
+		return 100
+	}
+	return int(min(100, max(serveMinGCPercent, serveHeapHeadroom*100/live)))
+}
+
+// liveHeap is the heap the last collection marked live (0 before the
+// first).
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
 
 // parityGCBudget paces parity's collector by its live heap.
 func parityGCBudget() (restore func()) {

@@ -4,31 +4,58 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
-func TestLoadGCBudget(t *testing.T) {
+func TestHeadroomPercent(t *testing.T) {
 	tests := []struct {
-		name       string
-		gomemlimit string // "" leaves GOMEMLIMIT unset
-		during     int64
+		live uint64
+		want int
 	}{
-		{name: "limit while loading", during: serveLoadMemoryLimit},
-		{name: "GOMEMLIMIT wins", gomemlimit: "1GiB", during: math.MaxInt64},
+		{live: 0, want: 100},                     // before the first collection
+		{live: 1 << 20, want: 100},               // a small catalog keeps the default
+		{live: serveHeapHeadroom, want: 100},     // up to the headroom
+		{live: 2 * serveHeapHeadroom, want: 50},  // then the headroom over what is live
+		{live: 4 * serveHeapHeadroom, want: 25},  // down to the floor
+		{live: 1 << 40, want: serveMinGCPercent}, // and never below it
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.gomemlimit != "" {
-				t.Setenv("GOMEMLIMIT", tt.gomemlimit)
+		if got := headroomPercent(tt.live); got != tt.want {
+			t.Errorf("headroomPercent(%d) = %d, want %d", tt.live, got, tt.want)
+		}
+	}
+}
+
+// TestServeGCBudgets: serve's budgets follow the live heap, are undone
+// when they end, and GOGC keeps them away.
+func TestServeGCBudgets(t *testing.T) {
+	for _, gogc := range []string{"", "100"} {
+		t.Run("GOGC="+gogc, func(t *testing.T) {
+			if gogc != "" {
+				t.Setenv("GOGC", gogc)
 			}
-			prev := debug.SetMemoryLimit(math.MaxInt64)
-			defer debug.SetMemoryLimit(prev)
+			prev := debug.SetGCPercent(77)
+			defer debug.SetGCPercent(prev)
 			restore := loadGCBudget()
-			if got := debug.SetMemoryLimit(-1); got != tt.during {
-				t.Errorf("limit while loading = %d, want %d", got, tt.during)
+			time.Sleep(3 * serveLoadSample)
+			restore()
+			if got := debug.SetGCPercent(77); got != 77 {
+				t.Errorf("GC percent after loading = %d, want 77", got)
+			}
+			before := headroomPercent(liveHeap())
+			restore = servingGCBudget()
+			got := debug.SetGCPercent(-1)
+			debug.SetGCPercent(got) // SetGCPercent(-1) turned the collector off
+			after := headroomPercent(liveHeap())
+			switch {
+			case gogc != "" && got != 77:
+				t.Errorf("GC percent while serving with GOGC set = %d, want 77 (untouched)", got)
+			case gogc == "" && got != before && got != after:
+				t.Errorf("GC percent while serving = %d, want headroomPercent of the live heap (%d)", got, before)
 			}
 			restore()
-			if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-				t.Errorf("limit after loading = %d, want none (%d)", got, int64(math.MaxInt64))
+			if got := debug.SetGCPercent(77); got != 77 {
+				t.Errorf("GC percent after serving = %d, want 77", got)
 			}
 		})
 	}

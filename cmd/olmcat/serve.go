@@ -108,7 +108,12 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 		}
 		return source.OpenInput(ctx, in, source.WithCacheDir(f.cacheDir), source.WithLogger(logger))
 	}
+	restoreServing := func() {}
+	defer func() { restoreServing() }()
 	ready := func(registry.Querier) {
+		if in.Kind == source.KindDeclcfg {
+			restoreServing = servingGCBudget()
+		}
 		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
 	}
 	return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))

@@ -167,6 +167,20 @@ func convertProperty(p declcfg.Property) (*convertedProp, error) {
 	return c, nil
 }
 
+// ownPackageValue is the olm.package property value naming exactly pkg
+// and version, as normalizeJSON leaves it ("" in the impossible case
+// that it does not encode, which no property equals).
+func ownPackageValue(pkg, version string) string {
+	v, err := encodeJSON(struct {
+		PackageName string `json:"packageName"`
+		Version     string `json:"version"`
+	}{pkg, version}, false)
+	if err != nil {
+		return ""
+	}
+	return v
+}
+
 // normalizeJSON re-encodes a property value the way opm's loader leaves
 // it: compact, keys sorted at every level, HTML characters unescaped,
 // numbers through float64.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -63,7 +64,11 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 		i, ok := ib.byName[k]
 		if !ok {
 			i = int32(len(q.bundles))
-			q.bundles = append(q.bundles, ib.record(b))
+			rec, err := ib.record(b)
+			if err != nil {
+				return err
+			}
+			q.bundles = append(q.bundles, rec)
 			ib.byName[k] = i
 			if keep != nil {
 				if err := keep(i, b); err != nil {
@@ -77,39 +82,65 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 }
 
 // record is the index record of b's channel-independent fields.
-func (ib *indexBuilder) record(b *api.Bundle) bundleRec {
+func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
 	q := ib.q
-	rec := bundleRec{pkg: ib.strNum(b.PackageName), name: ib.strNum(b.CsvName), version: ib.strNum(b.Version), bundlePath: ib.strNum(b.BundlePath)}
-	rec.at[propNums] = int32(len(q.nums))
+	rec := bundleRec{pkg: ib.strNum(b.PackageName), name: ib.strNum(b.CsvName), version: ib.strNum(b.Version),
+		bundlePath: ib.strNum(b.BundlePath), propLo: int32(len(q.nums))}
+	provided, required, deps := b.ProvidedApis, b.RequiredApis, b.Dependencies
+	ok := true
 	for _, p := range b.Properties {
-		q.nums = append(q.nums, ib.prop(p))
+		pr := propRec{api: -1, dep: -1}
+		switch p.Type {
+		case declcfg.PropertyGVK:
+			pr.role, ok = providedAPI, ok && len(provided) > 0
+			if ok {
+				pr.api, provided = ib.api(provided[0]), provided[1:]
+			}
+		case declcfg.PropertyGVKRequired:
+			pr.role, ok = requiredAPI, ok && len(required) > 0
+			if ok {
+				pr.api, required = ib.api(required[0]), required[1:]
+			}
+		}
+		if p.Type == declcfg.PropertyGVKRequired || p.Type == declcfg.PropertyPackageRequired {
+			if ok = ok && len(deps) > 0; ok {
+				pr.dep, deps = ib.dep(deps[0]), deps[1:]
+			}
+		}
+		if p.Type == declcfg.PropertyPackage && p.Value == ownPackageValue(b.PackageName, b.Version) {
+			pr.value = ownValue
+		}
+		q.nums = append(q.nums, ib.prop(p, pr))
 	}
-	rec.at[providedNums] = int32(len(q.nums))
-	for _, g := range b.ProvidedApis {
-		q.nums = append(q.nums, ib.api(g))
+	if !ok || len(provided)+len(required)+len(deps) != 0 {
+		return rec, fmt.Errorf("bundle %q: its APIs and dependencies are not those of its properties", b.CsvName)
 	}
-	rec.at[requiredNums] = int32(len(q.nums))
-	for _, g := range b.RequiredApis {
-		q.nums = append(q.nums, ib.api(g))
-	}
-	rec.at[depNums] = int32(len(q.nums))
-	for _, d := range b.Dependencies {
-		q.nums = append(q.nums, number(ib.depIdx, [2]string{d.Type, d.Value}, &q.deps, d))
-	}
-	rec.at[numKinds] = int32(len(q.nums))
-	return rec
+	return rec, nil
 }
 
-// prop numbers p in the Querier's property table (once per package).
-func (ib *indexBuilder) prop(p *api.Property) int32 {
+// prop numbers p, which carries what pr says, in the Querier's property
+// table (once per package).
+func (ib *indexBuilder) prop(p *api.Property, pr propRec) int32 {
 	k := [2]string{p.Type, p.Value}
+	if pr.value == ownValue {
+		k[1] = "" // no value normalizes to "": the key of every bundle's own package value
+	}
 	n, ok := ib.propIdx[k]
 	if !ok {
 		n = int32(len(ib.q.props))
-		ib.q.props = append(ib.q.props, propRec{ib.strNum(p.Type), ib.strNum(p.Value)})
+		pr.typ = ib.strNum(p.Type)
+		if pr.value != ownValue {
+			pr.value = ib.strNum(p.Value)
+		}
+		ib.q.props = append(ib.q.props, pr)
 		ib.propIdx[k] = n
 	}
 	return n
+}
+
+// dep numbers d in the Querier's dependency table.
+func (ib *indexBuilder) dep(d *api.Dependency) int32 {
+	return number(ib.depIdx, [2]string{d.Type, d.Value}, &ib.q.deps, d)
 }
 
 // api numbers g in the Querier's API table.
@@ -289,8 +320,7 @@ func (q *Querier) replacersOf(name string) []replacer {
 // order.
 func (q *Querier) providedGVKs(i int32) []manifest.GVK {
 	var out []manifest.GVK
-	for _, n := range q.numbers(&q.bundles[i], providedNums) {
-		g := q.apis[n]
+	for _, g := range q.apisOf(i, providedAPI) {
 		k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
 		if !slices.Contains(out, k) {
 			out = append(out, k)

@@ -40,8 +40,8 @@ type Querier struct {
 	props []propRec
 	apis  []*api.GroupVersionKind
 	deps  []*api.Dependency
-	// nums holds every bundle's message numbers back to back (bundleRec.at
-	// says where), so a bundle record holds no slices.
+	// nums holds every bundle's property numbers back to back
+	// (propNums), so a bundle record holds no slices.
 	nums []int32
 	// strs holds every string of the index by number; skips holds every
 	// membership's skips, as numbers in strs, back to back.
@@ -107,28 +107,46 @@ func (q *Querier) str(n int32) string { return q.strs.str(n) }
 
 // bundleRec is what the index keeps of a distinct bundle: the fields all
 // its channel memberships have in common, as numbers in Querier.strs,
-// and its messages as numbers in the Querier's tables (props, apis for
-// provided and required, deps), in the order the bundle lists them:
-// numbers of kind k are Querier.nums[at[k]:at[k+1]].
+// and where its properties start in Querier.nums (see propNums). Its
+// provided and required APIs and its dependencies are those its
+// properties carry (propRec), in property order, as the conversion
+// derives them.
 type bundleRec struct {
 	pkg, name, version, bundlePath int32
-	at                             [numKinds + 1]int32
+	propLo                         int32
 }
 
-// numKind names a list of message numbers of a bundle record.
-type numKind int
+// propNums are bundle i's properties, as numbers in Querier.props: the
+// bundles' lists are back to back in nums, in bundle order.
+func (q *Querier) propNums(i int32) []int32 {
+	hi := int32(len(q.nums))
+	if int(i)+1 < len(q.bundles) {
+		hi = q.bundles[i+1].propLo
+	}
+	return q.nums[q.bundles[i].propLo:hi:hi]
+}
 
-const (
-	propNums numKind = iota
-	providedNums
-	requiredNums
-	depNums
-	numKinds
-)
+// apisOf are bundle i's provided or required APIs, in property order;
+// nil for none.
+func (q *Querier) apisOf(i int32, role apiRole) []*api.GroupVersionKind {
+	var out []*api.GroupVersionKind
+	for _, n := range q.propNums(i) {
+		if p := &q.props[n]; p.role == role {
+			out = append(out, q.apis[p.api])
+		}
+	}
+	return out
+}
 
-// numbers is rec's list of message numbers of kind k.
-func (q *Querier) numbers(rec *bundleRec, k numKind) []int32 {
-	return q.nums[rec.at[k]:rec.at[k+1]:rec.at[k+1]]
+// depsOf are bundle i's dependencies, in property order; nil for none.
+func (q *Querier) depsOf(i int32) []*api.Dependency {
+	var out []*api.Dependency
+	for _, n := range q.propNums(i) {
+		if p := &q.props[n]; p.dep >= 0 {
+			out = append(out, q.deps[p.dep])
+		}
+	}
+	return out
 }
 
 // memberRec is one channel membership of bundles[bundle]; its strings are
@@ -155,8 +173,29 @@ func (q *Querier) skipNames(m *memberRec) []string {
 }
 
 // propRec is a distinct property: its type and value, as numbers in
-// Querier.strs.
-type propRec struct{ typ, value int32 }
+// Querier.strs, and what a bundle's other fields take from it: the API
+// it provides or requires (role, apis[api]) and its dependency
+// (deps[dep]); api and dep are -1 when it has none. value is ownValue
+// for the olm.package property that says exactly the bundle's own
+// package and version (ownPackageValue): every bundle has one, and the
+// index need not hold its text.
+type propRec struct {
+	typ, value int32
+	api, dep   int32
+	role       apiRole
+}
+
+// ownValue is propRec.value of a bundle's own olm.package property.
+const ownValue = -1
+
+// apiRole says whether a property's API is provided or required.
+type apiRole uint8
+
+const (
+	noAPI apiRole = iota
+	providedAPI
+	requiredAPI
+)
 
 // replacer says that members[member] replaces or skips strs[name].
 type replacer struct{ name, member int32 }

@@ -212,12 +212,12 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 		PackageName:  q.str(rec.pkg),
 		ChannelName:  q.str(m.channel),
 		BundlePath:   q.str(rec.bundlePath),
-		ProvidedApis: pick(q.apis, q.numbers(rec, providedNums)),
-		RequiredApis: pick(q.apis, q.numbers(rec, requiredNums)),
+		ProvidedApis: q.apisOf(m.bundle, providedAPI),
+		RequiredApis: q.apisOf(m.bundle, requiredAPI),
 		Version:      q.str(rec.version),
 		SkipRange:    q.str(m.skipRange),
-		Dependencies: pick(q.deps, q.numbers(rec, depNums)),
-		Properties:   q.properties(rec),
+		Dependencies: q.depsOf(m.bundle),
+		Properties:   q.properties(m.bundle),
 		Deprecation:  deprecation(q.str(m.deprecation)),
 	}
 	if edges {
@@ -226,28 +226,23 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 	return b, nil
 }
 
-// properties are rec's property messages, made per call from the index's
+// properties are bundle i's property messages, made per call from the index's
 // distinct properties.
-func (q *Querier) properties(rec *bundleRec) []*api.Property {
-	nums := q.numbers(rec, propNums)
+func (q *Querier) properties(i int32) []*api.Property {
+	nums := q.propNums(i)
 	if len(nums) == 0 {
 		return nil
 	}
 	out := make([]*api.Property, len(nums))
 	for k, n := range nums {
-		out[k] = &api.Property{Type: q.str(q.props[n].typ), Value: q.str(q.props[n].value)}
-	}
-	return out
-}
-
-// pick is the elements of table at the indexes idx, nil for none.
-func pick[T any](table []T, idx []int32) []T {
-	if len(idx) == 0 {
-		return nil
-	}
-	out := make([]T, len(idx))
-	for k, n := range idx {
-		out[k] = table[n]
+		p := &q.props[n]
+		out[k] = &api.Property{Type: q.str(p.typ)}
+		if p.value == ownValue {
+			rec := &q.bundles[i]
+			out[k].Value = ownPackageValue(q.str(rec.pkg), q.str(rec.version))
+		} else {
+			out[k].Value = q.str(p.value)
+		}
 	}
 	return out
 }

@@ -19,13 +19,13 @@ import (
 //	files:    count, then path, size, modification time (Unix ns)
 //	packages: count, then the encoded api.Package and its blob (file, index)
 //	strings:  count, then every string of the table after "" (number 0)
-//	props:    count, then type, value (string numbers)
 //	apis:     count, then group, version, kind
 //	deps:     count, then type, value
+//	props:    count, then type, value+1 (string numbers), role, api+1,
+//	          dep+1
 //	bundles:  count, then package, name, version, bundlePath (string
-//	          numbers), and the numbers of its props, provided and
-//	          required apis and deps (each a count, then the numbers),
-//	          blob (file, index)
+//	          numbers), its props (count, then the numbers), blob (file,
+//	          index)
 //	members:  count, then bundle, and channel, replaces, skipRange,
 //	          deprecation, skips (count, then each) as string numbers
 //
@@ -72,11 +72,6 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 	for n := 1; n < q.strs.len(); n++ {
 		w.str(q.str(int32(n)))
 	}
-	w.uvarint(uint64(len(q.props)))
-	for _, p := range q.props {
-		w.uvarint(uint64(p.typ))
-		w.uvarint(uint64(p.value))
-	}
 	w.uvarint(uint64(len(q.apis)))
 	for _, g := range q.apis {
 		w.str(g.Group)
@@ -88,18 +83,22 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		w.str(d.Type)
 		w.str(d.Value)
 	}
+	w.uvarint(uint64(len(q.props)))
+	for _, p := range q.props {
+		for _, v := range []int32{p.typ, p.value + 1, int32(p.role), p.api + 1, p.dep + 1} {
+			w.uvarint(uint64(v))
+		}
+	}
 	w.uvarint(uint64(len(q.bundles)))
 	for i := range q.bundles {
 		b := &q.bundles[i]
 		for _, n := range []int32{b.pkg, b.name, b.version, b.bundlePath} {
 			w.uvarint(uint64(n))
 		}
-		for k := range numKinds {
-			nums := q.numbers(b, k)
-			w.uvarint(uint64(len(nums)))
-			for _, n := range nums {
-				w.uvarint(uint64(n))
-			}
+		nums := q.propNums(int32(i))
+		w.uvarint(uint64(len(nums)))
+		for _, n := range nums {
+			w.uvarint(uint64(n))
 		}
 		w.ref(src.refs[i])
 	}
@@ -219,15 +218,20 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	for range r.count(1) {
 		q.strs.appendRaw(string(r.bytes()))
 	}
-	ns := q.strs.len()
-	for range r.count(2) {
-		q.props = append(q.props, propRec{typ: r.int32(ns), value: r.int32(ns)})
-	}
 	for range r.count(3) {
 		q.apis = append(q.apis, &api.GroupVersionKind{Group: r.str(), Version: r.str(), Kind: r.str()})
 	}
 	for range r.count(2) {
 		q.deps = append(q.deps, &api.Dependency{Type: r.str(), Value: r.str()})
+	}
+	ns := q.strs.len()
+	for range r.count(5) {
+		p := propRec{typ: r.int32(ns), value: r.int32(ns+1) - 1, role: apiRole(r.int32(int(requiredAPI) + 1)),
+			api: r.int32(len(q.apis)+1) - 1, dep: r.int32(len(q.deps)+1) - 1}
+		if (p.role == noAPI) != (p.api < 0) && r.err == nil {
+			r.err = errors.New("property with an API role but no API, or the reverse")
+		}
+		q.props = append(q.props, p)
 	}
 	r.records(q, src, nf)
 	if r.err == nil && len(r.b) != 0 {
@@ -243,16 +247,12 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 // bundle's blob is into src.
 func (r *snapshotReader) records(q *Querier, src *fileSource, nf int) {
 	ns := q.strs.len()
-	nb := r.count(10)
+	nb := r.count(7)
 	q.bundles = make([]bundleRec, 0, nb)
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
-		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundlePath: r.int32(ns)}
-		for k, limit := range [numKinds]int{len(q.props), len(q.apis), len(q.apis), len(q.deps)} {
-			b.at[k] = int32(len(q.nums))
-			q.nums = r.numbers(q.nums, limit)
-		}
-		b.at[numKinds] = int32(len(q.nums))
+		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundlePath: r.int32(ns), propLo: int32(len(q.nums))}
+		q.nums = r.numbers(q.nums, len(q.props))
 		q.bundles = append(q.bundles, b)
 		src.refs = append(src.refs, r.ref(nf))
 	}
