@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"time"
 )
 
 // The garbage collector budgets of the commands whose live heap is small
@@ -28,13 +27,12 @@ const (
 	// the default 100 (a small catalog, whose live heap is under the
 	// headroom, pays nothing) and at least serveMinGCPercent. While a
 	// catalog directory loads, the live heap is the growing index and the
-	// few packages in flight, and GOGC follows it (sampled every
-	// serveLoadSample); once loaded, it is set once from what the server
-	// keeps, so a server's headroom grows with its live heap (e.g. its
-	// manifest cache) rather than staying under a fixed limit.
+	// few packages in flight, and GOGC follows it (gcHeadroom); once
+	// loaded, it is set once from what the server keeps, so a server's
+	// headroom grows with its live heap (e.g. its manifest cache) rather
+	// than staying under a fixed limit.
 	serveHeapHeadroom = 6 << 20
 	serveMinGCPercent = 25
-	serveLoadSample   = 10 * time.Millisecond
 
 	// During parity the two servers' indexes are most of what is live and
 	// stay for the whole check, while every answer is garbage once
@@ -61,50 +59,23 @@ func migrateGCBudget(f *migrateFlags) (restore func()) {
 	return func() { restoreLimit(); restoreGC() }
 }
 
+// serveHeadroom paces serve's collector by the live heap of a catalog
+// directory's index.
+var serveHeadroom = gcHeadroom{maxPercent: 100, minPercent: serveMinGCPercent, headroom: serveHeapHeadroom}
+
 // loadGCBudget keeps serve's headroom while a catalog directory loads.
-func loadGCBudget() (restore func()) {
-	if _, set := os.LookupEnv("GOGC"); set {
-		return func() {}
-	}
-	prev := debug.SetGCPercent(100)
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(serveLoadSample)
-		defer tick.Stop()
-		percent := 100
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			if p := headroomPercent(liveHeap()); p != percent {
-				debug.SetGCPercent(p)
-				percent = p
-			}
-		}
-	}()
-	return func() { close(stop); <-done; debug.SetGCPercent(prev) }
-}
+func loadGCBudget() (restore func()) { return serveHeadroom.start() }
 
 // servingGCBudget sets serve's headroom once from what a loaded catalog
 // directory keeps live.
-func servingGCBudget() (restore func()) { return gcPercentUnlessSet(headroomPercent(liveHeap())) }
-
-// headroomPercent is the GOGC that gives a live heap of live bytes
-// serveHeapHeadroom of headroom, within [serveMinGCPercent, 100].
-func headroomPercent(live uint64) int {
-	if live == 0 {
-		return 100
-	}
-	return int(min(100, max(serveMinGCPercent, serveHeapHeadroom*100/live)))
+func servingGCBudget() (restore func()) {
+	return gcPercentUnlessSet(serveHeadroom.percent(liveHeap()))
 }
 
 // liveHeap is the heap the last collection marked live (0 before the
 // first).
 func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	s := []metrics.Sample{{Name: liveHeapMetric}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

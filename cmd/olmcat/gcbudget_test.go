@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestHeadroomPercent(t *testing.T) {
+func TestServeHeadroom(t *testing.T) {
 	tests := []struct {
 		live uint64
 		want int
@@ -20,8 +20,8 @@ func TestHeadroomPercent(t *testing.T) {
 		{live: 1 << 40, want: serveMinGCPercent}, // and never below it
 	}
 	for _, tt := range tests {
-		if got := headroomPercent(tt.live); got != tt.want {
-			t.Errorf("headroomPercent(%d) = %d, want %d", tt.live, got, tt.want)
+		if got := serveHeadroom.percent(tt.live); got != tt.want {
+			t.Errorf("serveHeadroom.percent(%d) = %d, want %d", tt.live, got, tt.want)
 		}
 	}
 }
@@ -37,21 +37,21 @@ func TestServeGCBudgets(t *testing.T) {
 			prev := debug.SetGCPercent(77)
 			defer debug.SetGCPercent(prev)
 			restore := loadGCBudget()
-			time.Sleep(3 * serveLoadSample)
+			time.Sleep(3 * gcHeadroomPoll)
 			restore()
 			if got := debug.SetGCPercent(77); got != 77 {
 				t.Errorf("GC percent after loading = %d, want 77", got)
 			}
-			before := headroomPercent(liveHeap())
+			before := serveHeadroom.percent(liveHeap())
 			restore = servingGCBudget()
 			got := debug.SetGCPercent(-1)
 			debug.SetGCPercent(got) // SetGCPercent(-1) turned the collector off
-			after := headroomPercent(liveHeap())
+			after := serveHeadroom.percent(liveHeap())
 			switch {
 			case gogc != "" && got != 77:
 				t.Errorf("GC percent while serving with GOGC set = %d, want 77 (untouched)", got)
 			case gogc == "" && got != before && got != after:
-				t.Errorf("GC percent while serving = %d, want headroomPercent of the live heap (%d)", got, before)
+				t.Errorf("GC percent while serving = %d, want serveHeadroom.percent of the live heap (%d)", got, before)
 			}
 			restore()
 			if got := debug.SetGCPercent(77); got != 77 {
