@@ -173,7 +173,7 @@ func (d *DB) readProperties(ctx context.Context, t *tables, keys *keyCheck, sel 
 	if !d.sch.has("properties") {
 		return nil
 	}
-	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, operatorbundle_name IS NULL, %s IS NULL%s FROM properties%s`,
+	q := fmt.Sprintf(`SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, %s IS NULL%s FROM properties%s`,
 		colOrNull(d.sch, "properties", "operatorbundle_path"), d.keyColumns("properties", keys), sel.where)
 	rows, err := d.query(ctx, q, sel.args...)
 	if err != nil {
@@ -182,20 +182,20 @@ func (d *DB) readProperties(ctx context.Context, t *tables, keys *keyCheck, sel 
 	defer rows.Close()
 	g := grouper[propRow]{m: t.props}
 	defer g.flush()
-	var typ, val, name sql.RawBytes
-	var nameNull, nullPath bool
+	var typ, val, name textCol
+	var nullPath bool
 	var kv keyValues
-	dest := kv.dest(keys, &typ, &val, &name, &nameNull, &nullPath)
+	dest := kv.dest(keys, &typ, &val, &name, &nullPath)
 	types := texts{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read table properties: %w", err)
 		}
-		kv.check(keys, name, nameNull)
-		if nameNull || !sel.keepBytes(name) {
+		kv.check(keys, name)
+		if name.null || !sel.keep(name.s) {
 			continue
 		}
-		g.addBytes(name, propRow{Property{Type: types.of(typ), Value: string(val)}, nullPath})
+		g.add(name.s, propRow{Property{Type: types.str(typ.s), Value: val.s}, nullPath})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table properties: %w", err)
@@ -220,33 +220,32 @@ func (d *DB) readDependencies(ctx context.Context, t *tables, keys *keyCheck, se
 	if !d.sch.has("dependencies") {
 		return nil
 	}
-	rows, err := d.query(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name, operatorbundle_name IS NULL`+d.keyColumns("dependencies", keys)+` FROM dependencies`+sel.where+` ORDER BY rowid`, sel.args...)
+	rows, err := d.query(ctx, `SELECT CAST(type AS TEXT), CAST(value AS TEXT), operatorbundle_name`+d.keyColumns("dependencies", keys)+` FROM dependencies`+sel.where+` ORDER BY rowid`, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
 	}
 	defer rows.Close()
 	g := grouper[Dependency]{m: t.deps}
 	defer g.flush()
-	var typ, val, name sql.RawBytes
-	var nameNull bool
+	var typ, val, name textCol
 	var kv keyValues
-	dest := kv.dest(keys, &typ, &val, &name, &nameNull)
+	dest := kv.dest(keys, &typ, &val, &name)
 	types := texts{}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("read table dependencies: %w", err)
 		}
-		kv.check(keys, name, nameNull)
-		if nameNull || !sel.keepBytes(name) {
+		kv.check(keys, name)
+		if name.null || !sel.keep(name.s) {
 			continue
 		}
-		dep := Dependency{Type: types.of(typ), Value: string(val)}
+		dep := Dependency{Type: types.str(typ.s), Value: val.s}
 		if sel.want == nil && d.depsFirstBundle == "" {
 			// Migration 9 copied the first row's value into every row: that
 			// row alone is known to be genuine.
-			d.depsFirst, d.depsFirstBundle = dep, string(name)
+			d.depsFirst, d.depsFirstBundle = dep, name.s
 		}
-		g.addBytes(name, dep)
+		g.add(name.s, dep)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
@@ -272,22 +271,21 @@ func (d *DB) readRelatedImages(ctx context.Context, t *tables, sel rowSel) error
 	if !d.sch.has("related_image") {
 		return nil
 	}
-	rows, err := d.query(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name, operatorbundle_name IS NULL FROM related_image`+sel.where, sel.args...)
+	rows, err := d.query(ctx, `SELECT CAST(image AS TEXT), operatorbundle_name FROM related_image`+sel.where, sel.args...)
 	if err != nil {
 		return fmt.Errorf("read table related_image: %w", err)
 	}
 	g := grouper[string]{m: t.related}
 	defer rows.Close()
-	var img, name sql.RawBytes
-	var nameNull bool
+	var img, name textCol
 	for rows.Next() {
-		if err := rows.Scan(&img, &name, &nameNull); err != nil {
+		if err := rows.Scan(&img, &name); err != nil {
 			return fmt.Errorf("read table related_image: %w", err)
 		}
-		if nameNull || len(img) == 0 || !sel.keepBytes(name) {
+		if name.null || img.s == "" || !sel.keep(name.s) {
 			continue
 		}
-		g.addBytes(name, string(img))
+		g.add(name.s, img.s)
 	}
 	g.flush()
 	if err := rows.Err(); err != nil {

@@ -33,14 +33,23 @@ func (kv *keyValues) dest(keys *keyCheck, cols ...any) []any {
 }
 
 // check checks the row's key when keys are checked.
-func (kv *keyValues) check(keys *keyCheck, name []byte, nameNull bool) {
+func (kv *keyValues) check(keys *keyCheck, name textCol) {
 	if keys.match != nil {
-		keys.add(sql.NullString{String: string(name), Valid: !nameNull}, kv.version, kv.path)
+		keys.add(sql.NullString{String: name.s, Valid: !name.null}, kv.version, kv.path)
 	}
 }
 
 // texts interns the short strings a table repeats (types, groups, kinds).
 type texts map[string]string
+
+// str is of for a string.
+func (t texts) str(s string) string {
+	if v, ok := t[s]; ok {
+		return v
+	}
+	t[s] = s
+	return s
+}
 
 func (t texts) of(b []byte) string {
 	if s, ok := t[string(b)]; ok {
