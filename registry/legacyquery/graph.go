@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/operator-catalog/olmcat/internal/strarena"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -154,13 +155,17 @@ func readGraph(ctx context.Context, db *legacy.DB) (*graph, error) {
 	}
 	ids := make(map[string]int32, len(bundleRows)+len(bundleRows)/8)
 	var names []string
+	// The names stay for the whole life of the Querier: copied back to
+	// back, not one row's allocation each.
+	var strs strarena.Arena
 	intern := func(s string) int32 {
 		if id, ok := ids[s]; ok {
 			return id
 		}
-		ids[s] = int32(len(names))
-		names = append(names, s)
-		return ids[s]
+		id := int32(len(names))
+		ids[s] = id
+		names = append(names, strs.Clone(s))
+		return id
 	}
 	var raw rawEntries
 	last := int64(math.MinInt64)

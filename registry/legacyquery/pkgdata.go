@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/strarena"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -146,22 +147,28 @@ func (q *Querier) storedFacts(ctx context.Context) (*facts, error) {
 		return nil, err
 	}
 	f := &facts{providers: map[string][]int32{}, plurals: map[manifest.GVK]string{}}
+	var strs strarena.Arena
 	err = q.db.GVKProperties(ctx, func(bundle, value string) error {
 		if id, served := g.served(bundle); served {
-			f.providers[value] = append(f.providers[value], id)
+			ids, ok := f.providers[value]
+			if !ok {
+				value = strs.Clone(value)
+			}
+			f.providers[value] = append(ids, id)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for v, ids := range f.providers {
+	for _, ids := range f.providers {
 		slices.Sort(ids)
-		f.providers[v] = slices.Clip(slices.Compact(ids))
 	}
+	f.pack()
 	err = q.db.APIRows(ctx, func(bundle string, a legacy.API) error {
-		if _, served := g.served(bundle); served && a.Plural != "" {
-			f.plurals[a.GVK] = a.Plural
+		if _, served := g.served(bundle); served && a.Plural != "" && f.plurals[a.GVK] != a.Plural {
+			k := manifest.GVK{Group: strs.Clone(a.GVK.Group), Version: strs.Clone(a.GVK.Version), Kind: strs.Clone(a.GVK.Kind)}
+			f.plurals[k] = strs.Clone(a.Plural)
 		}
 		return nil
 	})
@@ -214,7 +221,27 @@ func (q *Querier) packageFacts(ctx context.Context) (*facts, error) {
 	for _, ids := range f.providers {
 		slices.Sort(ids)
 	}
+	f.pack()
 	return f, nil
+}
+
+// pack makes each provider list distinct and moves them all into one
+// backing array: the facts stay for the whole life of the Querier, and
+// lists grown one append at a time would each hold spare room in an
+// allocation of its own.
+func (f *facts) pack() {
+	n := 0
+	for v, ids := range f.providers {
+		ids = slices.Compact(ids)
+		f.providers[v] = ids
+		n += len(ids)
+	}
+	all := make([]int32, 0, n)
+	for v, ids := range f.providers {
+		start := len(all)
+		all = append(all, ids...)
+		f.providers[v] = all[start:len(all):len(all)]
+	}
 }
 
 // gvkValues are the distinct olm.gvk property values, in order.

@@ -9,6 +9,7 @@ import (
 	"github.com/operator-catalog/olmcat/registry/source"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/strarena"
 )
 
 // Property and dependency types the classification looks at.
@@ -66,7 +67,8 @@ type catalog struct {
 	remote [2]bool
 	index  [2]indexSource
 
-	mu       *sync.RWMutex // guards packages and headAPIs, shared by every view
+	mu       *sync.RWMutex   // guards packages and headAPIs, shared by every view
+	strs     *strarena.Arena // the strings packages and headAPIs keep
 	packages [2]map[string]*packageHeads
 	// headAPIs holds the GVKs provided by a default channel head.
 	headAPIs [2]map[manifest.GVK]bool
@@ -79,7 +81,7 @@ type indexSource interface {
 }
 
 func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
-	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index, mu: &sync.RWMutex{}}
+	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index, mu: &sync.RWMutex{}, strs: &strarena.Arena{}}
 	for s := range 2 {
 		c.packages[s] = map[string]*packageHeads{}
 		c.headAPIs[s] = map[manifest.GVK]bool{}
@@ -91,7 +93,7 @@ func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
 // package's calls repeat its bundles, so a cache per package keeps the
 // memory of the check bounded.
 func (c *catalog) withCanon(cc *canonCache) *catalog {
-	return &catalog{canon: cc, kinds: c.kinds, remote: c.remote, index: c.index, mu: c.mu, packages: c.packages, headAPIs: c.headAPIs}
+	return &catalog{canon: cc, kinds: c.kinds, remote: c.remote, index: c.index, mu: c.mu, strs: c.strs, packages: c.packages, headAPIs: c.headAPIs}
 }
 
 func newSideIndex() *sideIndex {
@@ -134,11 +136,14 @@ func (s *sideIndex) addBundle(b *api.Bundle) {
 func (c *catalog) setPackage(s int, name string, p *api.Package, idx *sideIndex) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.packages[s][name] = headsOf(p)
+	c.packages[s][name] = headsOf(p, c.strs)
 	def := p.GetDefaultChannelName()
 	if head := idx.bundles[bkey{p.GetName(), def, headOf(p, def)}]; head != nil {
 		for _, a := range head.GetProvidedApis() {
-			c.headAPIs[s][manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = true
+			g := manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}
+			if !c.headAPIs[s][g] {
+				c.headAPIs[s][cloneGVK(c.strs, g)] = true
+			}
 		}
 	}
 }
@@ -154,12 +159,17 @@ type packageHeads struct {
 // channelHead is a channel of a GetPackage answer and its head.
 type channelHead struct{ name, head string }
 
-func headsOf(p *api.Package) *packageHeads {
-	h := &packageHeads{name: p.GetName(), defaultChannel: p.GetDefaultChannelName()}
+func headsOf(p *api.Package, strs *strarena.Arena) *packageHeads {
+	h := &packageHeads{name: strs.Clone(p.GetName()), defaultChannel: strs.Clone(p.GetDefaultChannelName())}
 	for _, ch := range p.GetChannels() {
-		h.channels = append(h.channels, channelHead{ch.GetName(), ch.GetCsvName()})
+		h.channels = append(h.channels, channelHead{strs.Clone(ch.GetName()), strs.Clone(ch.GetCsvName())})
 	}
 	return h
+}
+
+// cloneGVK copies g's strings into strs.
+func cloneGVK(strs *strarena.Arena, g manifest.GVK) manifest.GVK {
+	return manifest.GVK{Group: strs.Clone(g.Group), Version: strs.Clone(g.Version), Kind: strs.Clone(g.Kind)}
 }
 
 // channelList returns the package's channels, none for a nil package.

@@ -120,7 +120,7 @@ func heapGrowth(keep func() any) uint64 {
 
 // What a check keeps for the whole run grows with the catalog, so it is
 // kept compact: a claimed name costs 16 bytes (its hash, not the string
-// and a map entry), a spilled bundle one span in one slice.
+// and a map entry), a spilled bundle one word (its span) in one slice.
 func TestCheckStateStaysCompactPerName(t *testing.T) {
 	const names = 100_000
 	grown := heapGrowth(func() any {
@@ -147,7 +147,7 @@ func TestCheckStateStaysCompactPerName(t *testing.T) {
 		return sp
 	})
 	t.Logf("%d bundles: %d bytes, %.1f a bundle", bundles, grown, float64(grown)/bundles)
-	assert.Less(t, grown, uint64(24*bundles), "the spill's index of the answer costs more than a span a bundle")
+	assert.Less(t, grown, uint64(12*bundles), "the spill's index of the answer costs more than a word a bundle")
 	assert.Len(t, sp.of("pkg-0007"), bundles/packages)
 }
 

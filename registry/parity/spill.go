@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"sync"
@@ -12,15 +11,22 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/strarena"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
-// span locates one marshalled bundle in a spill file.
-type span struct {
-	off int64
-	n   int32
-	pkg int32 // the package's index in spill.pkgs
-}
+// span locates one marshalled bundle in a spill file, in one word: the
+// offset in the high 40 bits, the length in the low 24, or spanLong
+// there for a bundle that long or longer (its length is in spill.long).
+type span uint64
+
+const (
+	spanLenBits = 24
+	spanLong    = 1<<spanLenBits - 1
+	maxSpillOff = 1<<(64-spanLenBits) - 1
+)
+
+func (sp span) off() int64 { return int64(sp >> spanLenBits) }
 
 // spill holds one side's ListBundles answer on disk, in a temporary file
 // removed when the check ends, with where each package's bundles are in
@@ -36,10 +42,13 @@ type spill struct {
 	// spans are the bundles in the order served until done, then grouped
 	// by package (in served order within each): package i's are
 	// spans[start[i]:start[i+1]]. Flat slices, not one per package, so
-	// that what is kept per bundle is a few words in one allocation.
+	// that what is kept per bundle is one word in one allocation.
 	spans []span
 	start []int32
+	long  map[int64]int // by offset, the length of each bundle of spanLong bytes or more
+	pkgOf []int32       // by span, the package's index, until done
 	gvks  map[manifest.GVK]bool
+	strs  strarena.Arena // the strings pkgIDs, pkgs and gvks keep
 
 	mu     sync.Mutex // guards recent and err
 	recent []*cachedIndex
@@ -60,7 +69,7 @@ func newSpill(dir string) (*spill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spill ListBundles answer: %w", err)
 	}
-	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), pkgIDs: map[string]int32{}, gvks: map[manifest.GVK]bool{}}, nil
+	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), pkgIDs: map[string]int32{}, long: map[int64]int{}, gvks: map[manifest.GVK]bool{}}, nil
 }
 
 // add appends one bundle of the answer.
@@ -72,20 +81,28 @@ func (s *spill) add(b *api.Bundle) error {
 	if _, err := s.w.Write(data); err != nil {
 		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
 	}
-	if len(data) > math.MaxInt32 {
-		return fmt.Errorf("spill bundle %s: %d bytes", b.GetCsvName(), len(data))
+	if s.size > maxSpillOff {
+		return fmt.Errorf("spill bundle %s: the answer exceeds %d bytes", b.GetCsvName(), int64(maxSpillOff))
 	}
 	pkg := b.GetPackageName()
 	id, ok := s.pkgIDs[pkg]
 	if !ok {
 		id = int32(len(s.pkgs))
+		pkg = s.strs.Clone(pkg)
 		s.pkgIDs[pkg] = id
 		s.pkgs = append(s.pkgs, pkg)
 	}
-	s.spans = append(s.spans, span{off: s.size, n: int32(len(data)), pkg: id})
+	n := min(len(data), spanLong)
+	if n == spanLong {
+		s.long[s.size] = len(data)
+	}
+	s.spans = append(s.spans, span(s.size)<<spanLenBits|span(n))
+	s.pkgOf = append(s.pkgOf, id)
 	s.size += int64(len(data))
 	for _, g := range gvksOf(b) {
-		s.gvks[g] = true
+		if !s.gvks[g] {
+			s.gvks[cloneGVK(&s.strs, g)] = true
+		}
 	}
 	return nil
 }
@@ -96,19 +113,19 @@ func (s *spill) done() error {
 		return fmt.Errorf("spill ListBundles answer: %w", err)
 	}
 	s.start = make([]int32, len(s.pkgs)+1)
-	for _, sp := range s.spans {
-		s.start[sp.pkg+1]++
+	for _, p := range s.pkgOf {
+		s.start[p+1]++
 	}
 	for i := range s.pkgs {
 		s.start[i+1] += s.start[i]
 	}
 	grouped := make([]span, len(s.spans))
 	next := slices.Clone(s.start[:len(s.pkgs)])
-	for _, sp := range s.spans {
-		grouped[next[sp.pkg]] = sp
-		next[sp.pkg]++
+	for i, sp := range s.spans {
+		grouped[next[s.pkgOf[i]]] = sp
+		next[s.pkgOf[i]]++
 	}
-	s.spans = grouped
+	s.spans, s.pkgOf = grouped, nil
 	return nil
 }
 
@@ -133,11 +150,15 @@ func (s *spill) bundles(pkg string) ([]*api.Bundle, error) {
 	out := make([]*api.Bundle, 0, len(spans))
 	var buf []byte
 	for _, sp := range spans {
-		if cap(buf) < int(sp.n) {
-			buf = make([]byte, sp.n)
+		n := int(sp & spanLong)
+		if n == spanLong {
+			n = s.long[sp.off()]
 		}
-		buf = buf[:sp.n]
-		if _, err := s.f.ReadAt(buf, sp.off); err != nil {
+		if cap(buf) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := s.f.ReadAt(buf, sp.off()); err != nil {
 			return nil, fmt.Errorf("read back ListBundles answer of %s: %w", pkg, err)
 		}
 		b := &api.Bundle{}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,4 +150,29 @@ func TestCheckRemovesItsSpills(t *testing.T) {
 	left, err := os.ReadDir(tmp)
 	require.NoError(t, err)
 	assert.Empty(t, left)
+}
+
+// A bundle too long for a span's length bits reads back whole, between
+// short ones of the same package.
+func TestSpillReadsLongBundles(t *testing.T) {
+	sp, err := newSpill(t.TempDir())
+	require.NoError(t, err)
+	defer sp.close()
+	long := strings.Repeat("x", spanLong+10)
+	want := []*api.Bundle{
+		{PackageName: "p", CsvName: "a"},
+		{PackageName: "p", CsvName: "b", Properties: []*api.Property{{Type: "test.long", Value: long}}},
+		{PackageName: "q", CsvName: "c"},
+		{PackageName: "p", CsvName: "d"},
+	}
+	for _, b := range want {
+		require.NoError(t, sp.add(b))
+	}
+	require.NoError(t, sp.done())
+	got, err := sp.bundles("p")
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	for i, w := range []*api.Bundle{want[0], want[1], want[3]} {
+		assert.True(t, proto.Equal(w, got[i]), "bundle %d", i)
+	}
 }
