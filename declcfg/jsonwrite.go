@@ -87,10 +87,8 @@ func appendBundleJSON(b []byte, bd *Bundle) ([]byte, error) {
 // or nil when v is not of that form or the text needs JSON escapes.
 func inlineBase64(v []byte) []byte {
 	text := inlineData(v)
-	for _, c := range text {
-		if !base64Char[c] {
-			return nil
-		}
+	if !isBase64Text(text) {
+		return nil
 	}
 	return text
 }

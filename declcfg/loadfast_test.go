@@ -25,6 +25,20 @@ func TestValidStdBase64(t *testing.T) {
 	}
 }
 
+// TestIsBase64Text: one byte outside the alphabet anywhere, in a
+// 16-byte block or in the tail, fails the text.
+func TestIsBase64Text(t *testing.T) {
+	good := strings.Repeat("QUJDRA+/", 5) + "QQ==" // 44 bytes: two blocks and a tail
+	require.True(t, isBase64Text([]byte(good)))
+	for i := range good {
+		for _, c := range []byte{'-', '\n', '"', 0, 0x80, 0xff, '@', '[', '`', '{', ':', '*'} {
+			bad := []byte(good)
+			bad[i] = c
+			assert.False(t, isBase64Text(bad), "%q", bad)
+		}
+	}
+}
+
 // TestParseBundleObjectMatchesParseValue checks the one-pass decoder of
 // inline objects against encoding/json on every value form.
 func TestParseBundleObjectMatchesParseValue(t *testing.T) {
