@@ -2,6 +2,7 @@ package declcfgquery
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -23,6 +24,11 @@ type indexBuilder struct {
 	// the one addPackage call, so neither holds more than one package.
 	byName  map[[2]string]int32
 	propIdx map[[2]string]int32
+	// runs finds the property runs (propRun) stored for the package's
+	// bundles by their numbers' bytes; run and runKey are scratch.
+	runs   map[string]int32
+	run    []int32
+	runKey []byte
 	// apiIdx and depIdx number the distinct messages of the Querier's
 	// tables.
 	apiIdx map[manifest.GVK]int32
@@ -31,7 +37,7 @@ type indexBuilder struct {
 
 func newIndexBuilder() *indexBuilder {
 	return &indexBuilder{q: &Querier{strs: newStrTable()}, byName: map[[2]string]int32{},
-		propIdx: map[[2]string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{}}
+		propIdx: map[[2]string]int32{}, runs: map[string]int32{}, apiIdx: map[manifest.GVK]int32{}, depIdx: map[[2]string]int32{}}
 }
 
 // strNum is s's number in the Querier's string table.
@@ -57,6 +63,7 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 	ib.pkgs = append(ib.pkgs, p)
 	clear(ib.byName)
 	clear(ib.propIdx)
+	clear(ib.runs)
 	q := ib.q
 	q.strs.reset()
 	for _, b := range bundles {
@@ -83,9 +90,9 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 
 // record is the index record of b's channel-independent fields.
 func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
-	q := ib.q
 	rec := bundleRec{pkg: ib.strNum(b.PackageName), name: ib.strNum(b.CsvName), version: ib.strNum(b.Version),
-		bundlePath: ib.strNum(b.BundlePath), propLo: int32(len(q.nums))}
+		bundlePath: ib.strNum(b.BundlePath)}
+	ib.run = ib.run[:0]
 	provided, required, deps := b.ProvidedApis, b.RequiredApis, b.Dependencies
 	ok := true
 	for _, p := range b.Properties {
@@ -110,12 +117,31 @@ func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
 		if p.Type == declcfg.PropertyPackage && p.Value == ownPackageValue(b.PackageName, b.Version) {
 			pr.value = ownValue
 		}
-		q.nums = append(q.nums, ib.prop(p, pr))
+		ib.run = append(ib.run, ib.prop(p, pr))
 	}
+	rec.propLo, rec.propHi = ib.propRun()
 	if !ok || len(provided)+len(required)+len(deps) != 0 {
 		return rec, fmt.Errorf("bundle %q: its APIs and dependencies are not those of its properties", b.CsvName)
 	}
 	return rec, nil
+}
+
+// propRun stores the property numbers in ib.run in the Querier's nums,
+// or finds the same run stored for an earlier bundle of the package: a
+// package's bundles mostly list the same properties (their own
+// olm.package value is one property, ownValue), so they share one run.
+func (ib *indexBuilder) propRun() (lo, hi int32) {
+	ib.runKey = ib.runKey[:0]
+	for _, n := range ib.run {
+		ib.runKey = binary.LittleEndian.AppendUint32(ib.runKey, uint32(n))
+	}
+	lo, ok := ib.runs[string(ib.runKey)]
+	if !ok {
+		lo = int32(len(ib.q.nums))
+		ib.q.nums = append(ib.q.nums, ib.run...)
+		ib.runs[string(ib.runKey)] = lo
+	}
+	return lo, lo + int32(len(ib.run))
 }
 
 // prop numbers p, which carries what pr says, in the Querier's property
@@ -210,12 +236,6 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	// at their size, not at the capacity the last growth left.
 	q.members, q.bundles = slices.Clone(q.members), slices.Clone(q.bundles)
 	q.nums, q.props, q.skips = slices.Clone(q.nums), slices.Clone(q.props), slices.Clone(q.skips)
-	for k, members := range q.providers {
-		q.providers[k] = slices.Clone(members)
-	}
-	for k, edges := range q.latest {
-		q.latest[k] = slices.Clone(edges)
-	}
 	q.stats.Packages = len(ib.pkgs)
 	q.stats.Bundles = len(q.bundles)
 	q.stats.ChannelEntries = len(q.members)
@@ -253,26 +273,9 @@ func (q *Querier) rangeMembers() error {
 // every membership per call, in exactly the order those scans produced
 // them (members order; latest by package, channel).
 func (q *Querier) index() {
-	q.replacers = nil
-	q.providers = map[manifest.GVK][]int32{}
+	q.indexReplacers()
+	q.indexProviders()
 	q.latest = map[manifest.GVK][]edge{}
-	for i := range q.members {
-		m := &q.members[i]
-		mi := int32(i)
-		q.replacers = append(q.replacers, replacer{m.replaces, mi})
-		for _, s := range q.skipsOf(m) {
-			if s != m.replaces {
-				q.replacers = append(q.replacers, replacer{s, mi})
-			}
-		}
-		for _, k := range q.providedGVKs(m.bundle) {
-			q.providers[k] = append(q.providers[k], mi)
-		}
-	}
-	slices.SortFunc(q.replacers, func(a, b replacer) int {
-		return cmp.Or(cmp.Compare(q.str(a.name), q.str(b.name)), cmp.Compare(a.member, b.member))
-	})
-	q.replacers = slices.Clip(q.replacers)
 	for _, n := range q.names {
 		pi := q.packages[n]
 		for _, c := range pi.pkg.Channels {
@@ -286,6 +289,57 @@ func (q *Querier) index() {
 					}
 				}
 			}
+		}
+	}
+	for k, edges := range q.latest {
+		q.latest[k] = slices.Clip(edges)
+	}
+}
+
+// indexReplacers pairs every member with its replaces and each other
+// skip, sorted by name then member. The pairs are counted first: the
+// list is the largest of the index, and is made at its size.
+func (q *Querier) indexReplacers() {
+	n := len(q.members)
+	for i := range q.members {
+		m := &q.members[i]
+		for _, s := range q.skipsOf(m) {
+			if s != m.replaces {
+				n++
+			}
+		}
+	}
+	q.replacers = make([]replacer, 0, n)
+	for i := range q.members {
+		m := &q.members[i]
+		q.replacers = append(q.replacers, replacer{m.replaces, int32(i)})
+		for _, s := range q.skipsOf(m) {
+			if s != m.replaces {
+				q.replacers = append(q.replacers, replacer{s, int32(i)})
+			}
+		}
+	}
+	slices.SortFunc(q.replacers, func(a, b replacer) int {
+		return cmp.Or(cmp.Compare(q.str(a.name), q.str(b.name)), cmp.Compare(a.member, b.member))
+	})
+}
+
+// indexProviders lists the members providing each GVK, in members order,
+// each list made at its size (counted first).
+func (q *Querier) indexProviders() {
+	counts := map[manifest.GVK]int{}
+	for i := range q.members {
+		for _, k := range q.providedGVKs(q.members[i].bundle) {
+			counts[k]++
+		}
+	}
+	q.providers = make(map[manifest.GVK][]int32, len(counts))
+	for k, n := range counts {
+		q.providers[k] = make([]int32, 0, n)
+	}
+	for i := range q.members {
+		for _, k := range q.providedGVKs(q.members[i].bundle) {
+			q.providers[k] = append(q.providers[k], int32(i))
 		}
 	}
 }

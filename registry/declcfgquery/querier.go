@@ -40,8 +40,8 @@ type Querier struct {
 	props []propRec
 	apis  []*api.GroupVersionKind
 	deps  []*api.Dependency
-	// nums holds every bundle's property numbers back to back
-	// (propNums), so a bundle record holds no slices.
+	// nums holds the bundles' property numbers back to back (propNums),
+	// so a bundle record holds no slices.
 	nums []int32
 	// strs holds every string of the index by number; skips holds every
 	// membership's skips, as numbers in strs, back to back.
@@ -107,23 +107,20 @@ func (q *Querier) str(n int32) string { return q.strs.str(n) }
 
 // bundleRec is what the index keeps of a distinct bundle: the fields all
 // its channel memberships have in common, as numbers in Querier.strs,
-// and where its properties start in Querier.nums (see propNums). Its
+// and its properties, Querier.nums[propLo:propHi] (bundles of a package
+// with the same properties share one run). Its
 // provided and required APIs and its dependencies are those its
 // properties carry (propRec), in property order, as the conversion
 // derives them.
 type bundleRec struct {
 	pkg, name, version, bundlePath int32
-	propLo                         int32
+	propLo, propHi                 int32
 }
 
-// propNums are bundle i's properties, as numbers in Querier.props: the
-// bundles' lists are back to back in nums, in bundle order.
+// propNums are bundle i's properties, as numbers in Querier.props.
 func (q *Querier) propNums(i int32) []int32 {
-	hi := int32(len(q.nums))
-	if int(i)+1 < len(q.bundles) {
-		hi = q.bundles[i+1].propLo
-	}
-	return q.nums[q.bundles[i].propLo:hi:hi]
+	b := &q.bundles[i]
+	return q.nums[b.propLo:b.propHi:b.propHi]
 }
 
 // apisOf are bundle i's provided or required APIs, in property order;

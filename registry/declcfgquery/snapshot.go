@@ -23,8 +23,9 @@ import (
 //	deps:     count, then type, value
 //	props:    count, then type, value+1 (string numbers), role, api+1,
 //	          dep+1
+//	nums:     count, then the bundles' property numbers
 //	bundles:  count, then package, name, version, bundlePath (string
-//	          numbers), its props (count, then the numbers), blob (file,
+//	          numbers), its props (start and end in nums), blob (file,
 //	          index)
 //	members:  count, then bundle, and channel, replaces, skipRange,
 //	          deprecation, skips (count, then each) as string numbers
@@ -89,15 +90,14 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 			w.uvarint(uint64(v))
 		}
 	}
+	w.uvarint(uint64(len(q.nums)))
+	for _, n := range q.nums {
+		w.uvarint(uint64(n))
+	}
 	w.uvarint(uint64(len(q.bundles)))
 	for i := range q.bundles {
 		b := &q.bundles[i]
-		for _, n := range []int32{b.pkg, b.name, b.version, b.bundlePath} {
-			w.uvarint(uint64(n))
-		}
-		nums := q.propNums(int32(i))
-		w.uvarint(uint64(len(nums)))
-		for _, n := range nums {
+		for _, n := range []int32{b.pkg, b.name, b.version, b.bundlePath, b.propLo, b.propHi} {
 			w.uvarint(uint64(n))
 		}
 		w.ref(src.refs[i])
@@ -247,12 +247,16 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 // bundle's blob is into src.
 func (r *snapshotReader) records(q *Querier, src *fileSource, nf int) {
 	ns := q.strs.len()
-	nb := r.count(7)
+	q.nums = r.numbers(nil, len(q.props))
+	nb := r.count(8)
 	q.bundles = make([]bundleRec, 0, nb)
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
-		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundlePath: r.int32(ns), propLo: int32(len(q.nums))}
-		q.nums = r.numbers(q.nums, len(q.props))
+		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundlePath: r.int32(ns)}
+		b.propLo = r.int32(len(q.nums) + 1)
+		if b.propHi = r.int32(len(q.nums) + 1); b.propHi < b.propLo && r.err == nil {
+			r.err = errors.New("bundle properties out of order")
+		}
 		q.bundles = append(q.bundles, b)
 		src.refs = append(src.refs, r.ref(nf))
 	}
