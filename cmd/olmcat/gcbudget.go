@@ -43,7 +43,7 @@ const (
 	// gcHeadroom).
 	parityGCPercent    = 50
 	parityGCMinPercent = 10
-	parityGCHeadroom   = 24 << 20
+	parityGCHeadroom   = 20 << 20
 )
 
 // migrateGCBudget applies migrate's budget, only for runs that hold
