@@ -349,8 +349,10 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options, are
 // encoded mechanically and which are most of the bytes: olm.bundle.object
 // (base64 of manifests already checked to be JSON) and olm.csv.metadata
 // (encoded from a typed value). Decoding them again would double the cost
-// of a migration. Every other rule (including "image or objects present")
-// sees the same catalog.
+// of a migration. Related images are left out too: relatedImages parsed
+// every one it kept with the parser the model's check uses, and one that
+// fails is a problem, with which a package is not validated. Every other
+// rule (including "image or objects present") sees the same catalog.
 func validationView(cfg *declcfg.DeclarativeConfig) *declcfg.DeclarativeConfig {
 	v := *cfg
 	v.Bundles = make([]declcfg.Bundle, len(cfg.Bundles))
@@ -373,6 +375,7 @@ func validationView(cfg *declcfg.DeclarativeConfig) *declcfg.DeclarativeConfig {
 		}
 		b.Properties = props
 		b.Objects = make([]string, objects)
+		b.RelatedImages = nil
 		v.Bundles[i] = b
 	}
 	return &v
