@@ -91,7 +91,7 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 // record is the index record of b's channel-independent fields.
 func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
 	rec := bundleRec{pkg: ib.strNum(b.PackageName), name: ib.strNum(b.CsvName), version: ib.strNum(b.Version),
-		bundlePath: ib.strNum(b.BundlePath)}
+		bundleRepo: ib.strNum(imageRepo(b.BundlePath)), bundleRef: ib.strNum(b.BundlePath[len(imageRepo(b.BundlePath)):])}
 	ib.run = ib.run[:0]
 	provided, required, deps := b.ProvidedApis, b.RequiredApis, b.Dependencies
 	ok := true

@@ -3,6 +3,7 @@ package declcfgquery
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -107,14 +108,32 @@ func (q *Querier) str(n int32) string { return q.strs.str(n) }
 
 // bundleRec is what the index keeps of a distinct bundle: the fields all
 // its channel memberships have in common, as numbers in Querier.strs,
-// and its properties, Querier.nums[propLo:propHi] (bundles of a package
+// its image as its repository and tag or digest (bundlePath), and its
+// properties, Querier.nums[propLo:propHi] (bundles of a package
 // with the same properties share one run). Its
 // provided and required APIs and its dependencies are those its
 // properties carry (propRec), in property order, as the conversion
 // derives them.
 type bundleRec struct {
-	pkg, name, version, bundlePath int32
-	propLo, propHi                 int32
+	pkg, name, version    int32
+	bundleRepo, bundleRef int32
+	propLo, propHi        int32
+}
+
+// bundlePath is rec's image: its repository (shared by the package's
+// bundles, held once) and its tag or digest are held apart.
+func (q *Querier) bundlePath(rec *bundleRec) string {
+	return q.str(rec.bundleRepo) + q.str(rec.bundleRef)
+}
+
+// imageRepo is the part of image before its tag or digest (the last ':'
+// or '@' after the last '/'), "" when it has neither.
+func imageRepo(image string) string {
+	i := strings.LastIndexAny(image, ":@")
+	if i < 0 || i < strings.LastIndexByte(image, '/') {
+		return ""
+	}
+	return image[:i]
 }
 
 // propNums are bundle i's properties, as numbers in Querier.props.

@@ -174,7 +174,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		if err != nil {
 			return err
 		}
-		if q.bundles[q.members[i].bundle].bundlePath == 0 { // number 0 is ""
+		if q.bundlePath(&q.bundles[q.members[i].bundle]) == "" {
 			if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
 				return err
 			}
@@ -211,7 +211,7 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 		CsvName:      q.str(rec.name),
 		PackageName:  q.str(rec.pkg),
 		ChannelName:  q.str(m.channel),
-		BundlePath:   q.str(rec.bundlePath),
+		BundlePath:   q.bundlePath(rec),
 		ProvidedApis: q.apisOf(m.bundle, providedAPI),
 		RequiredApis: q.apisOf(m.bundle, requiredAPI),
 		Version:      q.str(rec.version),

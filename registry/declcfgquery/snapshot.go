@@ -24,8 +24,8 @@ import (
 //	props:    count, then type, value+1 (string numbers), role, api+1,
 //	          dep+1
 //	nums:     count, then the bundles' property numbers
-//	bundles:  count, then package, name, version, bundlePath (string
-//	          numbers), its props (start and end in nums), blob (file,
+//	bundles:  count, then package, name, version, image repository,
+//	          image tag or digest (string numbers), its props (start and end in nums), blob (file,
 //	          index)
 //	members:  count, then bundle, and channel, replaces, skipRange,
 //	          deprecation, skips (count, then each) as string numbers
@@ -97,7 +97,7 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 	w.uvarint(uint64(len(q.bundles)))
 	for i := range q.bundles {
 		b := &q.bundles[i]
-		for _, n := range []int32{b.pkg, b.name, b.version, b.bundlePath, b.propLo, b.propHi} {
+		for _, n := range []int32{b.pkg, b.name, b.version, b.bundleRepo, b.bundleRef, b.propLo, b.propHi} {
 			w.uvarint(uint64(n))
 		}
 		w.ref(src.refs[i])
@@ -248,11 +248,11 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 func (r *snapshotReader) records(q *Querier, src *fileSource, nf int) {
 	ns := q.strs.len()
 	q.nums = r.numbers(nil, len(q.props))
-	nb := r.count(8)
+	nb := r.count(9)
 	q.bundles = make([]bundleRec, 0, nb)
 	src.refs = make([]blobRef, 0, nb)
 	for range nb {
-		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundlePath: r.int32(ns)}
+		b := bundleRec{pkg: r.int32(ns), name: r.int32(ns), version: r.int32(ns), bundleRepo: r.int32(ns), bundleRef: r.int32(ns)}
 		b.propLo = r.int32(len(q.nums) + 1)
 		if b.propHi = r.int32(len(q.nums) + 1); b.propHi < b.propLo && r.err == nil {
 			r.err = errors.New("bundle properties out of order")
