@@ -9,11 +9,14 @@
 // blob and every bundle object is checked as a full load checks it, so a
 // catalog that does not load or validate fails with the same error, but
 // each object is dropped once checked and each package's model once
-// indexed. The index keeps the catalog's distinct properties, APIs and
-// dependencies once, per bundle the numbers of its entries and where its
-// blob is, and per channel membership its channel, edges and deprecation
-// as numbers in one string table; the answers of the edge and provider RPCs are indexed at
-// build time (no call scans the catalog). An answer that includes
+// indexed. The index holds every string once per package in one string
+// table, and records of numbers into it: the catalog's distinct APIs and
+// dependencies once, each package's distinct properties once, per bundle
+// its names, image and the run of its property numbers (shared by the
+// bundles of a package that list the same properties) and where its blob
+// is, and per channel membership its channel, edges and deprecation; the
+// answers of the edge and provider RPCs are indexed at build time (no
+// call scans the catalog). An answer that includes
 // manifests (csvJson, object) reads that bundle's blob again from its
 // byte range in its file, after checking that the file has not changed
 // since it was loaded (a changed file fails the call instead of serving

@@ -52,7 +52,6 @@ func (ib *indexBuilder) member(i int32, channel, replaces, skipRange, deprecatio
 	for _, s := range skips {
 		q.skips = append(q.skips, ib.strNum(s))
 	}
-	m.skipHi = int32(len(q.skips))
 	q.members = append(q.members, m)
 }
 
@@ -211,10 +210,7 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 		q.stats.Channels += len(p.Channels)
 	}
 	sort.Strings(q.names)
-	slices.SortFunc(q.members, func(a, b memberRec) int {
-		ra, rb := &q.bundles[a.bundle], &q.bundles[b.bundle]
-		return cmp.Or(cmp.Compare(q.str(a.channel), q.str(b.channel)), cmp.Compare(q.str(ra.pkg), q.str(rb.pkg)), cmp.Compare(q.str(ra.name), q.str(rb.name)))
-	})
+	q.sortMembers()
 	if err := q.rangeMembers(); err != nil {
 		return nil, err
 	}
@@ -234,12 +230,40 @@ func (ib *indexBuilder) finish(src manifestSource) (*Querier, error) {
 	q.index()
 	// The records and provider lists were appended one by one: keep them
 	// at their size, not at the capacity the last growth left.
-	q.members, q.bundles = slices.Clone(q.members), slices.Clone(q.bundles)
-	q.nums, q.props, q.skips = slices.Clone(q.nums), slices.Clone(q.props), slices.Clone(q.skips)
+	q.bundles, q.nums, q.props = slices.Clone(q.bundles), slices.Clone(q.nums), slices.Clone(q.props)
 	q.stats.Packages = len(ib.pkgs)
 	q.stats.Bundles = len(q.bundles)
 	q.stats.ChannelEntries = len(q.members)
 	return q, nil
+}
+
+// sortMembers sorts the members by (channel, package, bundle) and lays
+// their skips out in that order (each member's skips end where the next
+// one's start, as they did in the order the members were added), both at
+// their size.
+func (q *Querier) sortMembers() {
+	perm := make([]int32, len(q.members))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(i, j int32) int {
+		a, b := &q.members[i], &q.members[j]
+		ra, rb := &q.bundles[a.bundle], &q.bundles[b.bundle]
+		return cmp.Or(cmp.Compare(q.str(a.channel), q.str(b.channel)), cmp.Compare(q.str(ra.pkg), q.str(rb.pkg)), cmp.Compare(q.str(ra.name), q.str(rb.name)))
+	})
+	members := make([]memberRec, len(perm))
+	skips := make([]int32, 0, len(q.skips))
+	for k, i := range perm {
+		m := q.members[i]
+		lo, hi := m.skipLo, int32(len(q.skips))
+		if int(i)+1 < len(q.members) {
+			hi = q.members[i+1].skipLo
+		}
+		m.skipLo = int32(len(skips))
+		skips = append(skips, q.skips[lo:hi]...)
+		members[k] = m
+	}
+	q.members, q.skips = members, skips
 }
 
 // rangeMembers sets every channel's range of members (members sorted),
@@ -283,7 +307,7 @@ func (q *Querier) index() {
 			h := &q.members[ci.head]
 			for _, k := range q.providedGVKs(h.bundle) {
 				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
-				for j, s := range q.skipsOf(h) {
+				for j, s := range q.skipsOf(ci.head) {
 					if _, in := q.member(ci, q.str(s)); in && s != h.replaces {
 						q.latest[k] = append(q.latest[k], edge{ci.head, int32(j)})
 					}
@@ -302,25 +326,24 @@ func (q *Querier) index() {
 func (q *Querier) indexReplacers() {
 	n := len(q.members)
 	for i := range q.members {
-		m := &q.members[i]
-		for _, s := range q.skipsOf(m) {
-			if s != m.replaces {
+		for _, s := range q.skipsOf(int32(i)) {
+			if s != q.members[i].replaces {
 				n++
 			}
 		}
 	}
-	q.replacers = make([]replacer, 0, n)
+	q.replacers = make([]int32, 0, n)
 	for i := range q.members {
-		m := &q.members[i]
-		q.replacers = append(q.replacers, replacer{m.replaces, int32(i)})
-		for _, s := range q.skipsOf(m) {
-			if s != m.replaces {
-				q.replacers = append(q.replacers, replacer{s, int32(i)})
-			}
+		q.replacers = append(q.replacers, int32(i))
+		for _, k := range q.edgeSkips(int32(i)) {
+			q.replacers = append(q.replacers, int32(len(q.members))+k)
 		}
 	}
-	slices.SortFunc(q.replacers, func(a, b replacer) int {
-		return cmp.Or(cmp.Compare(q.str(a.name), q.str(b.name)), cmp.Compare(a.member, b.member))
+	slices.SortFunc(q.replacers, func(a, b int32) int {
+		if c := cmp.Compare(q.str(q.replacerName(a)), q.str(q.replacerName(b))); c != 0 {
+			return c
+		}
+		return cmp.Compare(q.replacerMember(a), q.replacerMember(b))
 	})
 }
 
@@ -344,30 +367,45 @@ func (q *Querier) indexProviders() {
 	}
 }
 
+// edgeSkips are the positions in skips of member mi's skips other than
+// its replaces (each is an edge of its own).
+func (q *Querier) edgeSkips(mi int32) []int32 {
+	var out []int32
+	lo := q.members[mi].skipLo
+	for j, s := range q.skipsOf(mi) {
+		if s != q.members[mi].replaces {
+			out = append(out, lo+int32(j))
+		}
+	}
+	return out
+}
+
 // appendEdges appends member mi's edges: its replaces edge, then one per
 // skip other than its replaces.
 func (q *Querier) appendEdges(edges []edge, mi int32) []edge {
-	m := &q.members[mi]
 	edges = append(edges, edge{mi, -1})
-	for j, s := range q.skipsOf(m) {
-		if s != m.replaces {
-			edges = append(edges, edge{mi, int32(j)})
-		}
+	lo := q.members[mi].skipLo
+	for _, k := range q.edgeSkips(mi) {
+		edges = append(edges, edge{mi, k - lo})
 	}
 	return edges
 }
 
 // replacersOf are the members that replace or skip name, in members
 // order.
-func (q *Querier) replacersOf(name string) []replacer {
-	lo, _ := slices.BinarySearchFunc(q.replacers, name, func(r replacer, name string) int {
-		return cmp.Compare(q.str(r.name), name)
+func (q *Querier) replacersOf(name string) []int32 {
+	lo, _ := slices.BinarySearchFunc(q.replacers, name, func(r int32, name string) int {
+		return cmp.Compare(q.str(q.replacerName(r)), name)
 	})
 	hi := lo
-	for hi < len(q.replacers) && q.str(q.replacers[hi].name) == name {
+	for hi < len(q.replacers) && q.str(q.replacerName(q.replacers[hi])) == name {
 		hi++
 	}
-	return q.replacers[lo:hi:hi]
+	out := make([]int32, hi-lo)
+	for k, r := range q.replacers[lo:hi] {
+		out[k] = q.replacerMember(r)
+	}
+	return out
 }
 
 // providedGVKs are bundle i's provided APIs, each once, in first-seen

@@ -3,6 +3,7 @@ package declcfgquery
 import (
 	"cmp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -48,10 +49,11 @@ type Querier struct {
 	// membership's skips, as numbers in strs, back to back.
 	strs  strTable
 	skips []int32
-	// replacers are the GetChannelEntriesThatReplace answers: a pair per
-	// member and name it replaces or skips, sorted by name then member, so
-	// a name's answer is a contiguous run in members order.
-	replacers []replacer
+	// replacers are the GetChannelEntriesThatReplace answers: an edge
+	// (replacerName, replacerMember) per member and name it replaces or
+	// skips, sorted by name then member, so a name's answer is a
+	// contiguous run in members order.
+	replacers []int32
 	// providers are the members providing each GVK, in members order
 	// (GetChannelEntriesThatProvide expands their edges per call); latest
 	// are the GetLatestChannelEntriesThatProvide answers by GVK, so no
@@ -94,7 +96,7 @@ func (q *Querier) replacer(ci *chanIndex, name string) (int32, bool) {
 		if q.str(m.replaces) == name {
 			return i, true
 		}
-		for _, s := range q.skipsOf(m) {
+		for _, s := range q.skipsOf(i) {
 			if q.str(s) == name {
 				return i, true
 			}
@@ -166,23 +168,31 @@ func (q *Querier) depsOf(i int32) []*api.Dependency {
 }
 
 // memberRec is one channel membership of bundles[bundle]; its strings are
-// numbers in Querier.strs and its skips Querier.skips[skipLo:skipHi].
+// numbers in Querier.strs. Its skips start at Querier.skips[skipLo] and
+// end where the next member's start: skips are laid out in members order.
 type memberRec struct {
 	bundle                                    int32
 	channel, replaces, skipRange, deprecation int32
-	skipLo, skipHi                            int32
+	skipLo                                    int32
 }
 
-// skipsOf is m's skips, as numbers in strs.
-func (q *Querier) skipsOf(m *memberRec) []int32 { return q.skips[m.skipLo:m.skipHi:m.skipHi] }
+// skipsOf is member mi's skips, as numbers in strs.
+func (q *Querier) skipsOf(mi int32) []int32 {
+	hi := int32(len(q.skips))
+	if int(mi)+1 < len(q.members) {
+		hi = q.members[mi+1].skipLo
+	}
+	return q.skips[q.members[mi].skipLo:hi:hi]
+}
 
-// skipNames is m's skips.
-func (q *Querier) skipNames(m *memberRec) []string {
-	if m.skipLo == m.skipHi {
+// skipNames is member mi's skips.
+func (q *Querier) skipNames(mi int32) []string {
+	skips := q.skipsOf(mi)
+	if len(skips) == 0 {
 		return nil
 	}
-	out := make([]string, 0, m.skipHi-m.skipLo)
-	for _, s := range q.skipsOf(m) {
+	out := make([]string, 0, len(skips))
+	for _, s := range skips {
 		out = append(out, q.str(s))
 	}
 	return out
@@ -213,8 +223,27 @@ const (
 	requiredAPI
 )
 
-// replacer says that members[member] replaces or skips strs[name].
-type replacer struct{ name, member int32 }
+// replacerName is the name replacer r replaces or skips: r < len(members)
+// is member r's replaces edge, any other r member's skip
+// skips[r-len(members)].
+func (q *Querier) replacerName(r int32) int32 {
+	if n := int32(len(q.members)); r >= n {
+		return q.skips[r-n]
+	}
+	return q.members[r].replaces
+}
+
+// replacerMember is the member whose edge replacer r is.
+func (q *Querier) replacerMember(r int32) int32 {
+	n := int32(len(q.members))
+	if r < n {
+		return r
+	}
+	// The skips are laid out in members order: the owner of skip k is the
+	// last member whose skips start at or before k.
+	k := r - n
+	return int32(sort.Search(len(q.members), func(i int) bool { return q.members[i].skipLo > k })) - 1
+}
 
 // edge is one entry of a provider answer: member's replaces edge when
 // skip is -1, else its skips[skip] edge.

@@ -84,8 +84,8 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 		return nil, fmt.Errorf("no channel entries found that replace %s", name)
 	}
 	out := make([]*api.ChannelEntry, len(members))
-	for k, r := range members {
-		out[k] = q.entry(edge{r.member, -1})
+	for k, mi := range members {
+		out[k] = q.entry(edge{mi, -1})
 	}
 	return out, nil
 }
@@ -195,7 +195,7 @@ func (q *Querier) entry(e edge) *api.ChannelEntry {
 	m := &q.members[e.member]
 	replaces := q.str(m.replaces)
 	if e.skip >= 0 {
-		replaces = q.str(q.skipsOf(m)[e.skip])
+		replaces = q.str(q.skipsOf(e.member)[e.skip])
 	}
 	b := &q.bundles[m.bundle]
 	return &api.ChannelEntry{PackageName: q.str(b.pkg), ChannelName: q.str(m.channel), BundleName: q.str(b.name), Replaces: replaces}
@@ -221,7 +221,7 @@ func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 		Deprecation:  deprecation(q.str(m.deprecation)),
 	}
 	if edges {
-		b.Replaces, b.Skips = q.str(m.replaces), q.skipNames(m)
+		b.Replaces, b.Skips = q.str(m.replaces), q.skipNames(i)
 	}
 	return b, nil
 }

@@ -109,7 +109,7 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 		for _, s := range []int32{m.channel, m.replaces, m.skipRange, m.deprecation} {
 			w.uvarint(uint64(s))
 		}
-		skips := q.skipsOf(m)
+		skips := q.skipsOf(int32(i))
 		w.uvarint(uint64(len(skips)))
 		for _, s := range skips {
 			w.uvarint(uint64(s))
@@ -266,7 +266,6 @@ func (r *snapshotReader) records(q *Querier, src *fileSource, nf int) {
 		m := memberRec{bundle: r.int32(nb), channel: r.int32(ns), replaces: r.int32(ns), skipRange: r.int32(ns),
 			deprecation: r.int32(ns), skipLo: int32(len(q.skips))}
 		q.skips = r.numbers(q.skips, ns)
-		m.skipHi = int32(len(q.skips))
 		q.members = append(q.members, m)
 	}
 }
