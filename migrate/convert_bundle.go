@@ -67,22 +67,26 @@ func (c *converter) checkManifests(st *bundleState, bad badFunc) {
 	// byte, give or take whitespace around it (a stored column may end in
 	// a newline; the split objects carry none): then one check serves both.
 	csvAt, csvValid := -1, false
+	var csvKind string
+	var csvKindErr error
 	if b.CSV != nil && !csvReported {
 		csv := jsonscan.TrimSpace(b.CSV)
 		csvAt = slices.IndexFunc(b.Objects, func(obj []byte) bool { return bytes.Equal(obj, csv) })
-		csvValid = jsonscan.Valid(csv)
-		if !csvValid {
+		if csvKind, csvValid, csvKindErr = manifest.ValidKind(csv); !csvValid {
 			bad(ProblemInvalidCSV, "csv", "", fmt.Sprintf("operatorbundle row %q, csv column: not valid JSON", b.Name))
 		}
 	}
 	for i, obj := range b.Objects {
 		// Manifests are written as they are stored; each must be valid
 		// JSON for a client to apply it.
-		if !(i == csvAt && csvValid || i != csvAt && jsonscan.Valid(obj)) {
+		kind, valid, err := csvKind, csvValid, csvKindErr
+		if i != csvAt {
+			kind, valid, err = manifest.ValidKind(obj)
+		}
+		if !valid {
 			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d is not valid JSON", b.Name, i))
 			continue
 		}
-		kind, err := manifest.Kind(obj)
 		if err != nil {
 			bad(ProblemInvalidManifest, fmt.Sprintf("objects[%d]", i), "", fmt.Sprintf("operatorbundle row %q, bundle column: manifest %d has no readable kind: %v", b.Name, i, err))
 			continue

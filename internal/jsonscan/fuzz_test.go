@@ -96,6 +96,46 @@ func FuzzObjectFields(f *testing.F) {
 	})
 }
 
+// FuzzValidFields: ValidFields says what Valid says about an object and
+// hands fn the fields ObjectFields reads; anything else is ErrSyntax.
+func FuzzValidFields(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got []field
+		valid, err := ValidFields(b, func(k, v []byte) error {
+			got = append(got, field{string(k), string(v)})
+			return nil
+		})
+		if i := SkipSpace(b, 0); i >= len(b) || b[i] != '{' {
+			if err != ErrSyntax || len(got) > 0 {
+				t.Fatalf("ValidFields(%q) on a non-object = %v, %v after %d fields", b, valid, err, len(got))
+			}
+			return
+		}
+		if err != nil || valid != Valid(b) {
+			t.Fatalf("ValidFields(%q) = %v, %v; Valid says %v", b, valid, err, Valid(b))
+		}
+		if !valid {
+			return
+		}
+		var want []field
+		if err := ObjectFields(b, func(k, v []byte) error {
+			want = append(want, field{string(k), string(v)})
+			return nil
+		}); err != nil {
+			t.Fatalf("ObjectFields(%q): %v", b, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("ValidFields(%q) = %q, ObjectFields reads %q", b, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("ValidFields(%q) = %q, ObjectFields reads %q", b, got, want)
+			}
+		}
+	})
+}
+
 // FuzzArrayElems: on a valid array, the raw elements are the ones
 // json.Decoder reads.
 func FuzzArrayElems(f *testing.F) {

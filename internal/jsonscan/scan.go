@@ -172,13 +172,9 @@ func ObjectFieldsAt(b []byte, i int, fn func(key, value []byte) error) (int, err
 		if err != nil {
 			return 0, err
 		}
-		key := b[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			if json.Unmarshal(b[i:end], &k) != nil {
-				return 0, ErrSyntax
-			}
-			key = []byte(k)
+		key, ok := fieldKey(b, i, end)
+		if !ok {
+			return 0, ErrSyntax
 		}
 		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {

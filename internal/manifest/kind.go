@@ -52,27 +52,55 @@ var (
 // "kind" through Unicode and malformed input are left to encoding/json,
 // whose error is returned. The grammar of the rest is not checked.
 func Kind(obj []byte) (string, error) {
-	var kind []byte
-	err := jsonscan.ObjectFields(obj, func(k, v []byte) error {
-		if len(k) != len(kindKey) {
-			if len(k) < 8 && bytes.IndexFunc(k, func(r rune) bool { return r >= 0x80 }) >= 0 {
-				return errFallback
-			}
-			return nil
-		}
-		if !bytes.EqualFold(k, kindKey) {
-			return nil
-		}
-		s, ok := jsonscan.PlainString(v)
-		if !ok {
+	var k kindScan
+	if err := jsonscan.ObjectFields(obj, k.field); err != nil {
+		return decodeKind(obj)
+	}
+	return string(k.kind), nil
+}
+
+// ValidKind is jsonscan.Valid and Kind in one pass over obj: valid says
+// whether obj is valid JSON; kind and err are what Kind returns, and mean
+// something only when obj is valid.
+func ValidKind(obj []byte) (kind string, valid bool, err error) {
+	var k kindScan
+	valid, err = jsonscan.ValidFields(obj, k.field)
+	if err == nil {
+		return string(k.kind), valid, nil
+	}
+	// Not an object, or a kind only encoding/json reads.
+	if !jsonscan.Valid(obj) {
+		return "", false, nil
+	}
+	kind, err = decodeKind(obj)
+	return kind, true, err
+}
+
+// kindScan finds the kind among an object's top-level fields.
+type kindScan struct{ kind []byte }
+
+// field notes a "kind" field's plain string value; keys and values only
+// encoding/json reads right are errFallback.
+func (s *kindScan) field(k, v []byte) error {
+	if len(k) != len(kindKey) {
+		if len(k) < 8 && bytes.IndexFunc(k, func(r rune) bool { return r >= 0x80 }) >= 0 {
 			return errFallback
 		}
-		kind = s
 		return nil
-	})
-	if err == nil {
-		return string(kind), nil
 	}
+	if !bytes.EqualFold(k, kindKey) {
+		return nil
+	}
+	str, ok := jsonscan.PlainString(v)
+	if !ok {
+		return errFallback
+	}
+	s.kind = str
+	return nil
+}
+
+// decodeKind is Kind by encoding/json.
+func decodeKind(obj []byte) (string, error) {
 	var head struct {
 		Kind string `json:"kind"`
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 )
 
 var kindCases = []string{
@@ -51,6 +53,34 @@ func FuzzKind(f *testing.F) {
 		}
 		checkKind(t, js)
 	})
+}
+
+// TestValidKind: ValidKind is jsonscan.Valid and Kind at once.
+func TestValidKind(t *testing.T) {
+	for _, js := range append(kindCases, `{"kind":"A","x":[1,}`, `{"kind":"A"} x`, `{"\u212aind":"K","y":tru}`) {
+		checkValidKind(t, []byte(js))
+	}
+}
+
+func FuzzValidKind(f *testing.F) {
+	for _, c := range kindCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(checkValidKind)
+}
+
+func checkValidKind(t *testing.T, js []byte) {
+	kind, valid, err := ValidKind(js)
+	if valid != jsonscan.Valid(js) {
+		t.Fatalf("ValidKind(%q) valid = %v, Valid says %v", js, valid, !valid)
+	}
+	if !valid {
+		return
+	}
+	wkind, werr := Kind(js)
+	if kind != wkind || (err == nil) != (werr == nil) {
+		t.Fatalf("ValidKind(%q) = %q, %v; Kind = %q, %v", js, kind, err, wkind, werr)
+	}
 }
 
 func TestFindCSV(t *testing.T) {
