@@ -339,9 +339,15 @@ func (q *Querier) indexReplacers() {
 			q.replacers = append(q.replacers, int32(len(q.members))+k)
 		}
 	}
+	n32 := int32(len(q.members))
 	slices.SortFunc(q.replacers, func(a, b int32) int {
 		if c := cmp.Compare(q.str(q.replacerName(a)), q.str(q.replacerName(b))); c != 0 {
 			return c
+		}
+		if (a < n32) == (b < n32) {
+			// Both members' replaces edges, or both skips: skips are laid
+			// out in members order, so either compares as its member.
+			return cmp.Compare(a, b)
 		}
 		return cmp.Compare(q.replacerMember(a), q.replacerMember(b))
 	})
