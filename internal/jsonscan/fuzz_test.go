@@ -44,6 +44,14 @@ func FuzzSkipValue(f *testing.F) {
 
 type field struct{ key, value string }
 
+// collectFields is a field callback appending to fields.
+func collectFields(fields *[]field) func(k, v []byte) error {
+	return func(k, v []byte) error {
+		*fields = append(*fields, field{string(k), string(v)})
+		return nil
+	}
+}
+
 // FuzzObjectFields: on a valid object, the keys and raw values are the
 // ones json.Decoder reads, in order.
 func FuzzObjectFields(f *testing.F) {
@@ -53,10 +61,7 @@ func FuzzObjectFields(f *testing.F) {
 			return
 		}
 		var got []field
-		if err := ObjectFields(b, func(k, v []byte) error {
-			got = append(got, field{string(k), string(v)})
-			return nil
-		}); err != nil {
+		if err := ObjectFields(b, collectFields(&got)); err != nil {
 			t.Fatalf("ObjectFields(%q): %v", b, err)
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
@@ -102,10 +107,7 @@ func FuzzValidFields(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var got []field
-		valid, err := ValidFields(b, func(k, v []byte) error {
-			got = append(got, field{string(k), string(v)})
-			return nil
-		})
+		valid, err := ValidFields(b, collectFields(&got))
 		if i := SkipSpace(b, 0); i >= len(b) || b[i] != '{' {
 			if err != ErrSyntax || len(got) > 0 {
 				t.Fatalf("ValidFields(%q) on a non-object = %v, %v after %d fields", b, valid, err, len(got))
@@ -119,10 +121,7 @@ func FuzzValidFields(f *testing.F) {
 			return
 		}
 		var want []field
-		if err := ObjectFields(b, func(k, v []byte) error {
-			want = append(want, field{string(k), string(v)})
-			return nil
-		}); err != nil {
+		if err := ObjectFields(b, collectFields(&want)); err != nil {
 			t.Fatalf("ObjectFields(%q): %v", b, err)
 		}
 		if len(got) != len(want) {
