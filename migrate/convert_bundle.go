@@ -141,8 +141,7 @@ func checkValue(typ, value string) error {
 	var err error
 	switch typ {
 	case declcfg.PropertyGVK:
-		var v declcfg.GVKValue
-		err = json.Unmarshal([]byte(value), &v)
+		_, err = decodeGVK(value)
 	case declcfg.PropertyPackage:
 		var v declcfg.PackageValue
 		err = json.Unmarshal([]byte(value), &v)
@@ -265,8 +264,7 @@ func (c *converter) bundleProperties(st *bundleState) []declcfg.Property {
 	for _, p := range b.Properties {
 		switch p.Type {
 		case declcfg.PropertyGVK:
-			var v declcfg.GVKValue
-			if err := json.Unmarshal([]byte(p.Value), &v); err == nil {
+			if v, err := decodeGVK(p.Value); err == nil {
 				provided[v] = true
 			}
 		default:
@@ -281,8 +279,7 @@ func (c *converter) bundleProperties(st *bundleState) []declcfg.Property {
 	for _, d := range b.Dependencies {
 		switch d.Type {
 		case declcfg.PropertyGVK:
-			var v declcfg.GVKValue
-			if err := json.Unmarshal([]byte(d.Value), &v); err == nil {
+			if v, err := decodeGVK(d.Value); err == nil {
 				required[v] = true
 			}
 		case declcfg.PropertyPackage:

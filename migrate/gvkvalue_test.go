@@ -1,0 +1,40 @@
+package migrate
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+)
+
+var gvkCases = []string{
+	`{"group":"etcd.database.coreos.com","kind":"EtcdCluster","version":"v1beta2"}`,
+	` {"version" : "v1", "kind":"K", "group":""} `, `{}`, `{"group":"a","group":"b"}`,
+	`{"Group":"a"}`, `{"GROUP":"a","group":"b"}`, `{"group":"a","extra":1}`, `{"gro\u0075p":"a"}`,
+	`{"group":"a\"b"}`, `{"group":null}`, `{"group":5}`, `{"group":"a"} x`, `{"group":"a",}`,
+	`{"group":"ü"}`, "{\"group\":\"\xff\"}", `{"\u212aind":"kelvin"}`, `[]`, `"x"`, ``, `{"group":"a"`,
+}
+
+// TestDecodeGVK: decodeGVK gives what json.Unmarshal gives, value and
+// failure alike.
+func TestDecodeGVK(t *testing.T) {
+	for _, c := range gvkCases {
+		checkDecodeGVK(t, c)
+	}
+}
+
+func FuzzDecodeGVK(f *testing.F) {
+	for _, c := range gvkCases {
+		f.Add(c)
+	}
+	f.Fuzz(checkDecodeGVK)
+}
+
+func checkDecodeGVK(t *testing.T, value string) {
+	var want declcfg.GVKValue
+	werr := json.Unmarshal([]byte(value), &want)
+	got, err := decodeGVK(value)
+	if (err == nil) != (werr == nil) || err == nil && got != want {
+		t.Fatalf("decodeGVK(%q) = %+v, %v; json.Unmarshal: %+v, %v", value, got, err, want, werr)
+	}
+}
