@@ -31,7 +31,7 @@ const (
 	// loaded, it is set once from what the server keeps, so a server's
 	// headroom grows with its live heap (e.g. its manifest cache) rather
 	// than staying under a fixed limit.
-	serveHeapHeadroom = 4 << 20
+	serveHeapHeadroom = 6 << 20
 	serveMinGCPercent = 25
 
 	// During parity the two servers' indexes are most of what is live and
