@@ -16,10 +16,11 @@ import (
 // Lazy makes Open read only the schema and the package and channel tables,
 // so that it returns at once whatever the size of the index, and makes
 // ReadPackage read one package's rows when it is asked for them. On its
-// first call ReadPackage scans the row ids and bundle names of
-// channel_entry and the bundle-keyed tables once (never their values,
-// never operatorbundle) into a small index of where each package's and
-// bundle's rows lie; each package is then read by rowid ranges.
+// first call ReadPackage scans the row ids and names of channel_entry's
+// rows and of the bundle-keyed tables' rows that start a run of one
+// bundle's rows, once (never their values, never operatorbundle), into a
+// small index of where each package's and bundle's rows lie; each package
+// is then read by rowid ranges.
 //
 // A lazy DB does not run the catalog-wide checks: Repairs lists only what
 // Open found (package rows without a name), and ReadPackage attributes no
