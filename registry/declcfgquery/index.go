@@ -29,8 +29,8 @@ type indexBuilder struct {
 	runs   map[string]int32
 	run    []int32
 	runKey []byte
-	// apiIdx and depIdx number the distinct messages of the Querier's
-	// tables.
+	// apiIdx and depIdx number the package's distinct APIs and
+	// dependencies in the Querier's tables.
 	apiIdx map[manifest.GVK]int32
 	depIdx map[[2]string]int32
 }
@@ -63,6 +63,8 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 	clear(ib.byName)
 	clear(ib.propIdx)
 	clear(ib.runs)
+	clear(ib.apiIdx)
+	clear(ib.depIdx)
 	q := ib.q
 	q.strs.reset()
 	for _, b := range bundles {
@@ -163,25 +165,26 @@ func (ib *indexBuilder) prop(p *api.Property, pr propRec) int32 {
 	return n
 }
 
-// dep numbers d in the Querier's dependency table.
+// dep numbers d in the Querier's dependency table (once per package).
 func (ib *indexBuilder) dep(d *api.Dependency) int32 {
-	return number(ib.depIdx, [2]string{d.Type, d.Value}, &ib.q.deps, d)
+	k := [2]string{d.Type, d.Value}
+	n, ok := ib.depIdx[k]
+	if !ok {
+		n = int32(len(ib.q.deps))
+		ib.q.deps = append(ib.q.deps, depRec{ib.strNum(d.Type), ib.strNum(d.Value)})
+		ib.depIdx[k] = n
+	}
+	return n
 }
 
-// api numbers g in the Querier's API table.
+// api numbers g in the Querier's API table (once per package).
 func (ib *indexBuilder) api(g *api.GroupVersionKind) int32 {
 	k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
-	return number(ib.apiIdx, k, &ib.q.apis, g)
-}
-
-// number returns the number of key in idx, appending m to table under a
-// new number when key is new.
-func number[K comparable, M any](idx map[K]int32, key K, table *[]M, m M) int32 {
-	n, ok := idx[key]
+	n, ok := ib.apiIdx[k]
 	if !ok {
-		n = int32(len(*table))
-		*table = append(*table, m)
-		idx[key] = n
+		n = int32(len(ib.q.apis))
+		ib.q.apis = append(ib.q.apis, apiRec{ib.strNum(g.Group), ib.strNum(g.Version), ib.strNum(g.Kind)})
+		ib.apiIdx[k] = n
 	}
 	return n
 }
@@ -418,9 +421,12 @@ func (q *Querier) replacersOf(name string) []int32 {
 // order.
 func (q *Querier) providedGVKs(i int32) []manifest.GVK {
 	var out []manifest.GVK
-	for _, g := range q.apisOf(i, providedAPI) {
-		k := manifest.GVK{Group: g.Group, Version: g.Version, Kind: g.Kind}
-		if !slices.Contains(out, k) {
+	for _, n := range q.propNums(i) {
+		p := &q.props[n]
+		if p.role != providedAPI {
+			continue
+		}
+		if k := q.gvk(p.api); !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 // use; the messages it returns must not be modified.
 //
 // The index holds every string in one string table (strs) and records
-// refer to them by number; the catalog's distinct APIs and dependencies
-// once (apis, deps) and its properties once per package (props); per
+// refer to them by number; each package's distinct properties, APIs and
+// dependencies once (props, apis, deps); per
 // distinct bundle, the numbers of its names and of its entries in those
 // tables, all in one arena (bundleRec, nums); per channel membership,
 // only the numbers of its channel, edges and deprecation (memberRec,
@@ -33,15 +33,13 @@ type Querier struct {
 	// members holds one record per channel membership, sorted by
 	// (channel, package, bundle) as opm serve streams ListBundles.
 	members []memberRec
-	// props, apis and deps are the distinct properties (of each
-	// package), APIs and dependencies of the catalog, which bundle records
-	// index. Answers share the API and dependency messages, which are
-	// never modified; property messages are made per call (a catalog has
-	// about one distinct property per bundle, and a message costs more
-	// than its strings).
+	// props, apis and deps are the distinct properties, APIs and
+	// dependencies of each package, which bundle records index. Their
+	// messages are made per call: a message costs several times its
+	// strings, and the strings are in strs.
 	props []propRec
-	apis  []*api.GroupVersionKind
-	deps  []*api.Dependency
+	apis  []apiRec
+	deps  []depRec
 	// nums holds the bundles' property numbers back to back (propNums),
 	// so a bundle record holds no slices.
 	nums []int32
@@ -150,7 +148,8 @@ func (q *Querier) apisOf(i int32, role apiRole) []*api.GroupVersionKind {
 	var out []*api.GroupVersionKind
 	for _, n := range q.propNums(i) {
 		if p := &q.props[n]; p.role == role {
-			out = append(out, q.apis[p.api])
+			g := q.gvk(p.api)
+			out = append(out, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
 		}
 	}
 	return out
@@ -161,7 +160,8 @@ func (q *Querier) depsOf(i int32) []*api.Dependency {
 	var out []*api.Dependency
 	for _, n := range q.propNums(i) {
 		if p := &q.props[n]; p.dep >= 0 {
-			out = append(out, q.deps[p.dep])
+			d := &q.deps[p.dep]
+			out = append(out, &api.Dependency{Type: q.str(d.typ), Value: q.str(d.value)})
 		}
 	}
 	return out
@@ -213,6 +213,20 @@ type propRec struct {
 
 // ownValue is propRec.value of a bundle's own olm.package property.
 const ownValue = -1
+
+// apiRec is a distinct API of a package: its group, version and kind, as
+// numbers in Querier.strs.
+type apiRec struct{ group, version, kind int32 }
+
+// gvk is API n.
+func (q *Querier) gvk(n int32) manifest.GVK {
+	a := &q.apis[n]
+	return manifest.GVK{Group: q.str(a.group), Version: q.str(a.version), Kind: q.str(a.kind)}
+}
+
+// depRec is a distinct dependency of a package: its type and value, as
+// numbers in Querier.strs.
+type depRec struct{ typ, value int32 }
 
 // apiRole says whether a property's API is provided or required.
 type apiRole uint8

@@ -19,8 +19,8 @@ import (
 //	files:    count, then path, size, modification time (Unix ns)
 //	packages: count, then the encoded api.Package and its blob (file, index)
 //	strings:  count, then every string of the table after "" (number 0)
-//	apis:     count, then group, version, kind
-//	deps:     count, then type, value
+//	apis:     count, then group, version, kind (string numbers)
+//	deps:     count, then type, value (string numbers)
 //	props:    count, then type, value+1 (string numbers), role, api+1,
 //	          dep+1
 //	nums:     count, then the bundles' property numbers
@@ -75,14 +75,14 @@ func (w *snapshotWriter) index(q *Querier, src *fileSource) error {
 	}
 	w.uvarint(uint64(len(q.apis)))
 	for _, g := range q.apis {
-		w.str(g.Group)
-		w.str(g.Version)
-		w.str(g.Kind)
+		for _, n := range []int32{g.group, g.version, g.kind} {
+			w.uvarint(uint64(n))
+		}
 	}
 	w.uvarint(uint64(len(q.deps)))
 	for _, d := range q.deps {
-		w.str(d.Type)
-		w.str(d.Value)
+		w.uvarint(uint64(d.typ))
+		w.uvarint(uint64(d.value))
 	}
 	w.uvarint(uint64(len(q.props)))
 	for _, p := range q.props {
@@ -218,13 +218,13 @@ func (r *snapshotReader) index(catalog string) (*indexBuilder, *fileSource, erro
 	for range r.count(1) {
 		q.strs.appendRaw(string(r.bytes()))
 	}
+	ns := q.strs.len()
 	for range r.count(3) {
-		q.apis = append(q.apis, &api.GroupVersionKind{Group: r.str(), Version: r.str(), Kind: r.str()})
+		q.apis = append(q.apis, apiRec{group: r.int32(ns), version: r.int32(ns), kind: r.int32(ns)})
 	}
 	for range r.count(2) {
-		q.deps = append(q.deps, &api.Dependency{Type: r.str(), Value: r.str()})
+		q.deps = append(q.deps, depRec{typ: r.int32(ns), value: r.int32(ns)})
 	}
-	ns := q.strs.len()
 	for range r.count(5) {
 		p := propRec{typ: r.int32(ns), value: r.int32(ns+1) - 1, role: apiRole(r.int32(int(requiredAPI) + 1)),
 			api: r.int32(len(q.apis)+1) - 1, dep: r.int32(len(q.deps)+1) - 1}
