@@ -111,6 +111,9 @@ func checkPropertyValue(p Property) error {
 	case PropertyPackageRequired:
 		dst = &PackageRequiredValue{}
 	case PropertyGVK, PropertyGVKRequired:
+		if _, err := ParseGVKValue(p.Value); err == nil {
+			return nil
+		}
 		dst = &GVKValue{}
 	case PropertyLabel, PropertyLabelRequired:
 		dst = &LabelValue{}

@@ -141,7 +141,7 @@ func checkValue(typ, value string) error {
 	var err error
 	switch typ {
 	case declcfg.PropertyGVK:
-		_, err = decodeGVK(value)
+		_, err = declcfg.ParseGVKValue([]byte(value))
 	case declcfg.PropertyPackage:
 		var v declcfg.PackageValue
 		err = json.Unmarshal([]byte(value), &v)
@@ -264,7 +264,7 @@ func (c *converter) bundleProperties(st *bundleState) []declcfg.Property {
 	for _, p := range b.Properties {
 		switch p.Type {
 		case declcfg.PropertyGVK:
-			if v, err := decodeGVK(p.Value); err == nil {
+			if v, err := declcfg.ParseGVKValue([]byte(p.Value)); err == nil {
 				provided[v] = true
 			}
 		default:
@@ -279,7 +279,7 @@ func (c *converter) bundleProperties(st *bundleState) []declcfg.Property {
 	for _, d := range b.Dependencies {
 		switch d.Type {
 		case declcfg.PropertyGVK:
-			if v, err := decodeGVK(d.Value); err == nil {
+			if v, err := declcfg.ParseGVKValue([]byte(d.Value)); err == nil {
 				required[v] = true
 			}
 		case declcfg.PropertyPackage:

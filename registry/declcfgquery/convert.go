@@ -141,8 +141,8 @@ func convertProperty(p declcfg.Property) (*convertedProp, error) {
 		}
 		c.version = v.Version
 	case declcfg.PropertyGVK, declcfg.PropertyGVKRequired:
-		var v declcfg.GVKValue
-		if err := json.Unmarshal(p.Value, &v); err != nil {
+		v, err := declcfg.ParseGVKValue(p.Value)
+		if err != nil {
 			return parseErr(err)
 		}
 		c.gvk = &api.GroupVersionKind{Group: v.Group, Version: v.Version, Kind: v.Kind}

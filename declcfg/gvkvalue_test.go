@@ -1,10 +1,8 @@
-package migrate
+package declcfg
 
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 var gvkCases = []string{
@@ -15,26 +13,26 @@ var gvkCases = []string{
 	`{"group":"ü"}`, "{\"group\":\"\xff\"}", `{"\u212aind":"kelvin"}`, `[]`, `"x"`, ``, `{"group":"a"`,
 }
 
-// TestDecodeGVK: decodeGVK gives what json.Unmarshal gives, value and
+// TestParseGVKValue: ParseGVKValue gives what json.Unmarshal gives, value and
 // failure alike.
-func TestDecodeGVK(t *testing.T) {
+func TestParseGVKValue(t *testing.T) {
 	for _, c := range gvkCases {
-		checkDecodeGVK(t, c)
+		checkParseGVKValue(t, c)
 	}
 }
 
-func FuzzDecodeGVK(f *testing.F) {
+func FuzzParseGVKValue(f *testing.F) {
 	for _, c := range gvkCases {
 		f.Add(c)
 	}
-	f.Fuzz(checkDecodeGVK)
+	f.Fuzz(checkParseGVKValue)
 }
 
-func checkDecodeGVK(t *testing.T, value string) {
-	var want declcfg.GVKValue
+func checkParseGVKValue(t *testing.T, value string) {
+	var want GVKValue
 	werr := json.Unmarshal([]byte(value), &want)
-	got, err := decodeGVK(value)
+	got, err := ParseGVKValue([]byte(value))
 	if (err == nil) != (werr == nil) || err == nil && got != want {
-		t.Fatalf("decodeGVK(%q) = %+v, %v; json.Unmarshal: %+v, %v", value, got, err, want, werr)
+		t.Fatalf("ParseGVKValue(%q) = %+v, %v; json.Unmarshal: %+v, %v", value, got, err, want, werr)
 	}
 }
