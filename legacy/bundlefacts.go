@@ -22,16 +22,16 @@ type bundleFacts struct {
 
 // hashKey hashes a (version, bundlepath) key as its columns' text, NULL
 // apart from "".
-func (f *bundleFacts) hashKey(version, path textCol) uint64 {
+func (f *bundleFacts) hashKey(version, path sql.NullString) uint64 {
 	var h maphash.Hash
 	h.SetSeed(f.seed)
-	for _, v := range [2]textCol{version, path} {
-		if v.null {
+	for _, v := range [2]sql.NullString{version, path} {
+		if !v.Valid {
 			h.WriteByte(2)
 			continue
 		}
 		h.WriteByte(1)
-		h.WriteString(v.s)
+		h.WriteString(v.String)
 		h.WriteByte(0)
 	}
 	return h.Sum64()
@@ -53,12 +53,12 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	defer rows.Close()
 	f := &bundleFacts{seed: maphash.MakeSeed(), keyHash: make([]uint64, 0, d.sizeHint)}
 	x.keys.ids = make(map[string]int32, d.sizeHint+len(d.pkgs))
-	var name, version, path textCol // scanned into through interfaces: once, not per row
+	var name, version, path sql.NullString // scanned into through interfaces: once, not per row
 	for rows.Next() {
 		if err := rows.Scan(&name, &version, &path); err != nil {
 			return fmt.Errorf("read table operatorbundle: %w", err)
 		}
-		if id := x.keys.id(name.s); int(id) == len(f.keyHash) {
+		if id := x.keys.id(name.String); int(id) == len(f.keyHash) {
 			f.keyHash = append(f.keyHash, f.hashKey(version, path))
 		}
 	}

@@ -143,23 +143,23 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 	var id int32
 	// Scanned into through interfaces: declared once, not per row.
 	var rowid int64
-	var pkg, bundle textCol
+	var pkg, bundle sql.NullString
 	var depth sql.NullInt64
 	for first := true; rows.Next(); first = false {
 		if err := rows.Scan(&rowid, &pkg, &depth, &bundle); err != nil {
 			return fmt.Errorf("index table channel_entry: %w", err)
 		}
-		same := !first && pkg.s == prev
+		same := !first && pkg.String == prev
 		if !same {
-			prev, id = pkg.s, x.keys.id(pkg.s)
+			prev, id = pkg.String, x.keys.id(pkg.String)
 		}
 		x.entries.add(id, rowid, same)
 		x.entryCount[prev]++
 		if first || depth.Int64 < x.tip {
 			x.tip = depth.Int64
 		}
-		if checks && bundle.s != "" {
-			if b, ok := x.keys.lookup(bundle.s); ok && b < x.facts.n && x.facts.entryPkg[b] < 0 {
+		if checks && bundle.String != "" {
+			if b, ok := x.keys.lookup(bundle.String); ok && b < x.facts.n && x.facts.entryPkg[b] < 0 {
 				x.facts.entryPkg[b] = id
 			}
 		}
@@ -203,7 +203,7 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 	}
 	var prev string
 	var rowid int64
-	var name, version, path textCol
+	var name, version, path sql.NullString
 	for rows.Next() {
 		if err := rows.Scan(&rowid, &name, &version, &path); err != nil {
 			return fmt.Errorf("index table %s: %w", table, err)
@@ -211,16 +211,16 @@ func (d *DB) indexKeyed(ctx context.Context, x *lazyIndex, i int, checks bool) e
 		if seg.named {
 			runs.span(seg.id, seg.lo, rowid-1, seg.same)
 		}
-		named := !name.null && (name.s != "" || keepEmpty)
-		same := named && seg.named && name.s == prev
+		named := name.Valid && (name.String != "" || keepEmpty)
+		same := named && seg.named && name.String == prev
 		seg.lo, seg.named, seg.same = rowid, named, same
 		if !named {
 			continue
 		}
 		if !same {
-			prev, seg.id = name.s, x.keys.id(name.s)
+			prev, seg.id = name.String, x.keys.id(name.String)
 		}
-		if keys != nil && !keys.off && !path.null && seg.id < x.facts.n && x.facts.keyHash[seg.id] != x.facts.hashKey(version, path) {
+		if keys != nil && !keys.off && path.Valid && seg.id < x.facts.n && x.facts.keyHash[seg.id] != x.facts.hashKey(version, path) {
 			keys.off = true
 		}
 	}

@@ -97,7 +97,7 @@ func (d *DB) readAPIs(ctx context.Context, table string, out map[string][]API, p
 		}
 		if cols != "" {
 			// The key name is the raw column; ref is its text.
-			kv.check(keys, textCol{s: string(ref), null: nameNull})
+			kv.check(keys, sql.NullString{String: string(ref), Valid: !nameNull})
 		}
 		if len(ref) == 0 || !sel.keepBytes(ref) {
 			continue

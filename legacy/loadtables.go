@@ -182,7 +182,7 @@ func (d *DB) readProperties(ctx context.Context, t *tables, keys *keyCheck, sel 
 	defer rows.Close()
 	g := grouper[propRow]{m: t.props}
 	defer g.flush()
-	var typ, val, name textCol
+	var typ, val, name sql.NullString
 	var nullPath bool
 	var kv keyValues
 	dest := kv.dest(keys, &typ, &val, &name, &nullPath)
@@ -192,10 +192,10 @@ func (d *DB) readProperties(ctx context.Context, t *tables, keys *keyCheck, sel 
 			return fmt.Errorf("read table properties: %w", err)
 		}
 		kv.check(keys, name)
-		if name.null || !sel.keep(name.s) {
+		if !name.Valid || !sel.keep(name.String) {
 			continue
 		}
-		g.add(name.s, propRow{Property{Type: types.str(typ.s), Value: val.s}, nullPath})
+		g.add(name.String, propRow{Property{Type: types.str(typ.String), Value: val.String}, nullPath})
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table properties: %w", err)
@@ -227,7 +227,7 @@ func (d *DB) readDependencies(ctx context.Context, t *tables, keys *keyCheck, se
 	defer rows.Close()
 	g := grouper[Dependency]{m: t.deps}
 	defer g.flush()
-	var typ, val, name textCol
+	var typ, val, name sql.NullString
 	var kv keyValues
 	dest := kv.dest(keys, &typ, &val, &name)
 	types := texts{}
@@ -236,16 +236,16 @@ func (d *DB) readDependencies(ctx context.Context, t *tables, keys *keyCheck, se
 			return fmt.Errorf("read table dependencies: %w", err)
 		}
 		kv.check(keys, name)
-		if name.null || !sel.keep(name.s) {
+		if !name.Valid || !sel.keep(name.String) {
 			continue
 		}
-		dep := Dependency{Type: types.str(typ.s), Value: val.s}
+		dep := Dependency{Type: types.str(typ.String), Value: val.String}
 		if sel.want == nil && d.depsFirstBundle == "" {
 			// Migration 9 copied the first row's value into every row: that
 			// row alone is known to be genuine.
-			d.depsFirst, d.depsFirstBundle = dep, name.s
+			d.depsFirst, d.depsFirstBundle = dep, name.String
 		}
-		g.add(name.s, dep)
+		g.add(name.String, dep)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read table dependencies: %w", err)
@@ -277,15 +277,15 @@ func (d *DB) readRelatedImages(ctx context.Context, t *tables, sel rowSel) error
 	}
 	g := grouper[string]{m: t.related}
 	defer rows.Close()
-	var img, name textCol
+	var img, name sql.NullString
 	for rows.Next() {
 		if err := rows.Scan(&img, &name); err != nil {
 			return fmt.Errorf("read table related_image: %w", err)
 		}
-		if name.null || img.s == "" || !sel.keep(name.s) {
+		if !name.Valid || img.String == "" || !sel.keep(name.String) {
 			continue
 		}
-		g.add(name.s, img.s)
+		g.add(name.String, img.String)
 	}
 	g.flush()
 	if err := rows.Err(); err != nil {

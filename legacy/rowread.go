@@ -2,8 +2,6 @@ package legacy
 
 import (
 	"database/sql"
-	"fmt"
-	"strconv"
 )
 
 // rowSel narrows what a table reader reads: a WHERE clause (on rowid)
@@ -33,9 +31,9 @@ func (kv *keyValues) dest(keys *keyCheck, cols ...any) []any {
 }
 
 // check checks the row's key when keys are checked.
-func (kv *keyValues) check(keys *keyCheck, name textCol) {
+func (kv *keyValues) check(keys *keyCheck, name sql.NullString) {
 	if keys.match != nil {
-		keys.add(sql.NullString{String: name.s, Valid: !name.null}, kv.version, kv.path)
+		keys.add(name, kv.version, kv.path)
 	}
 }
 
@@ -101,34 +99,4 @@ func colOrNull(s schemaInfo, t, c string) string {
 		return c
 	}
 	return "NULL"
-}
-
-// textCol scans a nullable column as text, NULL apart from "". It keeps
-// the string the driver allocated for a TEXT value rather than copying it
-// as sql.RawBytes does, and tells NULL from "" without a second
-// "IS NULL" column, which would cost the driver another column read per
-// row. Numbers read as database/sql formats them for a string.
-type textCol struct {
-	s    string
-	null bool
-}
-
-// Scan implements sql.Scanner.
-func (t *textCol) Scan(src any) error {
-	t.null = false
-	switch v := src.(type) {
-	case nil:
-		t.s, t.null = "", true
-	case string:
-		t.s = v
-	case []byte:
-		t.s = string(v)
-	case int64:
-		t.s = strconv.FormatInt(v, 10)
-	case float64:
-		t.s = strconv.FormatFloat(v, 'g', -1, 64)
-	default:
-		return fmt.Errorf("expected TEXT, BLOB or a number, got %T", src)
-	}
-	return nil
 }
