@@ -44,7 +44,7 @@ func BenchmarkMigrateImage(b *testing.B) {
 		os.RemoveAll(out)
 	}
 	fromImage := func(b *testing.B, cache string) {
-		u, err := image.Unpack(ctx, ref, image.WithUseHTTP(true), image.WithCacheDir(cache), image.WithPreferSQLite(true), noKeys)
+		u, err := image.ExtractCatalog(ctx, ref, image.WithUseHTTP(true), image.WithCacheDir(cache), image.WithPreferSQLite(true), noKeys)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,7 +10,7 @@
 // selection in image indexes, a layer cache by digest in an OCI layout,
 // finding the catalog an image carries from its labels (FindCatalog), and
 // extracting only that catalog into a temporary directory that nothing in
-// the image can escape (Unpack, Extract). It also builds catalog images
+// the image can escape (ExtractCatalog, Extract). It also builds catalog images
 // (Build) and writes the Dockerfile opm generates (Dockerfile).
 //
 // The package prints nothing and reads no OLMCAT_* variables: callers pass

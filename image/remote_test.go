@@ -24,7 +24,7 @@ func TestPullBasicAuth(t *testing.T) {
 
 	// Without credentials: a clear error, nothing left behind.
 	tmp := t.TempDir()
-	_, err := image.Unpack(context.Background(), ref, unpackOpts(t, tmp)...)
+	_, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, tmp)...)
 	if !errors.Is(err, image.ErrUnauthorized) || !strings.Contains(err.Error(), "REGISTRY_AUTH_FILE") {
 		t.Fatalf("want an unauthorized error naming REGISTRY_AUTH_FILE, got %v", err)
 	}
@@ -34,7 +34,7 @@ func TestPullBasicAuth(t *testing.T) {
 	// docker config.
 	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(t, dir))
 	t.Setenv("DOCKER_CONFIG", filepath.Join(dir, "no-docker-config"))
-	u, err := image.Unpack(context.Background(), ref, image.WithUseHTTP(true), image.WithTempDir(tmp))
+	u, err := image.ExtractCatalog(context.Background(), ref, image.WithUseHTTP(true), image.WithTempDir(tmp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestPullTLS(t *testing.T) {
 		{"skip verify", []image.Option{image.WithSkipTLSVerify(true)}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u, err := image.Unpack(context.Background(), ref, append(tc.opts, noKeys, image.WithTempDir(t.TempDir()))...)
+			u, err := image.ExtractCatalog(context.Background(), ref, append(tc.opts, noKeys, image.WithTempDir(t.TempDir()))...)
 			if tc.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -95,7 +95,7 @@ blocked = true
 		t.Fatal(err)
 	}
 	noKeys := image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json")))
-	u, err := image.Unpack(context.Background(), "catalogs.invalid/team/cat:v1", image.WithRegistriesConf(rc), noKeys, image.WithTempDir(t.TempDir()))
+	u, err := image.ExtractCatalog(context.Background(), "catalogs.invalid/team/cat:v1", image.WithRegistriesConf(rc), noKeys, image.WithTempDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ blocked = true
 		t.Errorf("pulled from %s, want the mirror %s", got, ref)
 	}
 	u.Close()
-	_, err = image.Unpack(context.Background(), "blocked.invalid/x/cat:v1", image.WithRegistriesConf(rc), noKeys)
+	_, err = image.ExtractCatalog(context.Background(), "blocked.invalid/x/cat:v1", image.WithRegistriesConf(rc), noKeys)
 	if !errors.Is(err, image.ErrBlocked) {
 		t.Errorf("want ErrBlocked, got %v", err)
 	}

@@ -92,8 +92,8 @@ func (f *imageFlags) options() ([]image.Option, error) {
 // it, extracts its catalog and returns the extracted path detected
 // again (a sqlite file or a configs dir; for a bundle image, u.Kind says
 // so and the dir is the image root holding manifests/ and metadata/).
-// The caller closes the Unpacked (nil for local inputs) on every path.
-func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLite bool, stderr io.Writer) (source.Input, *image.Unpacked, error) {
+// The caller closes the Extracted (nil for local inputs) on every path.
+func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLite bool, stderr io.Writer) (source.Input, *image.Extracted, error) {
 	if in.Note != "" {
 		fmt.Fprintln(stderr, "note:", in.Note)
 	}
@@ -105,7 +105,7 @@ func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLi
 		return source.Input{}, nil, usageError(err)
 	}
 	opts = append(opts, image.WithPreferSQLite(preferSQLite), image.WithProgress(&pullProgress{w: stderr, desc: "pulling " + in.Image}))
-	u, err := image.Unpack(ctx, in.Image, opts...)
+	u, err := image.ExtractCatalog(ctx, in.Image, opts...)
 	if err != nil {
 		return source.Input{}, nil, &exitError{code: exitInvalid, err: err}
 	}
@@ -119,7 +119,7 @@ func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLi
 
 // refuseBundle is the error of commands that need a catalog when given a
 // bundle image.
-func refuseBundle(u *image.Unpacked, verb string) error {
+func refuseBundle(u *image.Extracted, verb string) error {
 	if u == nil || u.Kind != image.KindBundle {
 		return nil
 	}

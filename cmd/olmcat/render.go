@@ -101,7 +101,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 type renderInput struct {
 	source.Input
 	name     string
-	unpacked *image.Unpacked
+	unpacked *image.Extracted
 	// migrateLevel applies to bundles (opm's --migrate-level).
 	migrateLevel string
 	// migrateOptions apply to the conversion of a sqlite index.

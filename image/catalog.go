@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 )
 
-// Unpacked is the catalog (or bundle) of an image, extracted into a
+// Extracted is the catalog (or bundle) of an image, extracted into a
 // temporary directory. Close removes the directory.
-type Unpacked struct {
+type Extracted struct {
 	*Catalog
 	// Pulled is the image it came from.
 	Pulled *Pulled
@@ -24,15 +24,13 @@ type Unpacked struct {
 }
 
 // Close removes the temporary directory.
-func (u *Unpacked) Close() error {
+func (u *Extracted) Close() error {
 	if u == nil || u.Root == "" {
 		return nil
 	}
 	return os.RemoveAll(u.Root)
 }
 
-// UnpackOption configures Unpack beyond the pull options.
-type UnpackOption = Option
 
 // WithPreferSQLite makes an image with both catalog labels read as its
 // sqlite database (what migrate wants) unless WithSource says otherwise.
@@ -42,20 +40,20 @@ func WithPreferSQLite(b bool) Option { return func(o *options) { o.preferSQLite 
 // os.TempDir()).
 func WithTempDir(dir string) Option { return func(o *options) { o.tempDir = dir } }
 
-// Unpack pulls ref, finds its catalog from its labels (FindCatalog) and
+// ExtractCatalog pulls ref, finds its catalog from its labels (FindCatalog) and
 // extracts only that catalog (or, for a bundle image, its manifests/ and
 // metadata/ dirs) into a new temporary directory. On error nothing is
 // left behind.
-func Unpack(ctx context.Context, ref string, opts ...Option) (*Unpacked, error) {
+func ExtractCatalog(ctx context.Context, ref string, opts ...Option) (*Extracted, error) {
 	o := makeOptions(opts)
 	p, err := pull(ctx, ref, o)
 	if err != nil {
 		return nil, err
 	}
-	return p.unpack(ctx)
+	return p.extractCatalog(ctx)
 }
 
-func (p *Pulled) unpack(ctx context.Context) (u *Unpacked, err error) {
+func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
 	cfg, err := p.Image.ConfigFile()
 	if err != nil {
 		return nil, fmt.Errorf("image %s: read config: %w", p.Ref, err)
@@ -80,7 +78,7 @@ func (p *Pulled) unpack(ctx context.Context) (u *Unpacked, err error) {
 	if err := p.Extract(ctx, root, wanted); err != nil {
 		return nil, err
 	}
-	u = &Unpacked{Catalog: cat, Pulled: p, Root: root, Local: root}
+	u = &Extracted{Catalog: cat, Pulled: p, Root: root, Local: root}
 	if cat.Kind == KindBundle {
 		return u, nil
 	}

@@ -18,9 +18,9 @@ type E = imagetest.Entry
 
 var configsLabels = map[string]string{image.LabelConfigs: "/configs"}
 
-// unpackOpts are the options every test pull uses: HTTP to loopback, no
+// extractOpts are the options every test pull uses: HTTP to loopback, no
 // keychain lookups on the machine, extraction in a test dir.
-func unpackOpts(t *testing.T, tmp string, extra ...image.Option) []image.Option {
+func extractOpts(t *testing.T, tmp string, extra ...image.Option) []image.Option {
 	return append([]image.Option{image.WithUseHTTP(true), image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json"))), image.WithTempDir(tmp)}, extra...)
 }
 
@@ -35,7 +35,7 @@ func assertEmpty(t *testing.T, dir string) {
 	}
 }
 
-func TestUnpackFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
+func TestExtractCatalogFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
 	reg := imagetest.New(t)
 	lower := imagetest.Layer(t,
 		E{Name: "configs/", Type: tar.TypeDir},
@@ -53,7 +53,7 @@ func TestUnpackFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
 	)
 	ref := reg.Push(t, "cat:v1", imagetest.Image(t, configsLabels, nil, lower, upper))
 	tmp := t.TempDir()
-	u, err := image.Unpack(context.Background(), ref, unpackOpts(t, tmp)...)
+	u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, tmp)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestUnpackFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
 	assertEmpty(t, tmp)
 }
 
-func TestUnpackCatalogChoice(t *testing.T) {
+func TestExtractCatalogCatalogChoice(t *testing.T) {
 	reg := imagetest.New(t)
 	both := imagetest.Layer(t, E{Name: "configs/p/catalog.json", Body: "{}"}, E{Name: "database/index.db", Body: "db"})
 	labelsBoth := map[string]string{image.LabelConfigs: "/configs", image.LabelDatabase: "/database/index.db"}
@@ -104,7 +104,7 @@ func TestUnpackCatalogChoice(t *testing.T) {
 		{"relative label joined to root", refRel, nil, image.KindSQLite, "index.db"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u, err := image.Unpack(context.Background(), tc.ref, unpackOpts(t, t.TempDir(), tc.opts...)...)
+			u, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, t.TempDir(), tc.opts...)...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,9 +116,9 @@ func TestUnpackCatalogChoice(t *testing.T) {
 	}
 }
 
-// TestUnpackBadInputs: every bad image is a clear error and leaves no
+// TestExtractCatalogBadInputs: every bad image is a clear error and leaves no
 // temporary directory behind.
-func TestUnpackBadInputs(t *testing.T) {
+func TestExtractCatalogBadInputs(t *testing.T) {
 	reg := imagetest.New(t)
 	push := func(repo string, labels map[string]string, entries ...E) string {
 		return reg.Push(t, repo, imagetest.Image(t, labels, nil, imagetest.Layer(t, entries...)))
@@ -150,7 +150,7 @@ func TestUnpackBadInputs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			u, err := image.Unpack(context.Background(), tc.ref, unpackOpts(t, tmp)...)
+			u, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, tmp)...)
 			if err == nil {
 				u.Close()
 				t.Fatal("no error")
@@ -165,7 +165,7 @@ func TestUnpackBadInputs(t *testing.T) {
 	}
 }
 
-func TestUnpackPlatform(t *testing.T) {
+func TestExtractCatalogPlatform(t *testing.T) {
 	reg := imagetest.New(t)
 	arm := v1.Platform{OS: "linux", Architecture: "arm64"}
 	ref := reg.Push(t, "multi:v1", imagetest.Index(t,
@@ -175,7 +175,7 @@ func TestUnpackPlatform(t *testing.T) {
 		opts []image.Option
 		want string
 	}{{nil, "amd64"}, {[]image.Option{image.WithPlatform(arm)}, "arm64"}} {
-		u, err := image.Unpack(context.Background(), ref, unpackOpts(t, t.TempDir(), tc.opts...)...)
+		u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir(), tc.opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,9 +190,9 @@ func TestUnpackPlatform(t *testing.T) {
 	}
 }
 
-// TestUnpackLayerCache: a second pull of the same image reads its layers
+// TestExtractCatalogLayerCache: a second pull of the same image reads its layers
 // from the cache (an OCI layout) and asks the registry for none of them.
-func TestUnpackLayerCache(t *testing.T) {
+func TestExtractCatalogLayerCache(t *testing.T) {
 	reg := imagetest.New(t)
 	l1 := imagetest.Layer(t, E{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"a"}`})
 	l2 := imagetest.Layer(t, E{Name: "configs/b.json", Body: `{"schema":"olm.package","name":"b"}`})
@@ -205,7 +205,7 @@ func TestUnpackLayerCache(t *testing.T) {
 	}
 	for run := 1; run <= 2; run++ {
 		prog := &countProgress{}
-		u, err := image.Unpack(context.Background(), ref, unpackOpts(t, t.TempDir(), image.WithCacheDir(cache), image.WithProgress(prog))...)
+		u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir(), image.WithCacheDir(cache), image.WithProgress(prog))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,15 +228,15 @@ func TestUnpackLayerCache(t *testing.T) {
 	}
 }
 
-// TestUnpackSymlinkChainStaysInside: links are written to the target
+// TestExtractCatalogSymlinkChainStaysInside: links are written to the target
 // they name inside the image, so a chain whose real resolution would
 // climb out (y -> ../.., x -> y/../..) resolves inside instead.
-func TestUnpackSymlinkChainStaysInside(t *testing.T) {
+func TestExtractCatalogSymlinkChainStaysInside(t *testing.T) {
 	reg := imagetest.New(t)
 	ref := reg.Push(t, "chain:v1", imagetest.Image(t, configsLabels, nil, imagetest.Layer(t,
 		E{Name: "configs/a/b/y", Type: tar.TypeSymlink, Linkname: "../.."},
 		E{Name: "configs/a/b/x", Type: tar.TypeSymlink, Linkname: "y/../.."})))
-	u, err := image.Unpack(context.Background(), ref, unpackOpts(t, t.TempDir())...)
+	u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir())...)
 	if err != nil {
 		t.Fatal(err)
 	}
