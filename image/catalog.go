@@ -31,7 +31,6 @@ func (u *Extracted) Close() error {
 	return os.RemoveAll(u.Root)
 }
 
-
 // WithPreferSQLite makes an image with both catalog labels read as its
 // sqlite database (what migrate wants) unless WithSource says otherwise.
 func WithPreferSQLite(b bool) Option { return func(o *options) { o.preferSQLite = b } }
