@@ -1,106 +1,102 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/indexop"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newAddCmd() *cobra.Command {
 	var (
 		migrateLevel string
+		mode         string
 		imgFlags     *imageFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "add <dir> <bundle-image|bundle-dir>...",
 		Short: "Add bundles to a declarative config catalog",
 		Long: `Add renders each bundle (a bundle image, or a bundle directory with
-manifests/ and metadata/) as olmcat render does and adds it to the catalog
-in <dir>, as opm alpha add did: the package and channel blobs are created
-when new (default channel from the bundle's annotations), the bundle is
-added to every channel of its annotations with the replaces, skips and
-olm.skipRange of its CSV, and its olm.bundle blob joins its package.
+manifests/ and metadata/) as olmcat render does and adds it to its package
+in the catalog in <dir> as opm v1.73's index add did, with its graph
+update --mode:
 
-The whole result must pass validate, or nothing is written. Each changed
-package folder is written anew (in its layout and format) beside the
-catalog, and only once all are written are they swapped in by rename;
-nothing else is touched. Catalogs whose
-packages share files or folders are refused.`,
+  replaces          (default) the package's channels are recomputed from
+                    the CSVs' replaces and skips: each channel is headed by
+                    its highest version and holds what the head's replaces
+                    chain and skips reach; the default channel is the one
+                    the highest bundle's annotations name.
+  semver            each bundle is inserted by version into the channels
+                    of its annotations (CSV replaces and skips ignored);
+                    its default channel annotation becomes the package's.
+  semver-skippatch  semver, and a bundle also skips the lower patch
+                    versions of its minor version.
+
+Bundles are added lowest version first, whatever their order. The whole
+result must pass validate, or nothing is written. Each changed package
+folder is written anew (in its layout and format) beside the catalog, and
+only once all are written are they swapped in by rename; nothing else is
+touched. Catalogs whose packages share files or folders are refused.`,
 		Example: `  olmcat add ./catalog registry.example.com/ns/etcd-bundle:v0.9.4
-  olmcat add ./catalog ./bundles/etcd.0.9.4 ./bundles/etcd.0.9.5`,
+  olmcat add ./catalog ./bundles/etcd.0.9.4 ./bundles/etcd.0.9.5 --mode semver`,
 		Args: minArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if l := migrate.Level(migrateLevel); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
 				return usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", migrateLevel, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
 			}
-			return runAdd(cmd, args[0], args[1:], migrateLevel, imgFlags)
+			m, err := indexop.ParseMode(mode)
+			if err != nil {
+				return usageError(err)
+			}
+			return runAdd(cmd, args[0], args[1:], migrateLevel, m, imgFlags)
 		},
 	}
 	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), string(migrate.MigrateLevelCSVMetadata)+" stores the bundles' olm.csv.metadata instead of their objects")
+	cmd.Flags().StringVar(&mode, "mode", string(indexop.ModeReplaces), "graph update mode: replaces, semver or semver-skippatch")
 	imgFlags = addImageFlags(cmd.Flags(), false)
 	return cmd
 }
 
-func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, imgFlags *imageFlags) error {
+func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, mode indexop.Mode, imgFlags *imageFlags) error {
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
 	cfg, err := declcfg.LoadDir(ctx, dir)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
-	changed := map[string]bool{}
+	byPkg := map[string][]indexop.NewBundle{}
 	for _, arg := range bundles {
-		in, err := source.Detect(arg)
-		if err != nil {
-			return &exitError{code: exitInvalid, err: fmt.Errorf("add %s: %w", arg, err)}
-		}
-		local, u, err := imgFlags.localInput(ctx, in, false, stderr)
+		nb, err := loadBundle(ctx, arg, imgFlags, migrateLevel, stderr)
 		if err != nil {
 			return err
 		}
-		ri := renderInput{Input: local, name: arg, unpacked: u, migrateLevel: migrateLevel}
-		bundleDir, ref, ok := ri.bundleDir()
-		if !ok {
-			u.Close()
-			return &exitError{code: exitInvalid, err: fmt.Errorf("add %s: not a bundle image or bundle directory (manifests/ and metadata/)", arg)}
-		}
-		b, meta, err := declcfg.BundleFromFS(os.DirFS(bundleDir), declcfg.WithBundleImage(ref),
-			declcfg.WithCSVMetadata(migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
-			declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
-		u.Close()
+		byPkg[nb.Bundle.Package] = append(byPkg[nb.Bundle.Package], nb)
+	}
+	groups := declcfg.SplitByPackage(cfg)
+	pkgs := slices.Sorted(maps.Keys(byPkg))
+	for _, pkg := range pkgs {
+		res, changes, err := indexop.Add(pkg, groups[pkg], byPkg[pkg], indexop.WithMode(mode))
 		if err != nil {
-			return &exitError{code: exitInvalid, err: fmt.Errorf("add %s: %w", arg, err)}
-		}
-		changes, err := declcfg.AddBundle(cfg, b, meta)
-		if err != nil {
-			return &exitError{code: exitInvalid, err: err}
+			return &exitError{code: exitInvalid, err: fmt.Errorf("add: %w; nothing was written", err)}
 		}
 		for _, c := range changes {
 			fmt.Fprintln(stderr, c)
 		}
-		changed[b.Package] = true
+		groups[pkg] = res
 	}
-	if _, err := declcfg.ConvertToModel(cfg); err != nil {
-		var ve *declcfg.ValidationError
-		if errors.As(err, &ve) {
-			for _, p := range ve.Problems {
-				fmt.Fprintln(stderr, "  "+p.String())
-			}
-		}
+	merged := &declcfg.DeclarativeConfig{}
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		merged.Merge(groups[name])
+	}
+	if _, err := declcfg.ConvertToModel(merged); err != nil {
+		// The problems are in err's text: printed once, by main.
 		return &exitError{code: exitInvalid, err: fmt.Errorf("add: the catalog would not be valid; nothing was written: %w", err)}
 	}
-	pkgs := make([]string, 0, len(changed))
-	for p := range changed {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
-	if err := declcfg.ReplacePackages(dir, cfg, pkgs); err != nil {
+	if err := declcfg.ReplacePackages(dir, merged, pkgs); err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
 	fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", len(bundles), dir, pkgs)

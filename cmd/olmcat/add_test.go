@@ -88,7 +88,7 @@ func TestAddCommand(t *testing.T) {
 	require.Contains(t, stderr, "nothing was written")
 	_, stderr, code = runCLI(t, append([]string{"add", cat, couch("1.4.4")}, flags...)...)
 	require.Equal(t, exitInvalid, code)
-	require.Contains(t, stderr, "already has a bundle named couchdb-operator.v1.4.4")
+	require.Contains(t, stderr, "Bundle already added that provides package and csv (bundle couchdb-operator.v1.4.4")
 	require.Equal(t, before, snapshotTree(t, cat))
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(cat), ".olmcat-add-*"))
 	require.Empty(t, left)
@@ -124,4 +124,45 @@ func TestAddWritesAllOrNothing(t *testing.T) {
 	require.Equal(t, exitInvalid, code)
 	require.Contains(t, stderr, "package etcd has blobs in etcd.json at the catalog root")
 	require.Equal(t, before, snapshotTree(t, cat))
+}
+
+// TestAddModes: olmcat add --mode follows opm's graph update modes,
+// including the default channel: in replaces mode the highest bundle's
+// annotation wins (cockroachdb 5.0.x names stable-5.x), in semver mode
+// the last bundle's; a bad --mode is a usage error naming the flag value.
+func TestAddModes(t *testing.T) {
+	_, flags := imageTestEnv(t)
+	roach := func(vs ...string) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, filepath.Join(fixtureBundles, "community/cockroachdb", v))
+		}
+		return out
+	}
+	defaultChannel := func(dir string) string {
+		out, stderr, code := runCLI(t, "render", dir)
+		require.Equal(t, 0, code, stderr)
+		var p declcfg.Package
+		require.NoError(t, json.NewDecoder(strings.NewReader(out)).Decode(&p))
+		return p.DefaultChannel
+	}
+	for _, mode := range []string{"replaces", "semver"} {
+		t.Run(mode, func(t *testing.T) {
+			cat := t.TempDir()
+			args := append([]string{"add", cat, "--mode", mode}, roach("2.0.9", "2.1.1", "2.1.11", "3.0.7")...)
+			_, stderr, code := runCLI(t, append(args, flags...)...)
+			require.Equal(t, 0, code, stderr)
+			require.Equal(t, "stable-3.x", defaultChannel(cat))
+			args = append([]string{"add", cat, "--mode", mode}, roach("5.0.4", "5.0.3")...)
+			_, stderr, code = runCLI(t, append(args, flags...)...)
+			require.Equal(t, 0, code, stderr)
+			require.Contains(t, stderr, "package cockroachdb: default channel stable-3.x -> stable-5.x")
+			require.Equal(t, "stable-5.x", defaultChannel(cat))
+			want := []declcfg.ChannelEntry{{Name: "cockroachdb.v5.0.3"}, {Name: "cockroachdb.v5.0.4", Replaces: "cockroachdb.v5.0.3"}}
+			require.Equal(t, want, channelEntries(t, cat, "cockroachdb")["stable-5.x"])
+		})
+	}
+	_, stderr, code := runCLI(t, "add", t.TempDir(), roach("5.0.3")[0], "--mode", "bogus")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, stderr, "Invalid channel update mode bogus specified")
 }

@@ -58,6 +58,7 @@ and checks that two catalogs answer that API the same way.`,
 		newBundleCmd(),
 		newVersionCmd(),
 	)
+	attachOPMIndexCommands(root)
 	refuseUnknownCommands(root)
 	return root
 }

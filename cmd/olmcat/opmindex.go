@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/migrate"
+	"github.com/operator-catalog/olmcat/registry/source"
+)
+
+// attachOPMIndexCommands adds opm v1.73's sqlite-era commands (index *,
+// registry * but serve) under the "index" and "registry" parents of root,
+// creating a parent that does not exist yet.
+func attachOPMIndexCommands(root *cobra.Command) {
+	index := parentCommand(root, "index", "opm v1.73's index commands, on declarative configs (deprecated)")
+	index.AddCommand(newIndexAddCmd(), newIndexRmCmd(), newIndexPruneCmd(), newIndexPruneStrandedCmd(), newIndexExportCmd())
+	reg := parentCommand(root, "registry", "opm v1.73's registry commands, on declarative configs (deprecated)")
+	reg.AddCommand(newRegistryAddCmd(), newRegistryRmCmd(), newRegistryPruneCmd(), newRegistryPruneStrandedCmd())
+}
+
+// parentCommand returns root's subcommand name, adding a grouping command
+// of that name when there is none.
+func parentCommand(root *cobra.Command, name, short string) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	c := &cobra.Command{Use: name, Short: short}
+	root.AddCommand(c)
+	return c
+}
+
+// indexSource is the catalog an index or registry command starts from:
+// a legacy sqlite index (file or image) read through migrate, a
+// declarative config (directory or image), or nothing.
+type indexSource struct {
+	name  string // as the user gave it
+	local source.Input
+	u     *image.Unpacked
+}
+
+// openIndexSource opens ref ("" for none). missingOK treats a file that
+// does not exist as an empty catalog (opm's registry add created it).
+func openIndexSource(ctx context.Context, ref string, img *imageFlags, missingOK bool, stderr io.Writer) (*indexSource, error) {
+	s := &indexSource{name: ref}
+	if ref == "" {
+		return s, nil
+	}
+	if _, err := os.Stat(ref); missingOK && errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "note: %s does not exist: starting from an empty catalog (nothing is written there)\n", ref)
+		s.name = ""
+		return s, nil
+	}
+	in, err := source.Detect(ref)
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: err}
+	}
+	local, u, err := img.localInput(ctx, in, true, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s.local, s.u = local, u
+	if err := refuseBundle(u, "index"); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if local.Kind != source.KindSQLite && local.Kind != source.KindDeclcfg {
+		s.Close()
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is neither a legacy sqlite index nor a declarative config directory", ref)}
+	}
+	return s, nil
+}
+
+// Close removes what an image extraction left.
+func (s *indexSource) Close() {
+	if s.u != nil {
+		s.u.Close()
+	}
+}
+
+// inputs are the local paths outputs must stay clear of.
+func (s *indexSource) inputs() []string {
+	if s.name == "" || s.u != nil {
+		return nil
+	}
+	return []string{s.local.Ref}
+}
+
+// each calls fn with the blobs of every package, one at a time, in name
+// order ("" for blobs of no package, last).
+func (s *indexSource) each(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
+	switch {
+	case s.name == "":
+		return nil
+	case s.local.Kind == source.KindSQLite:
+		_, err := migrate.Each(ctx, s.local.Ref, func(cfg *declcfg.DeclarativeConfig) error {
+			return fn(packageName(cfg), cfg)
+		})
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.name, err)
+		}
+		return nil
+	default:
+		if err := declcfg.EachPackage(ctx, s.local.Ref, fn); err != nil {
+			return fmt.Errorf("read %s: %w", s.name, err)
+		}
+		return nil
+	}
+}
+
+// packageName is the package of a one-package catalog.
+func packageName(cfg *declcfg.DeclarativeConfig) string {
+	switch {
+	case len(cfg.Packages) > 0:
+		return cfg.Packages[0].Name
+	case len(cfg.Channels) > 0:
+		return cfg.Channels[0].Package
+	case len(cfg.Bundles) > 0:
+		return cfg.Bundles[0].Package
+	}
+	return ""
+}
+
+// catalogOp is one sqlite-era operation applied package by package:
+// apply returns a package's new blobs (nil drops the package), extra the
+// packages it adds once every existing one was seen.
+type catalogOp struct {
+	apply func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error)
+	extra func() ([]*declcfg.DeclarativeConfig, error)
+}
+
+// runCatalogOp streams the packages of src through op into a catalog
+// directory written at out (atomically: nothing is there unless every
+// package was read, changed, validated and written).
+func runCatalogOp(ctx context.Context, src *indexSource, op catalogOp, out string, force bool) error {
+	w, err := declcfg.NewDirWriter(out, declcfg.WithInputs(src.inputs()...), declcfg.WithForce(force))
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = w.Abort()
+		}
+	}()
+	write := func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+		if pkg == "" {
+			return w.WriteGlobal(cfg)
+		}
+		return w.WritePackage(cfg)
+	}
+	err = src.each(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+		res, err := op.apply(pkg, cfg)
+		if err != nil || res == nil {
+			return err
+		}
+		return write(pkg, res)
+	})
+	if err != nil {
+		return err
+	}
+	if op.extra != nil {
+		more, err := op.extra()
+		if err != nil {
+			return err
+		}
+		for _, cfg := range more {
+			if err := write(packageName(cfg), cfg); err != nil {
+				return err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	committed = true
+	return nil
+}
+
+// validatePackage checks a changed package as validate would.
+func validatePackage(pkg string, cfg *declcfg.DeclarativeConfig) error {
+	if _, err := declcfg.ConvertToModel(cfg); err != nil {
+		return fmt.Errorf("package %s would not be valid: %w", pkg, err)
+	}
+	return nil
+}

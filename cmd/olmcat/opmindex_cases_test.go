@@ -1,0 +1,103 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/operator-catalog/olmcat/image/imagetest"
+)
+
+// opmIndexCase is one recorded run of opm v1.73's registry/index
+// commands on a fixture database (fixtures/opmindex/<name>/). Steps run
+// one after the other on the same database; bundle arguments name
+// fixture bundle directories, pushed as images to a loopback registry.
+type opmIndexCase struct {
+	name    string
+	fixture string // fixtures/legacy/<fixture>/index.db
+	steps   []opmIndexStep
+}
+
+// opmIndexStep is one command: verb is add, rm, prune or prune-stranded.
+type opmIndexStep struct {
+	verb    string
+	mode    string
+	bundles []string // fixture bundle dirs under fixtures/bundles
+	pkgs    []string // rm / prune
+}
+
+func addStep(mode string, bundles ...string) opmIndexStep {
+	return opmIndexStep{verb: "add", mode: mode, bundles: bundles}
+}
+
+const (
+	foo030 = "small-fbb/foo-bundle-v0.3.0"
+	foo031 = "small-fbb/foo-bundle-v0.3.1"
+	foo020 = "small-fbb/foo-bundle-v0.2.0"
+	promB  = "opm-bundles/prometheus.0.14.0-beta"
+)
+
+func cockroach() []string {
+	var out []string
+	for _, v := range []string{"2.0.9", "2.1.1", "2.1.11", "3.0.7", "5.0.3", "5.0.4"} {
+		out = append(out, "community/cockroachdb/"+v)
+	}
+	return out
+}
+
+func couchdb() []string {
+	var out []string
+	for _, v := range []string{"1.0.14", "1.1.0", "1.2.1", "1.3.1", "1.4.2", "1.4.3", "1.4.4"} {
+		out = append(out, "community/couchdb-operator/"+v)
+	}
+	return out
+}
+
+// opmIndexCases are the recorded cases (see opmindex_record_test.go).
+var opmIndexCases = []opmIndexCase{
+	{"foo-replaces-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030)}},
+	{"foo-replaces-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo031)}},
+	{"foo-replaces-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030), addStep("replaces", foo031)}},
+	{"foo-replaces-both", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030, foo031)}},
+	{"foo-replaces-same-csv", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo020)}},
+	{"foo-replaces-same-image", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030), addStep("replaces", foo030)}},
+	{"foo-semver-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030)}},
+	{"foo-semver-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver", foo031)}},
+	{"foo-semver-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030), addStep("semver", foo031)}},
+	{"foo-skippatch-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver-skippatch", foo030)}},
+	{"foo-skippatch-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver-skippatch", foo030), addStep("semver-skippatch", foo031)}},
+	{"prometheus-replaces-beta", "edge-before-substitutes", []opmIndexStep{addStep("replaces", promB)}},
+	{"prometheus-semver-beta", "edge-before-substitutes", []opmIndexStep{addStep("semver", promB)}},
+	{"cockroachdb-replaces-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"cockroachdb"}}, addStep("replaces", cockroach()...)}},
+	{"couchdb-replaces-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"couchdb-operator"}}, addStep("replaces", couchdb()...)}},
+	{"couchdb-semver-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"couchdb-operator"}}, addStep("semver", couchdb()...)}},
+	{"small-fbb-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}},
+	{"small-fbb-rm-nosuch", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"nosuch"}}}},
+	{"small-fbb-prune-foo", "small-fbb", []opmIndexStep{{verb: "prune", pkgs: []string{"foo", "nosuch"}}}},
+	{"observability-prune-stranded", "observability-operator", []opmIndexStep{{verb: "prune-stranded"}}},
+}
+
+// bundleRepo is the repository a fixture bundle dir is pushed to.
+func bundleRepo(dir string) string {
+	return "bundles/" + strings.NewReplacer("/", "-", ".", "-").Replace(strings.ToLower(dir)) + ":latest"
+}
+
+// pushCaseBundles pushes every bundle of c and maps dir -> image ref.
+func pushCaseBundles(t *testing.T, reg *imagetest.Registry, c opmIndexCase) map[string]string {
+	refs := map[string]string{}
+	for _, s := range c.steps {
+		for _, b := range s.bundles {
+			if refs[b] == "" {
+				refs[b] = pushBundleImage(t, reg, bundleRepo(b), filepath.Join(fixtureBundles, b))
+			}
+		}
+	}
+	return refs
+}
+
+// opmIndexGoldens is the recordings' root.
+const opmIndexGoldens = "../../fixtures/opmindex"
+
+// registryPlaceholder stands for the loopback registry's host:port in
+// the recordings.
+const registryPlaceholder = "REGISTRY"

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// opmNotice is the deprecation notice of a sqlite-era opm command (index
+// *, registry *): what it did is done on declarative configs, and next
+// time these FBC-native commands do the same job. Printed once, on
+// stderr, unless --no-deprecation-warning or noDeprecationWarningEnv
+// silences it.
+type opmNotice struct {
+	silence bool
+}
+
+// addOPMNoticeFlag registers --no-deprecation-warning on a sqlite-era
+// command.
+func addOPMNoticeFlag(fs *pflag.FlagSet) *opmNotice {
+	n := &opmNotice{}
+	fs.BoolVar(&n.silence, "no-deprecation-warning", false, "do not print the deprecation notice")
+	return n
+}
+
+// print writes the notice for cmd, suggesting steps (shell commands
+// joined with &&).
+func (n *opmNotice) print(cmd *cobra.Command, steps ...string) {
+	if n.silence || silencedByEnv() {
+		return
+	}
+	w := cmd.ErrOrStderr()
+	fmt.Fprintf(w, "DEPRECATION NOTICE: %q belongs to opm's sqlite-era commands, which upstream opm removed.\n"+
+		"  olmcat did the same on declarative configs (it never writes sqlite). The FBC-native commands for this job:\n"+
+		"    %s\n"+
+		"  Set %s=1 or pass --no-deprecation-warning to silence this notice.\n",
+		cmd.CommandPath(), strings.Join(steps, " && "), noDeprecationWarningEnv)
+}
+
+func silencedByEnv() bool {
+	v := os.Getenv(noDeprecationWarningEnv)
+	return v != "" && v != "0" && !strings.EqualFold(v, "false")
+}
+
+// imageFlagArgs are the image flags in use on the command line, to be
+// repeated on the suggested commands that pull or push images.
+func imageFlagArgs(fs *pflag.FlagSet) string {
+	var args []string
+	for _, name := range []string{"use-http", "skip-tls-verify", "ca-file", "registries-conf", "image-cache-dir", "no-image-cache", "platform"} {
+		f := fs.Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		if f.Value.Type() == "bool" {
+			if f.Value.String() == "true" {
+				args = append(args, "--"+name)
+			}
+			continue
+		}
+		args = append(args, "--"+name+" "+shellQuote(f.Value.String()))
+	}
+	if f := fs.Lookup("skip-tls"); f != nil && f.Changed && f.Value.String() == "true" {
+		args = append(args, "--use-http")
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	return " " + strings.Join(args, " ")
+}
+
+// quoteAll shell-quotes each of refs and joins them with spaces.
+func quoteAll(refs []string) string {
+	q := make([]string, len(refs))
+	for i, r := range refs {
+		q[i] = shellQuote(r)
+	}
+	return strings.Join(q, " ")
+}
+
+// keepOnlyStep is a shell step removing every package folder of dir but
+// keep (what prune did).
+func keepOnlyStep(dir string, keep []string) string {
+	s := "find " + shellQuote(dir) + " -mindepth 1 -maxdepth 1"
+	for _, k := range keep {
+		s += " ! -name " + shellQuote(k)
+	}
+	return s + " -exec rm -r {} +"
+}

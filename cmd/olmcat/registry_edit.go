@@ -1,0 +1,186 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// registryEditCmd is what registry add|rm|prune|prune-stranded share:
+// -d names the database they read (never write), --output the directory
+// the declarative config is written to.
+type registryEditCmd struct {
+	database string
+	output   string
+	force    bool
+	debug    bool
+	img      *imageFlags
+	notice   *opmNotice
+}
+
+func (c *registryEditCmd) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVarP(&c.database, "database", "d", "bundles.db", "relative path to database file (read, never written)")
+	fl.StringVar(&c.output, "output", "", "write the resulting declarative config catalog to `DIR` (required: olmcat writes no sqlite)")
+	fl.BoolVar(&c.force, "force", false, "replace an existing non-empty --output directory")
+	fl.BoolVar(&c.debug, "debug", false, "enable debug logging")
+	c.img = addImageFlags(fl, false)
+	c.notice = addOPMNoticeFlag(fl)
+}
+
+// steps are the FBC-native commands doing the job: migrate the database,
+// then what is specific to the command.
+func (c *registryEditCmd) steps(cmd *cobra.Command, specific ...string) []string {
+	out := c.output
+	if out == "" {
+		out = "catalog"
+	}
+	s := []string{"olmcat migrate " + shellQuote(c.database) + " " + shellQuote(out)}
+	for _, sp := range specific {
+		s = append(s, strings.ReplaceAll(sp, "catalog", shellQuote(out)))
+	}
+	return s
+}
+
+// run prints the notice, refuses to run without --output (exit 2, with
+// the commands to run instead), else applies op to the database.
+func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func() (catalogOp, error), specific ...string) error {
+	steps := c.steps(cmd, specific...)
+	c.notice.print(cmd, steps...)
+	if c.output == "" {
+		return usageError(fmt.Errorf("%s writes no sqlite database: pass --output DIR to write the resulting declarative config, or run: %s",
+			cmd.CommandPath(), strings.Join(steps, " && ")))
+	}
+	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+	ctx := cmd.Context()
+	src, err := openIndexSource(ctx, c.database, c.img, missingOK, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	o, err := op()
+	if err != nil {
+		return err
+	}
+	return fillFrom(ctx, src, o)(c.output, c.force)
+}
+
+func newRegistryAddCmd() *cobra.Command {
+	var (
+		c       registryEditCmd
+		bundles []string
+		mode    addModeFlags
+		skipTLS bool
+	)
+	cmd := &cobra.Command{
+		Use:   "add",
+		Short: "Add operator bundles to a catalog (reads an index.db, writes a declarative config)",
+		Long: `Add bundles as opm v1.73's registry add did, without writing the database:
+-d is read (a missing file is an empty catalog; a catalog directory works
+too), the bundles are added with opm's graph update --mode, and the
+declarative config opm migrate would make of the resulting database is
+written to --output. Deprecated: see the notice for the FBC-native
+commands that do the same.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			imgArgs := imageFlagArgs(cmd.Flags())
+			return c.run(cmd, true, func() (catalogOp, error) {
+				if skipTLS {
+					c.img.useHTTP = true
+				}
+				opts, err := mode.options()
+				if err != nil {
+					return catalogOp{}, err
+				}
+				add, err := loadBundles(cmd.Context(), bundles, c.img, mode.permissive, cmd.ErrOrStderr(), opts...)
+				if err != nil {
+					return catalogOp{}, err
+				}
+				return add.op(), nil
+			}, "olmcat add catalog "+quoteAll(bundles)+mode.modeArg()+imgArgs)
+		},
+	}
+	cmd.Flags().StringSliceVarP(&bundles, "bundle-images", "b", nil, "comma separated list of links to bundle image")
+	mode.register(cmd)
+	addDaemonToolFlag(cmd.Flags(), "container-tool", "c", "none", "tool to interact with container images (save, build, etc.). One of: [none, docker, podman]")
+	c.register(cmd)
+	cmd.Flags().BoolVar(&skipTLS, "skip-tls", false, "skip TLS certificate verification for container image registries while pulling bundles")
+	_ = cmd.Flags().MarkDeprecated("skip-tls", "use --use-http and --skip-tls-verify instead")
+	return cmd
+}
+
+func newRegistryRmCmd() *cobra.Command {
+	var (
+		c          registryEditCmd
+		packages   []string
+		permissive bool
+	)
+	cmd := &cobra.Command{
+		Use:   "rm",
+		Short: "Remove packages from a catalog (reads an index.db, writes a declarative config)",
+		Long: `Remove packages as opm v1.73's registry rm did, without writing the
+database: -d is read and the declarative config without the packages is
+written to --output. Deprecated: see the notice for the FBC-native commands
+that do the same.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			names := packageList(packages)
+			var rms []string
+			for _, n := range names {
+				rms = append(rms, "rm -r catalog/"+shellQuote(n))
+			}
+			return c.run(cmd, false, func() (catalogOp, error) { return removeOp(names, permissive, cmd.ErrOrStderr()), nil }, rms...)
+		},
+	}
+	cmd.Flags().StringSliceVarP(&packages, "packages", "o", nil, "comma separated list of package names to be deleted")
+	_ = cmd.MarkFlagRequired("packages")
+	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
+	c.register(cmd)
+	return cmd
+}
+
+func newRegistryPruneCmd() *cobra.Command {
+	var (
+		c          registryEditCmd
+		packages   []string
+		permissive bool
+	)
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Prune a catalog of all but specified packages (reads an index.db, writes a declarative config)",
+		Long: `Keep only the packages named, as opm v1.73's registry prune did, without
+writing the database: -d is read and the declarative config is written to
+--output. Deprecated: see the notice for the FBC-native commands that do
+the same.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			keep := packageList(packages)
+			return c.run(cmd, false, func() (catalogOp, error) { return pruneOp(keep, cmd.ErrOrStderr()), nil }, keepOnlyStep("catalog", keep))
+		},
+	}
+	cmd.Flags().StringSliceVarP(&packages, "packages", "p", nil, "comma separated list of package names to be kept")
+	_ = cmd.MarkFlagRequired("packages")
+	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
+	c.register(cmd)
+	return cmd
+}
+
+func newRegistryPruneStrandedCmd() *cobra.Command {
+	var c registryEditCmd
+	cmd := &cobra.Command{
+		Use:   "prune-stranded",
+		Short: "Prune a catalog of stranded bundles (reads an index.db, writes a declarative config)",
+		Long: `Drop the bundles no channel holds, as opm v1.73's registry prune-stranded
+did, without writing the database: -d is read and the declarative config is
+written to --output (olmcat migrate leaves stranded bundles out by
+itself). Deprecated: see the notice for the FBC-native commands that do
+the same.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.run(cmd, false, func() (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil })
+		},
+	}
+	c.register(cmd)
+	return cmd
+}

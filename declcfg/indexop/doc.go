@@ -1,0 +1,15 @@
+// Package indexop applies the operations of opm v1.73's sqlite-era
+// commands (index add|rm|prune|prune-stranded, registry add|rm|prune|
+// prune-stranded) to declarative config catalogs, one package at a time:
+// the result is the catalog opm migrate would make of the database opm
+// would have produced, except where opm was nondeterministic or lost
+// data (each such difference is listed in MIGRATION.md).
+//
+// Adding bundles follows the three graph update modes of opm's --mode:
+// replaces (the package's channels recomputed from the CSVs' replaces
+// and skips, heads by version, default channel from the highest bundle),
+// semver and semver-skippatch (each bundle inserted by version into the
+// channels of its annotations). Every function works on the blobs of one
+// package and either returns the whole new package or an error; nothing
+// is half applied.
+package indexop
