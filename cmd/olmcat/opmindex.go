@@ -44,7 +44,7 @@ func parentCommand(root *cobra.Command, name, short string) *cobra.Command {
 type indexSource struct {
 	name  string // as the user gave it
 	local source.Input
-	u     *image.Unpacked
+	u     *image.Extracted
 }
 
 // openIndexSource opens ref ("" for none). missingOK treats a file that
