@@ -53,23 +53,30 @@ func (c *layerCache) blobPath(h v1.Hash) string {
 	return filepath.Join(c.dir, "blobs", h.Algorithm, h.Hex)
 }
 
-// openLayer returns the uncompressed tar stream of l and a finish func to
-// call once the stream was read to its end: on a cache miss it drains the
-// download, checks its digest and moves it into the cache. Cache hits
-// make no request.
-func (c *layerCache) openLayer(l v1.Layer, p Progress) (io.Reader, func() error, error) {
+// openLayer returns the uncompressed tar stream of l, metered by m, and
+// a finish func to call once the stream was read to its end: on a cache
+// miss it drains the download, checks its digest and moves it into the
+// cache. A cached blob is used only after its size and digest were
+// checked again (the cache directory is writable by anyone who can write
+// the user's files); a bad one is removed, reported to note and fetched
+// again. Cache hits make no request.
+func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(string)) (io.Reader, func() error, error) {
 	d, err := l.Digest()
 	if err != nil {
 		return nil, nil, fmt.Errorf("layer digest: %w", err)
 	}
 	if c != nil {
-		if f, err := os.Open(c.blobPath(d)); err == nil {
-			r, err := decompress(counting(f, p))
+		f, err := c.verified(l, d, note)
+		if err != nil {
+			return nil, nil, err
+		}
+		if f != nil {
+			r, err := decompress(m.compressedReader(f, p))
 			if err != nil {
 				f.Close()
 				return nil, nil, fmt.Errorf("cached layer %s: %w", d, err)
 			}
-			return r, f.Close, nil
+			return expandedReader{r, m}, f.Close, nil
 		}
 	}
 	rc, err := l.Compressed()
@@ -77,12 +84,12 @@ func (c *layerCache) openLayer(l v1.Layer, p Progress) (io.Reader, func() error,
 		return nil, nil, fmt.Errorf("fetch layer %s: %w", d, err)
 	}
 	if c == nil {
-		r, err := decompress(counting(rc, p))
+		r, err := decompress(m.compressedReader(rc, p))
 		if err != nil {
 			rc.Close()
 			return nil, nil, fmt.Errorf("layer %s: %w", d, err)
 		}
-		return r, func() error { return drainClose(rc) }, nil
+		return expandedReader{r, m}, func() error { return drainClose(rc) }, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(c.blobPath(d)), ".partial-*")
 	if err != nil {
@@ -90,7 +97,7 @@ func (c *layerCache) openLayer(l v1.Layer, p Progress) (io.Reader, func() error,
 		return nil, nil, fmt.Errorf("layer cache: %w", err)
 	}
 	tee := io.TeeReader(rc, tmp)
-	r, err := decompress(counting(io.NopCloser(tee), p))
+	r, err := decompress(m.compressedReader(io.NopCloser(tee), p))
 	if err != nil {
 		rc.Close()
 		tmp.Close()
@@ -111,7 +118,38 @@ func (c *layerCache) openLayer(l v1.Layer, p Progress) (io.Reader, func() error,
 		}
 		return nil
 	}
-	return r, finish, nil
+	return expandedReader{r, m}, finish, nil
+}
+
+// verified opens the cached blob of l, rewound, if it has l's size and
+// digest; nil if there is none or it was bad (then it is removed and note
+// says so).
+func (c *layerCache) verified(l v1.Layer, d v1.Hash, note func(string)) (*os.File, error) {
+	p := c.blobPath(d)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil
+	}
+	why := ""
+	st, err := f.Stat()
+	if size, serr := l.Size(); err != nil || serr != nil || st.Size() != size {
+		why = "its size differs from the manifest's"
+	} else if h, n, err := v1.SHA256(f); err != nil || n != size || h != d {
+		why = fmt.Sprintf("its digest is %s", h)
+	} else if _, err := f.Seek(0, io.SeekStart); err == nil {
+		return f, nil
+	}
+	f.Close()
+	if why == "" {
+		return nil, fmt.Errorf("cached layer %s: rewind %s", d, p)
+	}
+	if err := os.Remove(p); err != nil {
+		return nil, fmt.Errorf("cached layer %s is damaged (%s) and cannot be removed: %w", d, why, err)
+	}
+	if note != nil {
+		note(fmt.Sprintf("cached layer %s was damaged (%s): removed, fetching it again", d, why))
+	}
+	return nil, nil
 }
 
 func drainClose(rc io.ReadCloser) error {
@@ -151,19 +189,11 @@ type Progress interface {
 
 type countingReader struct {
 	io.ReadCloser
-	p Progress
+	add func(int64)
 }
 
 func (c countingReader) Read(b []byte) (int, error) {
 	n, err := c.ReadCloser.Read(b)
-	c.p.Add(int64(n))
+	c.add(int64(n))
 	return n, err
-}
-
-// counting reports what rc reads to p (rc itself when p is nil).
-func counting(rc io.ReadCloser, p Progress) io.ReadCloser {
-	if p == nil {
-		return rc
-	}
-	return countingReader{rc, p}
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
 
 // Extracted is the catalog (or bundle) of an image, extracted into a
@@ -25,10 +27,14 @@ type Extracted struct {
 
 // Close removes the temporary directory.
 func (u *Extracted) Close() error {
-	if u == nil || u.Root == "" {
+	if u == nil {
 		return nil
 	}
-	return os.RemoveAll(u.Root)
+	err := u.Pulled.Close()
+	if u.Root == "" {
+		return err
+	}
+	return errors.Join(err, os.RemoveAll(u.Root))
 }
 
 // WithPreferSQLite makes an image with both catalog labels read as its
@@ -39,17 +45,22 @@ func WithPreferSQLite(b bool) Option { return func(o *options) { o.preferSQLite 
 // os.TempDir()).
 func WithTempDir(dir string) Option { return func(o *options) { o.tempDir = dir } }
 
-// ExtractCatalog pulls ref, finds its catalog from its labels (FindCatalog) and
-// extracts only that catalog (or, for a bundle image, its manifests/ and
-// metadata/ dirs) into a new temporary directory. On error nothing is
-// left behind.
+// ExtractCatalog pulls ref, finds its catalog from its labels
+// (FindCatalog) and extracts only that catalog (or, for a bundle image,
+// its manifests/ and metadata/ dirs) into a new temporary directory,
+// within the options' Limits (DefaultLimits unless WithLimits). On error
+// nothing is left behind.
 func ExtractCatalog(ctx context.Context, ref string, opts ...Option) (*Extracted, error) {
 	o := makeOptions(opts)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, o.limits.Timeout)
+	defer cancel()
 	p, err := pull(ctx, ref, o)
 	if err != nil {
-		return nil, err
+		return nil, timeLimit(parent, err, ref, o.limits)
 	}
-	return p.extractCatalog(ctx)
+	e, err := p.extractCatalog(ctx)
+	return e, timeLimit(parent, err, ref, o.limits)
 }
 
 func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
@@ -100,7 +111,8 @@ func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
 // Extract flattens the image's layers (whiteouts and opaque directories
 // honoured, the topmost entry of a path winning) and writes only the
 // entries at or below the wanted image paths into root, through the layer
-// cache. Entries that climb out of the image root, and symlinks or
+// cache, within the options' Limits (a *LimitError names the layer and
+// entry). Entries that climb out of the image root, and symlinks or
 // hardlinks that resolve outside the wanted paths (absolute symlinks
 // included), are refused with an error naming the layer and entry.
 func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) error {
@@ -109,7 +121,7 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 		return fmt.Errorf("image %s: layers: %w", p.Ref, err)
 	}
 	var cache *layerCache
-	if p.opts.cacheDir != "" {
+	if p.opts.cacheDir != "" && !p.local {
 		if cache, err = openLayerCache(p.opts.cacheDir); err != nil {
 			return err
 		}
@@ -124,24 +136,38 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 		prog.Start(total)
 		defer prog.Done()
 	}
-	f := newFlattener(root, wanted)
+	f := newFlattener(root, wanted, p.opts.limits)
 	for i := len(layers) - 1; i >= 0; i-- {
-		if err := ctx.Err(); err != nil {
+		if err := p.layer(ctx, f, cache, layers[i], i); err != nil {
 			return err
-		}
-		d, _ := layers[i].Digest()
-		desc := fmt.Sprintf("%d (%s) of %s", i+1, d, p.Ref)
-		r, finish, err := cache.openLayer(layers[i], p.opts.progress)
-		if err != nil {
-			return fmt.Errorf("image %s: %w", p.Ref, err)
-		}
-		lerr := f.layer(desc, r)
-		if ferr := finish(); lerr == nil && ferr != nil {
-			lerr = fmt.Errorf("image %s: %w", p.Ref, ferr)
-		}
-		if lerr != nil {
-			return lerr
 		}
 	}
 	return f.checkLinks()
+}
+
+// layer applies layers[i] to f.
+func (p *Pulled) layer(ctx context.Context, f *flattener, cache *layerCache, l v1.Layer, i int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d, _ := l.Digest()
+	desc := fmt.Sprintf("%d (%s) of %s", i+1, d, p.Ref)
+	m := &meter{ctx: ctx, maxRatio: p.opts.limits.MaxRatio, timeout: p.opts.limits.Timeout}
+	r, finish, err := cache.openLayer(l, m, p.opts.progress, p.opts.note)
+	if err != nil {
+		return fmt.Errorf("image %s: %w", p.Ref, err)
+	}
+	lerr := f.layer(desc, r)
+	if ferr := finish(); lerr == nil && ferr != nil {
+		lerr = fmt.Errorf("image %s: %w", p.Ref, ferr)
+	}
+	var le *LimitError
+	if errors.As(lerr, &le) {
+		le.Image = p.Ref
+		if le.Layer == "" {
+			le.Layer = desc
+		}
+		return le
+	}
+	return lerr
 }

@@ -2,6 +2,7 @@ package image
 
 import (
 	"archive/tar"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,11 +37,16 @@ type flattener struct {
 	nondirs  map[string]bool // upper non-directories hiding lower children
 	realDirs map[string]bool // local dirs created by us
 	links    []string        // image paths of symlinks written
+
+	limits  Limits
+	written int64 // bytes of files written
+	files   int64 // entries written
+	buf     []byte
 }
 
-func newFlattener(root string, wanted []string) *flattener {
+func newFlattener(root string, wanted []string, limits Limits) *flattener {
 	return &flattener{
-		root: root, wanted: wanted,
+		root: root, wanted: wanted, limits: limits,
 		seen: map[string]bool{}, deleted: map[string]bool{}, opaque: map[string]bool{}, nondirs: map[string]bool{},
 		realDirs: map[string]bool{".": true},
 	}
@@ -49,6 +55,21 @@ func newFlattener(root string, wanted []string) *flattener {
 // layer applies one layer's tar stream, read to its end (the stream's
 // own errors, such as a digest mismatch, surface only there).
 func (f *flattener) layer(desc string, r io.Reader) error {
+	entry := ""
+	err := f.entries(desc, r, &entry)
+	var le *LimitError
+	if errors.As(err, &le) { // returned bare: wrapping fixed its message
+		if le.Entry == "" {
+			le.Layer, le.Entry = desc, entry
+		}
+		return le
+	}
+	return err
+}
+
+// entries applies the entries of one layer, keeping the name of the one
+// being read in *cur.
+func (f *flattener) entries(desc string, r io.Reader, cur *string) error {
 	tr := tar.NewReader(r)
 	layerDeleted, layerOpaque, layerNondirs := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for {
@@ -59,6 +80,7 @@ func (f *flattener) layer(desc string, r io.Reader) error {
 		if err != nil {
 			return fmt.Errorf("layer %s: read tar: %w", desc, err)
 		}
+		*cur = hdr.Name
 		name, err := cleanEntry(hdr.Name)
 		if err != nil {
 			return fmt.Errorf("layer %s: %w", desc, err)
@@ -87,6 +109,7 @@ func (f *flattener) layer(desc string, r io.Reader) error {
 			return err
 		}
 	}
+	*cur = ""
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return fmt.Errorf("layer %s: %w", desc, err)
 	}
@@ -148,6 +171,9 @@ func (f *flattener) entry(desc, name string, hdr *tar.Header, r io.Reader) error
 		}
 		return nil
 	}
+	if err := f.count(hdr); err != nil {
+		return err
+	}
 	local := filepath.Join(f.root, filepath.FromSlash(name))
 	if hdr.Typeflag != tar.TypeDir {
 		if err := f.mkdirs(path.Dir(name)); err != nil {
@@ -158,13 +184,32 @@ func (f *flattener) entry(desc, name string, hdr *tar.Header, r io.Reader) error
 	case tar.TypeDir:
 		return f.mkdirs(name)
 	case tar.TypeReg:
-		return writeFile(local, hdr, r)
+		return f.writeFile(local, hdr, r)
 	case tar.TypeSymlink:
 		return f.symlink(desc, name, hdr.Linkname, local)
 	case tar.TypeLink:
 		return f.hardlink(desc, name, hdr.Linkname, local)
 	}
 	return nil // devices and fifos carry no catalog content
+}
+
+// count charges one entry written, and a regular file's size, to the
+// limits before anything is written (a sparse file counts its full size).
+func (f *flattener) count(hdr *tar.Header) error {
+	l := f.limits
+	if f.files++; f.files > l.MaxFiles {
+		return &LimitError{Kind: LimitFiles, Value: f.files, Max: l.MaxFiles}
+	}
+	if hdr.Typeflag != tar.TypeReg {
+		return nil
+	}
+	if hdr.Size > l.MaxFileBytes {
+		return &LimitError{Kind: LimitFileBytes, Value: hdr.Size, Max: l.MaxFileBytes}
+	}
+	if f.written += hdr.Size; f.written > l.MaxBytes {
+		return &LimitError{Kind: LimitBytes, Value: f.written, Max: l.MaxBytes}
+	}
+	return nil
 }
 
 func typeName(t byte) string {
@@ -202,7 +247,7 @@ func (f *flattener) mkdirs(dir string) error {
 	return nil
 }
 
-func writeFile(local string, hdr *tar.Header, r io.Reader) error {
+func (f *flattener) writeFile(local string, hdr *tar.Header, r io.Reader) error {
 	mode := os.FileMode(0o644)
 	if hdr.FileInfo().Mode()&0o111 != 0 {
 		mode = 0o755
@@ -211,7 +256,10 @@ func writeFile(local string, hdr *tar.Header, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("extract %s: %w", hdr.Name, err)
 	}
-	if _, err := io.Copy(out, r); err != nil {
+	if f.buf == nil {
+		f.buf = make([]byte, holeBlock)
+	}
+	if err := copyHoles(out, r, hdr.Size, f.buf); err != nil {
 		out.Close()
 		return fmt.Errorf("extract %s: %w", hdr.Name, err)
 	}
@@ -288,4 +336,29 @@ func (f *flattener) checkLinks() error {
 		}
 	}
 	return nil
+}
+
+// holeBlock is the unit copyHoles skips when it is all zeros.
+const holeBlock = 64 << 10
+
+// copyHoles copies r (size bytes) to out, seeking over blocks of zeros
+// instead of writing them, so the holes of a sparse entry (which the tar
+// reader expands into zeros) stay holes on disk.
+func copyHoles(out *os.File, r io.Reader, size int64, buf []byte) error {
+	var zero [holeBlock]byte
+	for done := int64(0); done < size; {
+		n, err := io.ReadFull(r, buf[:min(int64(len(buf)), size-done)])
+		if n > 0 && bytes.Equal(buf[:n], zero[:n]) {
+			_, serr := out.Seek(int64(n), io.SeekCurrent)
+			err = errors.Join(err, serr)
+		} else if n > 0 {
+			_, werr := out.Write(buf[:n])
+			err = errors.Join(err, werr)
+		}
+		done += int64(n)
+		if err != nil {
+			return err
+		}
+	}
+	return out.Truncate(size)
 }

@@ -30,10 +30,12 @@ type options struct {
 	preferSQLite  bool
 	progress      Progress
 	tempDir       string
+	limits        Limits
+	note          func(string)
 }
 
 func makeOptions(opts []Option) *options {
-	o := &options{platform: DefaultPlatform, keychain: DefaultKeychain()}
+	o := &options{platform: DefaultPlatform, keychain: DefaultKeychain(), limits: DefaultLimits}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -70,6 +72,10 @@ func WithSource(s Source) Option { return func(o *options) { o.source = s } }
 
 // WithProgress reports the layer bytes extractions read to p.
 func WithProgress(p Progress) Option { return func(o *options) { o.progress = p } }
+
+// WithNotes passes what a pull repaired (a damaged cached layer fetched
+// again) to note, one sentence per call.
+func WithNotes(note func(string)) Option { return func(o *options) { o.note = note } }
 
 // WithUserAgent sets the User-Agent sent to registries.
 func WithUserAgent(ua string) Option { return func(o *options) { o.userAgent = ua } }

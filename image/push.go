@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -18,6 +19,7 @@ import (
 // only; a blocked registry is refused).
 func Push(ctx context.Context, ref string, idx v1.ImageIndex, opts ...Option) error {
 	o := makeOptions(opts)
+	ref = strings.TrimPrefix(ref, ImagePrefix)
 	insecure := false
 	if o.registries != nil {
 		eps, err := o.registries.Endpoints(ref)
@@ -31,20 +33,21 @@ func Push(ctx context.Context, ref string, idx v1.ImageIndex, opts ...Option) er
 		return err
 	}
 	if err := remote.WriteIndex(nref, idx, ro...); err != nil {
-		return remoteError(ref, fmt.Errorf("push: %w", err))
+		return o.remoteError("push", ref, err)
 	}
 	return nil
 }
 
 // WriteLayout writes idx as an OCI image layout at dir, its index
 // annotated with ref as org.opencontainers.image.ref.name. dir must not
-// exist or be empty; the layout is written beside it and renamed into
-// place, so a failed write leaves nothing.
-func WriteLayout(dir, ref string, idx v1.ImageIndex) (err error) {
-	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return fmt.Errorf("write OCI layout: %s exists and is not empty", dir)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("write OCI layout: %w", err)
+// exist or be empty, unless replace is set and dir is an OCI layout (it
+// holds an oci-layout file): anything else is never replaced. The layout
+// is written beside dir and renamed into place, so a failed write leaves
+// nothing and an old layout stays whole until the new one is complete.
+func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool) (err error) {
+	old, err := CheckLayoutDir(dir, replace)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+"-*")
 	if err != nil {
@@ -59,12 +62,54 @@ func WriteLayout(dir, ref string, idx v1.ImageIndex) (err error) {
 	if err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
-	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref})); err != nil {
+	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: ref})); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
+	}
+	if old {
+		return swapDir(tmp, dir)
 	}
 	os.Remove(dir) // an empty dir is replaced
 	if err := os.Rename(tmp, dir); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
+	}
+	return nil
+}
+
+// CheckLayoutDir tells whether WriteLayout may write at dir, and
+// whether it would replace a layout there (see WriteLayout).
+func CheckLayoutDir(dir string, replace bool) (exists bool, err error) {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || err == nil && len(ents) == 0:
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("write OCI layout: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "oci-layout")); err != nil {
+		return false, fmt.Errorf("write OCI layout: %s exists and is neither empty nor an OCI layout: not replaced", dir)
+	}
+	if !replace {
+		return false, fmt.Errorf("write OCI layout: %s: %w", dir, ErrLayoutExists)
+	}
+	return true, nil
+}
+
+// ErrLayoutExists is returned by WriteLayout for an existing layout it
+// was not asked to replace.
+var ErrLayoutExists = errors.New("an OCI layout exists there")
+
+// swapDir puts the complete directory tmp in place of dir: dir is moved
+// aside first and removed once tmp is in place.
+func swapDir(tmp, dir string) error {
+	aside := tmp + ".old"
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("write OCI layout: %w", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return errors.Join(fmt.Errorf("write OCI layout: %w", err), os.Rename(aside, dir))
+	}
+	if err := os.RemoveAll(aside); err != nil {
+		return fmt.Errorf("write OCI layout: remove the old layout %s: %w", aside, err)
 	}
 	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
@@ -37,7 +39,17 @@ type Pulled struct {
 	// Index is the digest of the image index Image was chosen from, if any.
 	Index *v1.Hash
 
-	opts *options
+	opts   *options
+	local  bool      // from an OCI layout or archive: no layer cache
+	closer io.Closer // the archive file, if any
+}
+
+// Close releases the files a local image is read from.
+func (p *Pulled) Close() error {
+	if p == nil || p.closer == nil {
+		return nil
+	}
+	return p.closer.Close()
 }
 
 // Pull resolves ref through registries.conf, fetches its manifest (and
@@ -48,6 +60,9 @@ func Pull(ctx context.Context, ref string, opts ...Option) (*Pulled, error) {
 }
 
 func pull(ctx context.Context, ref string, o *options) (*Pulled, error) {
+	if in, ok := parseLayout(ref); ok {
+		return openLayout(in, o)
+	}
 	ref = strings.TrimPrefix(ref, ImagePrefix)
 	eps := []Endpoint{{Ref: ref}}
 	if o.registries != nil {
@@ -80,7 +95,7 @@ func pullFrom(ctx context.Context, asked string, ep Endpoint, o *options) (*Pull
 	}
 	desc, err := remote.Get(nref, ro...)
 	if err != nil {
-		return nil, remoteError(ep.Ref, err)
+		return nil, o.remoteError("pull", ep.Ref, err)
 	}
 	p := &Pulled{Ref: asked, From: nref, opts: o}
 	if !desc.MediaType.IsIndex() {
@@ -95,9 +110,19 @@ func pullFrom(ctx context.Context, asked string, ep Endpoint, o *options) (*Pull
 	if err != nil {
 		return nil, fmt.Errorf("pull %s: %w", ep.Ref, err)
 	}
+	if err := p.choosePlatform(idx, desc.Digest, ep.Ref); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// choosePlatform sets p's image to the one of the index idx (digest d)
+// for the options' platform; where names the index in errors.
+func (p *Pulled) choosePlatform(idx v1.ImageIndex, d v1.Hash, where string) error {
+	o := p.opts
 	im, err := idx.IndexManifest()
 	if err != nil {
-		return nil, fmt.Errorf("pull %s: read index: %w", ep.Ref, err)
+		return fmt.Errorf("pull %s: read index: %w", where, err)
 	}
 	var present []string
 	for _, m := range im.Manifests {
@@ -107,16 +132,15 @@ func pullFrom(ctx context.Context, asked string, ep Endpoint, o *options) (*Pull
 		if m.Platform.Satisfies(o.platform) {
 			img, err := idx.Image(m.Digest)
 			if err != nil {
-				return nil, fmt.Errorf("pull %s: platform %s: %w", ep.Ref, platformString(o.platform), remoteError(ep.Ref, err))
+				return fmt.Errorf("pull %s: platform %s: %w", where, platformString(o.platform), o.remoteError("pull", where, err))
 			}
-			d := desc.Digest
 			p.Image, p.Digest, p.Index = img, m.Digest, &d
-			return p, nil
+			return nil
 		}
 		present = append(present, platformString(*m.Platform))
 	}
-	return nil, fmt.Errorf("pull %s: no image for platform %s in the index; platforms present: %s (choose one with --platform)",
-		ep.Ref, platformString(o.platform), strings.Join(present, ", "))
+	return fmt.Errorf("pull %s: no image for platform %s in the index; platforms present: %s (choose one with --platform)",
+		where, platformString(o.platform), strings.Join(present, ", "))
 }
 
 // remoteOptions parses ref and builds the remote options for one endpoint.
@@ -170,17 +194,43 @@ func (o *options) transport(insecure bool) (http.RoundTripper, error) {
 	return tr, nil
 }
 
+// ErrPlainHTTP is returned when a registry reached over HTTPS answers in
+// plain HTTP (allowed by WithUseHTTP or registries.conf insecure).
+var ErrPlainHTTP = errors.New("the registry speaks plain HTTP, not HTTPS")
+
 // remoteError turns registry answers users meet often into plain errors
-// that still wrap the registry's.
-func remoteError(ref string, err error) error {
+// that still wrap the registry's; verb is pull or push.
+func (o *options) remoteError(verb, ref string, err error) error {
 	var te *transport.Error
 	if errors.As(err, &te) {
 		switch te.StatusCode {
 		case http.StatusNotFound:
-			return fmt.Errorf("pull %s: %w: no such repository, tag or digest (%v)", ref, ErrNotFound, err)
+			return fmt.Errorf("%s %s: %w: no such repository, tag or digest (%v)", verb, ref, ErrNotFound, err)
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return fmt.Errorf("pull %s: %w: the registry refused the credentials; log in (docker login / podman login) or point REGISTRY_AUTH_FILE at an auth file (%v)", ref, ErrUnauthorized, err)
+			return fmt.Errorf("%s %s: %w: %s (%v)", verb, ref, ErrUnauthorized, o.credentialsFound(ref), err)
 		}
 	}
-	return fmt.Errorf("pull %s: %w", ref, err)
+	if strings.Contains(err.Error(), "server gave HTTP response to HTTPS client") {
+		return fmt.Errorf("%s %s: %w (%v)", verb, ref, ErrPlainHTTP, err)
+	}
+	return fmt.Errorf("%s %s: %w", verb, ref, err)
+}
+
+// credentialsFound says whether the keychain had credentials for ref,
+// for a refusal: none found, or found and refused.
+func (o *options) credentialsFound(ref string) string {
+	const login = "log in (docker login / podman login) or point REGISTRY_AUTH_FILE at an auth file"
+	nref, err := name.ParseReference(ref, name.WeakValidation)
+	if err != nil {
+		return "the registry refused access; " + login
+	}
+	host := nref.Context().RegistryStr()
+	auth, err := o.keychain.Resolve(nref.Context())
+	if err != nil {
+		return fmt.Sprintf("the registry refused access, and reading credentials for %s failed: %v", host, err)
+	}
+	if auth == authn.Anonymous {
+		return fmt.Sprintf("no credentials for %s were found (REGISTRY_AUTH_FILE, docker config, podman auth.json, credential helpers); %s", host, login)
+	}
+	return fmt.Sprintf("the registry refused the credentials found for %s; %s again", host, login)
 }

@@ -26,6 +26,7 @@ type buildFlags struct {
 	push         bool
 	ociLayout    string
 	noServeCache bool
+	force        bool
 	registry     *imageFlags
 }
 
@@ -67,7 +68,8 @@ validate.`,
 	fl.StringArrayVar(&f.binaries, "binary", nil, "static olmcat binary for a platform, `os/arch=FILE` (repeatable)")
 	fl.StringVar(&f.baseImage, "base-image", "", "put the configs on this opm image instead of a self-serving image")
 	fl.BoolVar(&f.push, "push", true, "push the image; false writes an OCI layout at --oci-layout")
-	fl.StringVar(&f.ociLayout, "oci-layout", "", "with --push=false, the OCI image layout `DIR` to write (must not exist or be empty)")
+	fl.StringVar(&f.ociLayout, "oci-layout", "", "with --push=false, the OCI image layout `DIR` to write (must not exist or be empty, unless --force)")
+	fl.BoolVar(&f.force, "force", false, "with --oci-layout, replace an existing layout")
 	fl.BoolVar(&f.noServeCache, "no-serve-cache", false, "do not ship a pre-built serve cache")
 	f.registry = addRegistryFlags(fl)
 	return cmd
@@ -107,6 +109,12 @@ func (f *buildFlags) buildOptions() ([]image.BuildOption, error) {
 	if !f.push && f.ociLayout == "" {
 		return nil, errors.New("--push=false needs --oci-layout DIR")
 	}
+	if f.push && f.ociLayout != "" {
+		return nil, errors.New("--oci-layout writes a layout instead of pushing: add --push=false")
+	}
+	if f.force && f.ociLayout == "" {
+		return nil, errors.New("--force only applies to --oci-layout")
+	}
 	return opts, nil
 }
 
@@ -126,14 +134,17 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 		if err := pathcheck.Separate("OCI layout directory", f.ociLayout, inputs...); err != nil {
 			return err
 		}
+		if _, err := image.CheckLayoutDir(f.ociLayout, f.force); err != nil {
+			return layoutError(err)
+		}
 	}
 	regOpts, err := f.registry.options()
 	if err != nil {
 		return usageError(err)
 	}
-	in, err := image.Classify(image.ImagePrefix + ref)
+	target, err := image.ParseTarget(ref)
 	if err != nil {
-		return usageError(err)
+		return usageError(fmt.Errorf("%w (write an OCI layout with --push=false --oci-layout DIR)", err))
 	}
 	if f.baseImage != "" {
 		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
@@ -147,7 +158,7 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 	}
 	built, err := image.Build(cmd.Context(), dir, opts...)
 	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return &exitError{code: exitInvalid, err: imageError(err)}
 	}
 	defer built.Close()
 	digest, err := built.Index.Digest()
@@ -157,16 +168,24 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 	if f.push {
 		err = image.Push(cmd.Context(), ref, built.Index, regOpts...)
 	} else {
-		err = image.WriteLayout(f.ociLayout, ref, built.Index)
+		err = layoutError(image.WriteLayout(f.ociLayout, strings.TrimPrefix(ref, image.ImagePrefix), built.Index, f.force))
 	}
 	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return &exitError{code: exitInvalid, err: imageError(err)}
 	}
 	cache := "with a pre-built serve cache"
 	if !built.ServeCache {
 		cache = "without a serve cache"
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "built %s from %s (%s, %s)\n", ref, dir, f.platforms, cache)
-	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", in.Image.Context().Name(), digest)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", target.Context().Name(), digest)
 	return nil
+}
+
+// layoutError names --force for an existing layout.
+func layoutError(err error) error {
+	if errors.Is(err, image.ErrLayoutExists) {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("%w (--force replaces it)", err)}
+	}
+	return err
 }

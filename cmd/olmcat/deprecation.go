@@ -21,7 +21,7 @@ const noDeprecationWarningEnv = "OLMCAT_NO_DEPRECATION_WARNING"
 // proposes for dbPath: "<name without extension>-catalog" beside it.
 func suggestedOutputDir(dbPath string) string {
 	if in, err := image.Classify(dbPath); err == nil && in.IsImage() {
-		return image.DirName(in.Image) + "-catalog"
+		return in.DirName() + "-catalog"
 	}
 	base := filepath.Base(dbPath)
 	name := strings.TrimSuffix(base, filepath.Ext(base))

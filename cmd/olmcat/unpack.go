@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -23,9 +25,14 @@ as olmcat migrate migrates the file, with the deprecation warning; a
 declarative config image is rewritten in the chosen layout. Only the
 catalog is extracted from the image; nothing is written unless the whole
 catalog is valid, and an existing non-empty folder is only replaced with
---force.`,
+--force. The argument is read as every command reads it: a registry
+reference (registry.example.com/ns/index:v1, or docker://REF), or a local
+OCI layout (oci:DIR[:REF]) or archive of one (oci-archive:FILE[:REF]);
+an unqualified name such as index:v1 is a local path, and unpack refuses
+local catalogs.`,
 		Example: `  olmcat unpack registry.example.com/ns/index:v4.14
-  olmcat unpack registry.example.com/ns/index:v4.14 ./catalog --layout opm -o yaml`,
+  olmcat unpack registry.example.com/ns/index:v4.14 ./catalog --layout opm -o yaml
+  olmcat unpack oci:./catalog-oci ./catalog`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usageError(fmt.Errorf("accepts an image and an optional directory, received %d args", len(args)))
@@ -37,15 +44,16 @@ catalog is valid, and an existing non-empty folder is only replaced with
 			if err != nil {
 				return usageError(err)
 			}
-			in, err := image.Classify(image.ImagePrefix + args[0])
+			in, err := unpackInput(args[0])
 			if err != nil {
-				return usageError(err)
+				return err
 			}
-			out := image.DirName(in.Image)
+			cls, _ := image.Classify(args[0])
+			out := cls.DirName()
 			if len(args) == 2 {
 				out = args[1]
 			}
-			local, u, err := f.image.localInput(cmd.Context(), source.Input{Ref: args[0], Kind: source.KindImage, Image: args[0]}, true, cmd.ErrOrStderr())
+			local, u, err := f.image.localInput(cmd.Context(), in, true, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -67,4 +75,21 @@ catalog is valid, and an existing non-empty folder is only replaced with
 	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	f.image = addImageFlags(fl, true)
 	return cmd
+}
+
+// unpackInput reads the argument of unpack by the rule every command
+// uses (image.Classify): it must name an image, never a local catalog.
+func unpackInput(arg string) (source.Input, error) {
+	in, err := source.Detect(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		return in, &exitError{code: exitInvalid, err: fmt.Errorf("unpack %s: no such file or directory, and not an image reference: an image names its registry (registry.example.com/ns/index:v1) or is written docker://REF, %sDIR[:REF] or %sFILE[:REF]",
+			arg, image.LayoutPrefix, image.ArchivePrefix)}
+	}
+	if err != nil {
+		return in, &exitError{code: exitInvalid, err: fmt.Errorf("unpack: %w", err)}
+	}
+	if in.Kind != source.KindImage {
+		return in, usageError(fmt.Errorf("unpack %s: a local %s, not an image; olmcat migrate or convert writes a local catalog as a folder (docker://%s reads it as an image)", arg, in.Kind, arg))
+	}
+	return in, nil
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/pem"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,6 +40,9 @@ type Registry struct {
 
 	mu    sync.Mutex
 	blobs map[string]int
+
+	blobDelay   time.Duration
+	altLoopback bool
 }
 
 // Option configures a Registry.
@@ -51,6 +55,17 @@ func WithBasicAuth(user, password string) Option {
 
 // WithTLS serves HTTPS with a certificate from a test CA (CAFile writes it).
 func WithTLS() Option { return func(_ *Registry, tls *bool) { *tls = true } }
+
+// WithBlobDelay holds every blob GET for d before answering (a slow
+// registry).
+func WithBlobDelay(d time.Duration) Option {
+	return func(r *Registry, _ *bool) { r.blobDelay = d }
+}
+
+// OnAltLoopback listens on 127.0.0.2: still loopback, but not an address
+// go-containerregistry takes for a local registry, so it is reached over
+// HTTPS unless told otherwise (as a remote plain-HTTP registry is).
+func OnAltLoopback() Option { return func(r *Registry, _ *bool) { r.altLoopback = true } }
 
 // New starts a registry; it stops when the test ends.
 func New(t testing.TB, opts ...Option) *Registry {
@@ -75,14 +90,30 @@ func New(t testing.TB, opts ...Option) *Registry {
 				r.mu.Lock()
 				r.blobs[req.URL.Path[i+len("/blobs/"):]]++
 				r.mu.Unlock()
+				if r.blobDelay > 0 {
+					select {
+					case <-time.After(r.blobDelay):
+					case <-req.Context().Done():
+						return
+					}
+				}
 			}
 		}
 		inner.ServeHTTP(w, req)
 	})
+	r.Server = httptest.NewUnstartedServer(h)
+	if r.altLoopback {
+		l, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Server.Listener.Close()
+		r.Server.Listener = l
+	}
 	if useTLS {
-		r.Server = httptest.NewTLSServer(h)
+		r.Server.StartTLS()
 	} else {
-		r.Server = httptest.NewServer(h)
+		r.Server.Start()
 	}
 	t.Cleanup(r.Server.Close)
 	r.Host = strings.TrimPrefix(strings.TrimPrefix(r.Server.URL, "http://"), "https://")
