@@ -70,7 +70,7 @@ daemon, no opm image needed).`,
 	f := cmd.Flags()
 	f.StringVarP(&base, "base-image", "i", "", "image of the final stage, required (scratch: no opm in the image, for OLM's extractContent)")
 	f.StringVarP(&builder, "builder-image", "b", "", "image that pre-builds the serve cache (must contain /bin/opm; default: the base image)")
-	f.StringArrayVarP(&labels, "extra-labels", "l", nil, "extra `key=value` label (repeatable)")
+	f.StringSliceVarP(&labels, "extra-labels", "l", nil, "extra `key=value` labels (repeatable, or comma-separated as in opm)")
 	f.StringVar(&binary, "binary-image", "", "deprecated: base and builder image at once")
 	_ = f.MarkDeprecated("binary-image", "use --base-image and --builder-image")
 	return cmd

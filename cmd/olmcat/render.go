@@ -3,23 +3,24 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"text/template"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newRenderCmd() *cobra.Command {
-	var output string
-	var noDeprecationWarning bool
-	var imgFlags *imageFlags
-	var migrateLevel string
+	f := &renderFlags{}
 	cmd := &cobra.Command{
 		Use:   "render <dir|file|index.db|image|bundle-dir>...",
 		Short: "Print the blobs of declarative configs as one stream",
@@ -38,12 +39,17 @@ the olm.bundle blob opm render gives, image field as typed.`,
   olmcat render ./bundles/etcd.0.9.2`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := declcfg.ParseFormat(output)
+			format, err := declcfg.ParseFormat(f.output)
 			if err != nil {
 				return usageError(err)
 			}
-			if l := migrate.Level(migrateLevel); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
-				return usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", migrateLevel, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
+			migrateLevel, err := renderMigrateLevel(cmd, f.migrateAll, f.migrateLevel)
+			if err != nil {
+				return err
+			}
+			tmpl, err := parseImageRefTemplate(f.imageRefTemplate)
+			if err != nil {
+				return usageError(err)
 			}
 			inputs := make([]renderInput, len(args))
 			for i, arg := range args {
@@ -51,17 +57,17 @@ the olm.bundle blob opm render gives, image field as typed.`,
 				if err != nil {
 					return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", arg, err)}
 				}
-				local, unpacked, err := imgFlags.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
+				local, unpacked, err := f.img.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
 				if err != nil {
 					return err
 				}
 				defer unpacked.Close()
-				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel}
+				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel, imageRefTemplate: tmpl}
 			}
 			if len(inputs) == 1 && inputs[0].Kind == source.KindSQLite {
 				// A lone sqlite index is streamed package by package
 				// instead of being held in memory for merging.
-				return renderSQLite(cmd, inputs[0].name, inputs[0].Ref, format, noDeprecationWarning)
+				return renderSQLite(cmd, inputs[0].name, inputs[0].Ref, format, f.noDeprecationWarning)
 			}
 			if len(inputs) == 1 && inputs[0].Kind == source.KindDeclcfg {
 				if _, _, isBundle := inputs[0].bundleDir(); !isBundle {
@@ -75,7 +81,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 			}
 			merged := &declcfg.DeclarativeConfig{}
 			for _, in := range inputs {
-				cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
+				cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), f.noDeprecationWarning)
 				if err != nil {
 					return &exitError{code: exitInvalid, err: err}
 				}
@@ -88,11 +94,51 @@ the olm.bundle blob opm render gives, image field as typed.`,
 			return w.Flush()
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
-	cmd.Flags().BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "for bundles: "+string(migrate.MigrateLevelCSVMetadata)+" replaces the olm.bundle.object properties with olm.csv.metadata")
-	imgFlags = addImageFlags(cmd.Flags(), true)
+	f.register(cmd.Flags())
 	return cmd
+}
+
+// renderFlags are the flags of olmcat render.
+type renderFlags struct {
+	output, migrateLevel, imageRefTemplate string
+	migrateAll, noDeprecationWarning       bool
+	img                                    *imageFlags
+}
+
+func (f *renderFlags) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&f.output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
+	fs.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	fs.StringVar(&f.migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "for bundles: "+string(migrate.MigrateLevelCSVMetadata)+" replaces the olm.bundle.object properties with olm.csv.metadata")
+	fs.BoolVar(&f.migrateAll, "migrate", false, "run every migration on rendered bundles (--migrate-level "+string(migrate.MigrateLevelCSVMetadata)+")")
+	fs.StringVar(&f.imageRefTemplate, "alpha-image-ref-template", "", "image reference of bundle directories (which have none), as a Go template of {{.Package}}, {{.Name}} and {{.Version}}")
+	f.img = addImageFlags(fs, true)
+}
+
+// renderMigrateLevel is the migrate level --migrate-level or --migrate
+// (every migration) asks for.
+func renderMigrateLevel(cmd *cobra.Command, all bool, level string) (string, error) {
+	if all {
+		if cmd.Flags().Changed("migrate-level") {
+			return "", usageError(errors.New("--migrate and --migrate-level are mutually exclusive"))
+		}
+		level = string(migrate.MigrateLevelCSVMetadata) // the last migration
+	}
+	if l := migrate.Level(level); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
+		return "", usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", level, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
+	}
+	return level, nil
+}
+
+// parseImageRefTemplate parses --alpha-image-ref-template (nil for "").
+func parseImageRefTemplate(text string) (*template.Template, error) {
+	if text == "" {
+		return nil, nil
+	}
+	t, err := template.New("image-ref").Option("missingkey=error").Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("--alpha-image-ref-template: %w", err)
+	}
+	return t, nil
 }
 
 // renderInput is one render argument after images were pulled: Input
@@ -104,6 +150,9 @@ type renderInput struct {
 	unpacked *image.Extracted
 	// migrateLevel applies to bundles (opm's --migrate-level).
 	migrateLevel string
+	// imageRefTemplate names a bundle directory's image (opm's
+	// --alpha-image-ref-template); nil leaves it empty.
+	imageRefTemplate *template.Template
 	// migrateOptions apply to the conversion of a sqlite index.
 	migrateOptions []migrate.Option
 }
@@ -131,12 +180,26 @@ func (in renderInput) bundleDir() (dir, ref string, ok bool) {
 
 // renderBundle renders a bundle as opm render does: one olm.bundle blob.
 func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.DeclarativeConfig, error) {
-	b, _, err := declcfg.BundleFromFS(os.DirFS(dir),
-		declcfg.WithBundleImage(ref),
+	opts := []declcfg.BundleOption{
 		declcfg.WithCSVMetadata(in.migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
-		declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
+		declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }),
+	}
+	b, _, err := declcfg.BundleFromFS(os.DirFS(dir), append(opts, declcfg.WithBundleImage(ref))...)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", in.name, err)
+	}
+	if ref == "" && in.imageRefTemplate != nil {
+		// The bundle's own values name its image, which then counts as
+		// the bundle image (relatedImages), as for an image input.
+		var sb strings.Builder
+		data := struct{ Package, Name, Version string }{b.Package, b.Name, bundleVersion(b)}
+		if err := in.imageRefTemplate.Execute(&sb, data); err != nil {
+			return nil, fmt.Errorf("render %s: --alpha-image-ref-template: %w", in.name, err)
+		}
+		opts = append(opts, declcfg.WithBundleWarnings(func(string) {})) // warned once above
+		if b, _, err = declcfg.BundleFromFS(os.DirFS(dir), append(opts, declcfg.WithBundleImage(sb.String()))...); err != nil {
+			return nil, fmt.Errorf("render %s: %w", in.name, err)
+		}
 	}
 	return &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, nil
 }
@@ -188,4 +251,15 @@ func summarizeConversion(stderr io.Writer, verb, name string, rep *migrate.Repor
 		fmt.Fprintf(stderr, "%s %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
 			verb, name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
 	}
+}
+
+// bundleVersion is the version of b's olm.package property ("" if none).
+func bundleVersion(b declcfg.Bundle) string {
+	for _, p := range b.Properties {
+		var v declcfg.PackageValue
+		if p.Type == declcfg.PropertyPackage && p.ParseValue(&v) == nil {
+			return v.Version
+		}
+	}
+	return ""
 }

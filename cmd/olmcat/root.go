@@ -59,6 +59,7 @@ and checks that two catalogs answer that API the same way.`,
 		newVersionCmd(),
 	)
 	attachOPMIndexCommands(root)
+	attachOPMCommands(root)
 	refuseUnknownCommands(root)
 	return root
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"strconv"
@@ -40,13 +42,16 @@ SIGINT/SIGTERM stop the server gracefully.`,
   olmcat serve ./catalog --cache-dir /var/cache/olmcat
   grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
 		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, args[0], f) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return f.opm.writeTerminationLog(runServe(cmd, args[0], f))
+		},
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&f.port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
 	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.opm.addOPMFlags(fl)
 	f.imgFlags = addImageFlags(fl, true)
 	return cmd
 }
@@ -58,6 +63,7 @@ type serveFlags struct {
 	noWarning bool
 	logLevel  string
 	imgFlags  *imageFlags
+	opm       opmServeFlags
 }
 
 // runServe serves the catalog at path until the command's context ends.
@@ -66,8 +72,15 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
 	}
+	if f.opm.debug {
+		level = slog.LevelDebug
+	}
 	if f.port < 0 || f.port > 65535 {
 		return usageError(fmt.Errorf("--port %d: want 0..65535", f.port))
+	}
+	enforce, err := f.opm.enforceIntegrity(cmd.Flags(), f.cacheDir)
+	if err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
@@ -93,8 +106,17 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	if in.Kind == source.KindSQLite && !f.noWarning {
 		warnDeprecated(ctx, stderr, path, in.Ref)
 	}
+	load := f.loader(in, enforce, logger)
+	if f.opm.cacheOnly {
+		return cacheOnly(ctx, load, logger, path)
+	}
+	profiler, err := f.opm.startPprof(ctx, logger)
+	if err != nil {
+		return err
+	}
+	defer profiler.stop()
 
-	// The f.port is bound before the catalog is loaded: a busy f.port
+	// The port is bound before the catalog is loaded: a busy port
 	// fails at once, and health reports NOT_SERVING while loading.
 	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(f.port)))
 	if err != nil {
@@ -102,19 +124,49 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	}
 	addr := lis.Addr().String()
 	logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
-	load := func(ctx context.Context) (registry.Querier, error) {
-		if in.Kind == source.KindDeclcfg {
-			defer loadGCBudget()()
-		}
-		return source.OpenInput(ctx, in, source.WithCacheDir(f.cacheDir), source.WithLogger(logger))
-	}
 	restoreServing := func() {}
 	defer func() { restoreServing() }()
 	ready := func(registry.Querier) {
+		profiler.ready()
 		if in.Kind == source.KindDeclcfg {
 			restoreServing = servingGCBudget()
 		}
 		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
 	}
 	return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))
+}
+
+// loader is the catalog load of a serve run: a declarative config with
+// the GC budget of a load, the cache snapshot and, when enforced, its
+// integrity check.
+func (f *serveFlags) loader(in source.Input, enforce bool, logger *slog.Logger) func(context.Context) (registry.Querier, error) {
+	return func(ctx context.Context) (registry.Querier, error) {
+		if in.Kind == source.KindDeclcfg {
+			defer loadGCBudget()()
+		}
+		opts := []source.Option{source.WithCacheDir(f.cacheDir), source.WithLogger(logger)}
+		if enforce {
+			opts = append(opts, source.WithCacheIntegrity())
+		}
+		q, err := source.OpenInput(ctx, in, opts...)
+		if err != nil && enforce && errors.Is(err, fs.ErrNotExist) && hasOPMCache(f.cacheDir) {
+			// An image whose cache opm built (only the final stage's
+			// binary replaced): that cache is not olmcat's to check.
+			logger.Warn("the cache directory holds opm's cache, which olmcat does not read: indexing the catalog and adding olmcat's snapshot beside it", "cache", f.cacheDir)
+			q, err = source.OpenInput(ctx, in, opts[:2]...)
+		}
+		return q, err
+	}
+}
+
+// cacheOnly loads the catalog, which writes or checks the cache, and
+// stops: opm serve --cache-only, the step of opm's Dockerfile that
+// pre-populates an image's cache.
+func cacheOnly(ctx context.Context, load func(context.Context) (registry.Querier, error), logger *slog.Logger, path string) error {
+	q, err := load(ctx)
+	if err != nil {
+		return err
+	}
+	logger.Info("cache ready; not serving (--cache-only)", "catalog", path)
+	return q.Close()
 }

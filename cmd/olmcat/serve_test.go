@@ -50,7 +50,7 @@ func TestServeCommand(t *testing.T) {
 		warning  bool
 		logLevel string
 	}{
-		{"declarative config", []string{"../../fixtures/legacy/small-fbb/opm-migrate", "--cache-dir", t.TempDir()}, false, "info"},
+		{"declarative config", []string{"../../fixtures/legacy/small-fbb/opm-migrate", "--cache-dir", t.TempDir(), "--cache-enforce-integrity=false"}, false, "info"},
 		{"sqlite", []string{"../../fixtures/legacy/small-fbb/index.db"}, true, "info"},
 		{"sqlite without warning", []string{"../../fixtures/legacy/small-fbb/index.db", "--no-deprecation-warning"}, false, "debug"},
 		{"sqlite image", append([]string{dbImage}, imgFlags...), true, "info"},

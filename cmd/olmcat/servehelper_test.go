@@ -23,11 +23,19 @@ type servedCmd struct {
 // "serving on" log line and connects to it.
 func startServe(t *testing.T, args ...string) *servedCmd {
 	t.Helper()
+	return startServing(t, append([]string{"serve", "-p", "0"}, args...)...)
+}
+
+// startServing runs the olmcat command line args (a server on a free
+// port) in process, waits for its "serving on" log line and connects to
+// it.
+func startServing(t *testing.T, args ...string) *servedCmd {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &servedCmd{stderr: &lockedBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	cmd := newRootCmd()
 	cmd.SetErr(s.stderr)
-	cmd.SetArgs(append([]string{"serve", "-p", "0"}, args...))
+	cmd.SetArgs(args)
 	go func() { s.done <- cmd.ExecuteContext(ctx) }()
 	var addr string
 	require.Eventually(t, func() bool {

@@ -96,7 +96,7 @@ func writeCache(dir string, key [32]byte, q *Querier) (err error) {
 func readCache(dir string, key [32]byte, catalog string) (*Querier, error) {
 	data, err := os.ReadFile(filepath.Join(dir, cacheFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errCacheMiss
+		return nil, fmt.Errorf("%w: %w", errCacheMiss, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open cache: %w", err)

@@ -14,9 +14,21 @@ import (
 type Option func(*loadOptions)
 
 type loadOptions struct {
-	cacheDir string
-	logger   *slog.Logger
+	cacheDir     string
+	enforceCache bool
+	logger       *slog.Logger
 }
+
+// ErrCacheIntegrity is the error of a Load WithCacheIntegrity whose cache
+// directory holds no snapshot of the catalog as it is on disk. It wraps
+// fs.ErrNotExist too when there is no snapshot file at all.
+var ErrCacheIntegrity = errors.New("integrity check failed")
+
+// WithCacheIntegrity makes Load with a cache directory fail with
+// ErrCacheIntegrity instead of rebuilding when the snapshot is absent,
+// stale or damaged (opm serve's --cache-enforce-integrity: an image
+// serves the cache it was built with, or nothing).
+func WithCacheIntegrity() Option { return func(o *loadOptions) { o.enforceCache = true } }
 
 // WithCacheDir keeps a snapshot of the prepared answers in dir (created if
 // missing). Load restores it instead of loading the catalog when it was
@@ -88,6 +100,8 @@ func loadWithCache(ctx context.Context, dir string, o loadOptions, start time.Ti
 	var cacheErr error
 	q, err = readCache(o.cacheDir, key, dir)
 	switch {
+	case err != nil && o.enforceCache:
+		return nil, false, fmt.Errorf("%w: cache %s: %w", ErrCacheIntegrity, o.cacheDir, err)
 	case err == nil:
 		q.stats.FromCache = true
 		o.logger.Info("catalog restored from cache", "dir", dir, "cache", o.cacheDir, "key", keyString(key),

@@ -15,14 +15,20 @@ import (
 type Option func(*options)
 
 type options struct {
-	cacheDir string
-	logger   *slog.Logger
+	cacheDir     string
+	enforceCache bool
+	logger       *slog.Logger
 }
 
 // WithCacheDir keeps a snapshot of a declarative config catalog's prepared
 // answers in dir, so the next Open of unchanged files starts fast
 // (declcfgquery.WithCacheDir). Ignored for sqlite files.
 func WithCacheDir(dir string) Option { return func(o *options) { o.cacheDir = dir } }
+
+// WithCacheIntegrity fails Open instead of rebuilding when the cache
+// directory holds no snapshot of the catalog as it is
+// (declcfgquery.WithCacheIntegrity).
+func WithCacheIntegrity() Option { return func(o *options) { o.enforceCache = true } }
 
 // WithLogger logs how the catalog was opened (cache use, sizes) to l.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
@@ -58,6 +64,9 @@ func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier,
 		var dopts []declcfgquery.Option
 		if o.cacheDir != "" {
 			dopts = append(dopts, declcfgquery.WithCacheDir(o.cacheDir))
+		}
+		if o.enforceCache {
+			dopts = append(dopts, declcfgquery.WithCacheIntegrity())
 		}
 		dopts = append(dopts, declcfgquery.WithLogger(o.logger))
 		return declcfgquery.Load(ctx, in.Ref, dopts...)

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"path/filepath"
+	rpprof "runtime/pprof"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// opmServeFlags are opm serve's and opm registry serve's flags beside
+// olmcat's own, so that the CMD lines of images opm built run unchanged.
+type opmServeFlags struct {
+	terminationLog string
+	debug          bool
+	// opm serve only.
+	cacheOnly       bool
+	enforceCache    bool
+	pprofAddr       string
+	pprofCapture    bool
+	serveFlagsAdded bool
+}
+
+// defaultTerminationLog is where Kubernetes reads a container's
+// termination message.
+const defaultTerminationLog = "/dev/termination-log"
+
+// addCommonFlags registers the flags both opm servers have.
+func (o *opmServeFlags) addCommonFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.terminationLog, "termination-log", "t", defaultTerminationLog, "file the error that stops the server is written to, when that file exists (Kubernetes' termination message)")
+	fs.BoolVar(&o.debug, "debug", false, "enable debug logging (--log-level debug)")
+}
+
+// addOPMFlags registers opm serve's flags.
+func (o *opmServeFlags) addOPMFlags(fs *pflag.FlagSet) {
+	o.addCommonFlags(fs)
+	o.serveFlagsAdded = true
+	fs.BoolVar(&o.cacheOnly, "cache-only", false, "load the catalog to write (or check) the --cache-dir snapshot, then exit without serving")
+	fs.BoolVar(&o.enforceCache, "cache-enforce-integrity", false, "fail instead of rebuilding when --cache-dir holds no snapshot of the catalog as it is (default true when --cache-dir is set and --cache-only is not)")
+	fs.StringVar(&o.pprofAddr, "pprof-addr", "localhost:6060", "address of the pprof HTTP endpoint (\"\" disables it)")
+	fs.BoolVar(&o.pprofCapture, "pprof-capture-profiles", false, "capture a CPU profile from start-up until the catalog is served, at /debug/pprof/startup/cpu")
+}
+
+// enforceIntegrity is opm's --cache-enforce-integrity: given explicitly,
+// its value (which needs --cache-dir); else true exactly when --cache-dir
+// is set and --cache-only is not.
+func (o *opmServeFlags) enforceIntegrity(fs *pflag.FlagSet, cacheDir string) (bool, error) {
+	if !o.serveFlagsAdded {
+		return false, nil
+	}
+	if !fs.Changed("cache-enforce-integrity") {
+		return cacheDir != "" && !o.cacheOnly, nil
+	}
+	if o.enforceCache && cacheDir == "" {
+		return false, usageError(errors.New("--cache-dir must be specified with --cache-enforce-integrity"))
+	}
+	return o.enforceCache, nil
+}
+
+// writeTerminationLog writes err, the error the server stops with, to
+// the termination log when that file exists (Kubernetes creates it in a
+// container; olmcat never creates it, so a run outside a container leaves
+// /dev alone), and returns err.
+func (o *opmServeFlags) writeTerminationLog(err error) error {
+	if err == nil || o.terminationLog == "" {
+		return err
+	}
+	f, openErr := os.OpenFile(o.terminationLog, os.O_WRONLY|os.O_TRUNC, 0)
+	if openErr != nil {
+		return err
+	}
+	fmt.Fprintln(f, err)
+	f.Close()
+	return err
+}
+
+// hasOPMCache reports whether dir holds the serve cache opm builds
+// (pogreb.v1/, or the older digest file and cache/ directory).
+func hasOPMCache(dir string) bool {
+	if st, err := os.Stat(filepath.Join(dir, "pogreb.v1")); err == nil && st.IsDir() {
+		return true
+	}
+	_, errDigest := os.Stat(filepath.Join(dir, "digest"))
+	st, errCache := os.Stat(filepath.Join(dir, "cache"))
+	return errDigest == nil && errCache == nil && st.IsDir()
+}
+
+// profiler is opm serve's pprof endpoint, and its start-up CPU profile.
+type profiler struct {
+	srv     *http.Server
+	mu      sync.Mutex
+	capture bool
+	cpu     *bytes.Buffer // the start-up profile while capturing, then done
+	done    bool
+}
+
+// startPprof starts the pprof endpoint on --pprof-addr (none when "").
+// A busy address is a warning, not a failure: opm died there, and so did
+// every second server on a host.
+func (o *opmServeFlags) startPprof(ctx context.Context, logger *slog.Logger) (*profiler, error) {
+	p := &profiler{capture: o.pprofCapture}
+	if p.capture {
+		p.cpu = &bytes.Buffer{}
+		if err := rpprof.StartCPUProfile(p.cpu); err != nil {
+			logger.Warn("start-up CPU profile not captured", "error", err)
+			p.capture = false
+		}
+	}
+	if o.pprofAddr == "" {
+		return p, nil
+	}
+	lis, err := (&net.ListenConfig{}).Listen(ctx, "tcp", o.pprofAddr)
+	if err != nil {
+		logger.Warn("pprof endpoint not started", "address", o.pprofAddr, "error", err)
+		return p, nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.HandleFunc("/debug/pprof/startup/cpu", p.startupCPU)
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.srv.Serve(lis) }()
+	logger.Info("pprof endpoint on "+lis.Addr().String(), "address", lis.Addr().String())
+	return p, nil
+}
+
+// ready ends the start-up profile: the catalog is served.
+func (p *profiler) ready() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.capture && !p.done {
+		rpprof.StopCPUProfile()
+	}
+	p.done = true
+}
+
+// startupCPU answers the start-up CPU profile once the catalog is
+// served: 503 before, 404 when --pprof-capture-profiles was not given.
+func (p *profiler) startupCPU(w http.ResponseWriter, _ *http.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case !p.capture:
+		http.Error(w, "no start-up profile: --pprof-capture-profiles was not given", http.StatusNotFound)
+	case !p.done:
+		http.Error(w, "cpu profile cache is not yet ready", http.StatusServiceUnavailable)
+	default:
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = w.Write(p.cpu.Bytes())
+	}
+}
+
+// stop ends the profile (a load that failed) and the endpoint.
+func (p *profiler) stop() {
+	p.ready()
+	if p.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = p.srv.Shutdown(ctx)
+	}
+}
