@@ -65,7 +65,7 @@ the result is valid. Deprecated: see the notice for the FBC-native
 commands that do the same.`,
 		Example: `  olmcat index add --bundles registry.example.com/ns/etcd-bundle:v0.9.4 --from-index registry.example.com/ns/index:v1 --tag registry.example.com/ns/index:v2
   olmcat index add -b ./bundles/etcd.0.9.4 -f ./catalog --generate -i registry.example.com/operator-framework/opm:v1.73.0`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&bundles, "bundles", "b", nil, "comma separated list of bundles to add")

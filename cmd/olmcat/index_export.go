@@ -37,7 +37,7 @@ the manifests/ files of the bundle's image (up to 10 pulled at once); a
 bundle without an image gets its objects from the catalog, one file each.
 Nothing is written unless every bundle was exported. Deprecated: see the
 notice for the FBC-native commands that do the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&index, "index", "i", "", "index to get package from")

@@ -54,7 +54,7 @@ func newIndexRmCmd() *cobra.Command {
 		Long: `Remove packages from a catalog, as opm v1.73's index rm did to a sqlite
 index, on declarative configs (see index add for the inputs and outputs).
 Deprecated: see the notice for the FBC-native commands that do the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			names := packageList(operators)
 			steps := make([]string, 0, len(names))
@@ -90,7 +90,7 @@ func newIndexPruneCmd() *cobra.Command {
 		Long: `Keep only the packages named, as opm v1.73's index prune did to a sqlite
 index, on declarative configs (see index add for the inputs and outputs).
 Deprecated: see the notice for the FBC-native commands that do the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			keep := packageList(packages)
 			return c.run(cmd, func() catalogOp { return pruneOp(keep, cmd.ErrOrStderr()) }, keepOnlyStep("catalog", keep))
@@ -113,7 +113,7 @@ did to a sqlite index, on declarative configs (see index add for the
 inputs and outputs). A catalog migrated from sqlite has none: olmcat
 migrate and unpack leave them out. Deprecated: see the notice for the
 FBC-native commands that do the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd, func() catalogOp { return pruneStrandedOp(cmd.ErrOrStderr()) }, "olmcat validate catalog")
 		},

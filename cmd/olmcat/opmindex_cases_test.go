@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
 )
 
@@ -16,6 +20,10 @@ type opmIndexCase struct {
 	name    string
 	fixture string // fixtures/legacy/<fixture>/index.db
 	steps   []opmIndexStep
+	// index runs the one step as opm index <verb> --generate on an index
+	// image holding the database (pushed to the loopback registry)
+	// instead of opm registry <verb> on the file.
+	index bool
 }
 
 // opmIndexStep is one command: verb is add, rm, prune or prune-stranded.
@@ -55,26 +63,39 @@ func couchdb() []string {
 
 // opmIndexCases are the recorded cases (see opmindex_record_test.go).
 var opmIndexCases = []opmIndexCase{
-	{"foo-replaces-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030)}},
-	{"foo-replaces-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo031)}},
-	{"foo-replaces-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030), addStep("replaces", foo031)}},
-	{"foo-replaces-both", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030, foo031)}},
-	{"foo-replaces-same-csv", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo020)}},
-	{"foo-replaces-same-image", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030), addStep("replaces", foo030)}},
-	{"foo-semver-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030)}},
-	{"foo-semver-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver", foo031)}},
-	{"foo-semver-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030), addStep("semver", foo031)}},
-	{"foo-skippatch-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver-skippatch", foo030)}},
-	{"foo-skippatch-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver-skippatch", foo030), addStep("semver-skippatch", foo031)}},
-	{"prometheus-replaces-beta", "edge-before-substitutes", []opmIndexStep{addStep("replaces", promB)}},
-	{"prometheus-semver-beta", "edge-before-substitutes", []opmIndexStep{addStep("semver", promB)}},
-	{"cockroachdb-replaces-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"cockroachdb"}}, addStep("replaces", cockroach()...)}},
-	{"couchdb-replaces-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"couchdb-operator"}}, addStep("replaces", couchdb()...)}},
-	{"couchdb-semver-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"couchdb-operator"}}, addStep("semver", couchdb()...)}},
-	{"small-fbb-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}},
-	{"small-fbb-rm-nosuch", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"nosuch"}}}},
-	{"small-fbb-prune-foo", "small-fbb", []opmIndexStep{{verb: "prune", pkgs: []string{"foo", "nosuch"}}}},
-	{"observability-prune-stranded", "observability-operator", []opmIndexStep{{verb: "prune-stranded"}}},
+	{"foo-replaces-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030)}, false},
+	{"foo-replaces-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo031)}, false},
+	{"foo-replaces-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030), addStep("replaces", foo031)}, false},
+	{"foo-replaces-both", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030, foo031)}, false},
+	{"foo-replaces-same-csv", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo020)}, false},
+	{"foo-replaces-same-image", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo030), addStep("replaces", foo030)}, false},
+	{"foo-semver-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030)}, false},
+	{"foo-semver-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver", foo031)}, false},
+	{"foo-semver-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030), addStep("semver", foo031)}, false},
+	{"foo-skippatch-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver-skippatch", foo030)}, false},
+	{"foo-skippatch-0.3.0-then-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("semver-skippatch", foo030), addStep("semver-skippatch", foo031)}, false},
+	{"prometheus-replaces-beta", "edge-before-substitutes", []opmIndexStep{addStep("replaces", promB)}, false},
+	{"prometheus-semver-beta", "edge-before-substitutes", []opmIndexStep{addStep("semver", promB)}, false},
+	{"cockroachdb-replaces-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"cockroachdb"}}, addStep("replaces", cockroach()...)}, false},
+	{"couchdb-replaces-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"couchdb-operator"}}, addStep("replaces", couchdb()...)}, false},
+	{"couchdb-semver-readd", "community-bundles", []opmIndexStep{{verb: "rm", pkgs: []string{"couchdb-operator"}}, addStep("semver", couchdb()...)}, false},
+	{"small-fbb-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}, false},
+	{"small-fbb-rm-nosuch", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"nosuch"}}}, false},
+	{"small-fbb-prune-foo", "small-fbb", []opmIndexStep{{verb: "prune", pkgs: []string{"foo", "nosuch"}}}, false},
+	{"observability-prune-stranded", "observability-operator", []opmIndexStep{{verb: "prune-stranded"}}, false},
+	{"index-add-foo-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo031)}, true},
+	{"index-add-foo-semver-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030)}, true},
+	{"index-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}, true},
+}
+
+// pushIndexImage pushes the fixture's database as a sqlite index image
+// (one layer with database/index.db and opm's database label).
+func pushIndexImage(t *testing.T, reg *imagetest.Registry, fixture string) string {
+	data, err := os.ReadFile(filepath.Join("../../fixtures/legacy", fixture, "index.db"))
+	require.NoError(t, err)
+	labels := map[string]string{image.LabelDatabase: "/database/index.db"}
+	return reg.Push(t, "index/"+fixture+":v1", imagetest.Image(t, labels, nil,
+		imagetest.Layer(t, imagetest.Entry{Name: "database/index.db", Body: string(data)})))
 }
 
 // bundleRepo is the repository a fixture bundle dir is pushed to.
@@ -101,3 +122,20 @@ const opmIndexGoldens = "../../fixtures/opmindex"
 // registryPlaceholder stands for the loopback registry's host:port in
 // the recordings.
 const registryPlaceholder = "REGISTRY"
+
+// opmVerbArgs are the arguments of a step's verb (rm's flag is -o).
+func opmVerbArgs(s opmIndexStep, refs map[string]string, rmFlag string) []string {
+	switch s.verb {
+	case "add":
+		var imgs []string
+		for _, b := range s.bundles {
+			imgs = append(imgs, refs[b])
+		}
+		return []string{"-b", strings.Join(imgs, ","), "--mode", s.mode}
+	case "rm":
+		return []string{rmFlag, strings.Join(s.pkgs, ",")}
+	case "prune":
+		return []string{"-p", strings.Join(s.pkgs, ",")}
+	}
+	return nil
+}

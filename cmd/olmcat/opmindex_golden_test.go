@@ -27,6 +27,7 @@ var opmIndexExpect = map[string]struct {
 	"small-fbb-rm-nosuch":            {err: "error removing operator package nosuch: no package found for packagename nosuch"},
 	"foo-skippatch-0.3.0-then-0.3.1": {differs: "opm drops the same-minor 0.3.0 from the graph and fails; olmcat keeps it: 0.3.1 replaces 0.3.0"},
 	"foo-semver-0.3.0":               {cleared: true},
+	"index-add-foo-semver-0.3.0":     {cleared: true},
 	"foo-semver-0.3.1":               {cleared: true},
 	"foo-semver-0.3.0-then-0.3.1":    {cleared: true},
 	"foo-skippatch-0.3.0":            {cleared: true},
@@ -46,8 +47,16 @@ func TestOPMIndexGoldens(t *testing.T) {
 			reg := imagetest.New(t)
 			_, flags := imageTestEnv(t)
 			refs := pushCaseBundles(t, reg, c)
-			golden := filepath.Join(opmIndexGoldens, c.name)
-			input := filepath.Join("../../fixtures/legacy", c.fixture, "index.db")
+			golden, err := filepath.Abs(filepath.Join(opmIndexGoldens, c.name))
+			require.NoError(t, err)
+			legacyDir, err := filepath.Abs(filepath.Join("../../fixtures/legacy", c.fixture))
+			require.NoError(t, err)
+			input := filepath.Join(legacyDir, "index.db")
+			want := opmIndexExpect[c.name]
+			if c.index {
+				indexGolden(t, c, reg, refs, golden, legacyDir, flags, want.cleared)
+				return
+			}
 			before := snapshotTree(t, filepath.Dir(input))
 			in, code, stderr := input, 0, ""
 			for i, s := range c.steps {
@@ -62,7 +71,6 @@ func TestOPMIndexGoldens(t *testing.T) {
 				in = out
 			}
 			require.Equal(t, before, snapshotTree(t, filepath.Dir(input)), "input modified")
-			want := opmIndexExpect[c.name]
 			if want.err != "" {
 				require.Equal(t, exitInvalid, code, stderr)
 				require.Contains(t, strings.ReplaceAll(stderr, reg.Host, registryPlaceholder), want.err)
@@ -72,34 +80,42 @@ func TestOPMIndexGoldens(t *testing.T) {
 			if want.differs != "" {
 				return
 			}
-			compareWithOPM(t, golden, c.fixture, in, reg.Host, want.cleared)
+			compareWithOPM(t, golden, legacyDir, in, reg.Host, want.cleared)
 		})
+	}
+}
+
+// indexGolden runs a recorded opm index <verb> --generate case with
+// olmcat index <verb> --generate from three inputs: the sqlite index
+// image opm read, the database file, and the catalog directory opm
+// migrate made of it; each ./database equals the recording and the
+// Dockerfile serves it on the given opm image.
+func indexGolden(t *testing.T, c opmIndexCase, reg *imagetest.Registry, refs map[string]string, golden, legacyDir string, flags []string, cleared bool) {
+	s := c.steps[0]
+	for _, from := range []string{pushIndexImage(t, reg, c.fixture), filepath.Join(legacyDir, "index.db"), filepath.Join(legacyDir, "opm-migrate")} {
+		work := t.TempDir()
+		t.Chdir(work)
+		args := append([]string{"index", s.verb, "-f", from, "--generate", "-i", "example.com/opm:v1", "--no-deprecation-warning"}, opmVerbArgs(s, refs, "-o")...)
+		_, stderr, code := runCLI(t, append(args, flags...)...)
+		require.Equal(t, 0, code, stderr)
+		compareWithOPM(t, golden, legacyDir, filepath.Join(work, generatedCatalogDir), reg.Host, cleared)
+		df, err := os.ReadFile(filepath.Join(work, "index.Dockerfile"))
+		require.NoError(t, err)
+		require.Contains(t, string(df), "FROM example.com/opm:v1\n")
+		require.Contains(t, string(df), "ADD database /configs\n")
 	}
 }
 
 // olmcatStepArgs is olmcat's command line for a step reading in and
 // writing out.
 func olmcatStepArgs(s opmIndexStep, in, out string, refs map[string]string) []string {
-	args := []string{"registry", s.verb, "-d", in, "--output", out, "--no-deprecation-warning"}
-	switch s.verb {
-	case "add":
-		var imgs []string
-		for _, b := range s.bundles {
-			imgs = append(imgs, refs[b])
-		}
-		args = append(args, "-b", strings.Join(imgs, ","), "--mode", s.mode)
-	case "rm":
-		args = append(args, "-o", strings.Join(s.pkgs, ","))
-	case "prune":
-		args = append(args, "-p", strings.Join(s.pkgs, ","))
-	}
-	return args
+	return append([]string{"registry", s.verb, "-d", in, "--output", out, "--no-deprecation-warning"}, opmVerbArgs(s, refs, "-o")...)
 }
 
 // compareWithOPM compares each package of olmcat's catalog dir with the
 // recording (or the fixture's own opm migrate output for packages the
 // recording did not change), blob by blob.
-func compareWithOPM(t *testing.T, golden, fixture, dir, host string, cleared bool) {
+func compareWithOPM(t *testing.T, golden, legacyDir, dir, host string, cleared bool) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(golden, "packages"))
 	require.NoError(t, err)
@@ -114,7 +130,7 @@ func compareWithOPM(t *testing.T, golden, fixture, dir, host string, cleared boo
 	for _, pkg := range wantPkgs {
 		wantFile := filepath.Join(golden, "catalog", pkg, "catalog.json")
 		if _, err := os.Stat(wantFile); err != nil {
-			wantFile = filepath.Join("../../fixtures/legacy", fixture, "opm-migrate", pkg, "catalog.json")
+			wantFile = filepath.Join(legacyDir, "opm-migrate", pkg, "catalog.json")
 		}
 		want := readBlobs(t, wantFile, "")
 		got := readBlobs(t, filepath.Join(dir, pkg, "catalog.json"), host)

@@ -40,8 +40,16 @@ func TestRecordOPMIndexGoldens(t *testing.T) {
 			var args []string
 			var rc int
 			var stderr string
+			from := ""
+			if c.index {
+				from = pushIndexImage(t, reg, c.fixture)
+			}
 			for _, s := range c.steps {
 				args = opmStepArgs(s, db, refs)
+				if c.index {
+					args = append([]string{"index", s.verb, "-f", from, "--generate", "--use-http"}, opmVerbArgs(s, refs, "-o")...)
+					db = filepath.Join(work, "database", "index.db")
+				}
 				cmd := exec.Command(opm, args...)
 				cmd.Dir = work
 				var eb bytes.Buffer
@@ -92,18 +100,9 @@ func TestRecordOPMIndexGoldens(t *testing.T) {
 
 // opmStepArgs is the opm command line of a step on db.
 func opmStepArgs(s opmIndexStep, db string, refs map[string]string) []string {
-	args := []string{"registry", s.verb, "-d", db}
-	switch s.verb {
-	case "add":
-		var imgs []string
-		for _, b := range s.bundles {
-			imgs = append(imgs, refs[b])
-		}
-		args = append(args, "-b", strings.Join(imgs, ","), "--mode", s.mode, "--container-tool", "none", "--use-http")
-	case "rm":
-		args = append(args, "-o", strings.Join(s.pkgs, ","))
-	case "prune":
-		args = append(args, "-p", strings.Join(s.pkgs, ","))
+	args := append([]string{"registry", s.verb, "-d", db}, opmVerbArgs(s, refs, "-o")...)
+	if s.verb == "add" {
+		args = append(args, "--container-tool", "none", "--use-http")
 	}
 	return args
 }

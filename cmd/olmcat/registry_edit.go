@@ -82,7 +82,7 @@ too), the bundles are added with opm's graph update --mode, and the
 declarative config opm migrate would make of the resulting database is
 written to --output. Deprecated: see the notice for the FBC-native
 commands that do the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			imgArgs := imageFlagArgs(cmd.Flags())
 			return c.run(cmd, true, func() (catalogOp, error) {
@@ -123,7 +123,7 @@ func newRegistryRmCmd() *cobra.Command {
 database: -d is read and the declarative config without the packages is
 written to --output. Deprecated: see the notice for the FBC-native commands
 that do the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			names := packageList(packages)
 			var rms []string
@@ -153,7 +153,7 @@ func newRegistryPruneCmd() *cobra.Command {
 writing the database: -d is read and the declarative config is written to
 --output. Deprecated: see the notice for the FBC-native commands that do
 the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			keep := packageList(packages)
 			return c.run(cmd, false, func() (catalogOp, error) { return pruneOp(keep, cmd.ErrOrStderr()), nil }, keepOnlyStep("catalog", keep))
@@ -176,7 +176,7 @@ did, without writing the database: -d is read and the declarative config is
 written to --output (olmcat migrate leaves stranded bundles out by
 itself). Deprecated: see the notice for the FBC-native commands that do
 the same.`,
-		Args: exactArgs(0),
+		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd, false, func() (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil })
 		},
