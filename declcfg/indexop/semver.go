@@ -77,12 +77,11 @@ func (g *graph) insert(c string, n *node, byName map[string]*node, skipPatch boo
 		switch cmp := compareVersions(m.version, n.version); {
 		case cmp == 0:
 			return bundleErr(n, "Bundle version %s already added to index (bundle %s, channel %s/%s has %s)", n.version, n.name, g.pkg, c, m.name)
+		case cmp < 0 && skipPatch && m.version.Major == n.version.Major && m.version.Minor == n.version.Minor:
+			patches = append(patches, m)
 		case cmp < 0:
 			if behind < 0 || compareVersions(m.version, byName[ch.Entries[behind].Name].version) > 0 {
 				behind = i
-			}
-			if skipPatch && m.version.Major == n.version.Major && m.version.Minor == n.version.Minor {
-				patches = append(patches, m)
 			}
 		default:
 			if ahead < 0 || compareVersions(m.version, byName[ch.Entries[ahead].Name].version) < 0 {
@@ -97,9 +96,7 @@ func (g *graph) insert(c string, n *node, byName map[string]*node, skipPatch boo
 	}
 	slices.SortFunc(patches, func(a, b *node) int { return compareVersions(a.version, b.version) })
 	for _, p := range patches {
-		if p.name != entry.Replaces {
-			entry.Skips = append(entry.Skips, p.name)
-		}
+		entry.Skips = append(entry.Skips, p.name)
 	}
 	if len(entry.Skips) > 0 {
 		what += fmt.Sprintf(", skipping %v", entry.Skips)
