@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,14 +19,14 @@ import (
 // to compare with, or differs on purpose (each listed in MIGRATION.md).
 var opmIndexExpect = map[string]struct {
 	err     string // olmcat's last step fails (exit 1) with this in its error
-	differs string // opm failed, olmcat succeeds with the recording of this case
+	differs string // opm failed, olmcat succeeds: this channel (package/channel=entries) results
 	cleared bool   // opm blanked the CSVs of non-head bundles (semver modes); olmcat keeps them
 }{
 	"foo-replaces-same-csv":          {err: "Bundle already added that provides package and csv (bundle foo.v0.2.0 of package foo)"},
 	"foo-replaces-same-image":        {err: "small-fbb-foo-bundle-v0-3-0:latest already exists (bundle foo.v0.3.0 of package foo)"},
 	"couchdb-replaces-readd":         {err: "add prunes bundle couchdb-operator.v1.0.14"},
 	"small-fbb-rm-nosuch":            {err: "error removing operator package nosuch: no package found for packagename nosuch"},
-	"foo-skippatch-0.3.0-then-0.3.1": {differs: "foo-replaces-0.3.0-then-0.3.1"}, // 0.3.1 replaces 0.2.0, skips 0.3.0,
+	"foo-skippatch-0.3.0-then-0.3.1": {differs: "foo/beta=foo.v0.1.0 foo.v0.2.0<foo.v0.1.0[foo.v0.1.1 foo.v0.1.2] foo.v0.3.0<foo.v0.2.0 foo.v0.3.1<foo.v0.2.0[foo.v0.3.0]"},
 	"foo-semver-0.3.0":               {cleared: true},
 	"index-add-foo-semver-0.3.0":     {cleared: true},
 	"foo-semver-0.3.1":               {cleared: true},
@@ -78,7 +79,21 @@ func TestOPMIndexGoldens(t *testing.T) {
 			}
 			require.Equal(t, 0, code, stderr)
 			if want.differs != "" {
-				golden = filepath.Join(filepath.Dir(golden), want.differs)
+				pc, entries, _ := strings.Cut(want.differs, "=")
+				pkg, ch, _ := strings.Cut(pc, "/")
+				var got []string
+				for _, e := range channelEntries(t, in, pkg)[ch] {
+					s := e.Name
+					if e.Replaces != "" {
+						s += "<" + e.Replaces
+					}
+					if len(e.Skips) > 0 {
+						s += fmt.Sprint(e.Skips)
+					}
+					got = append(got, s)
+				}
+				require.Equal(t, entries, strings.Join(got, " "))
+				return
 			}
 			compareWithOPM(t, golden, legacyDir, in, reg.Host, want.cleared)
 		})
