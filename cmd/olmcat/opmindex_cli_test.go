@@ -115,6 +115,15 @@ func TestIndexAddTag(t *testing.T) {
 	generated, stderr, code := runCLI(t, "render", generatedCatalogDir)
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, generated, pushed)
+	// The pushed image is a declarative config image: a --from-index too.
+	fbcWork := t.TempDir()
+	t.Chdir(fbcWork)
+	_, stderr, code = runCLI(t, append([]string{"index", "prune-stranded", "-f", tag, "--generate", "-i", "o.example/opm:1", "--no-deprecation-warning"}, flags...)...)
+	require.Equal(t, 0, code, stderr)
+	again, stderr, code := runCLI(t, "render", generatedCatalogDir)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, pushed, again)
+	t.Chdir(work)
 	var first map[string]any
 	require.NoError(t, json.NewDecoder(strings.NewReader(pushed)).Decode(&first))
 	require.Equal(t, "foo", first["name"])
