@@ -317,7 +317,7 @@ func TestSortConfigAndWriteOrder(t *testing.T) {
 		pkgBlob("a", "s"),
 	)
 	var order []string
-	require.NoError(t, forEachBlob(cfg, func(v any) error { order = append(order, describeBlob(v)); return nil }))
+	require.NoError(t, forEachBlob(cfg, streamOptions{}, func(v any) error { order = append(order, describeBlob(v)); return nil }))
 	want := []string{
 		`olm.package "a"`,
 		`olm.package "b"`, "olm.channel b/a", "olm.channel b/z", "olm.bundle b/b.v1", "olm.bundle b/b.v2",

@@ -22,7 +22,7 @@ func jsonEncoderNoHTML(w io.Writer) *json.Encoder {
 // the reference the hand-written bundle encoder must match.
 func writeJSONWithEncodingJSON(w io.Writer, cfg *DeclarativeConfig) error {
 	enc := newJSONEncoder(w)
-	return forEachBlob(cfg, func(v any) error { return enc.Encode(v) })
+	return forEachBlob(cfg, streamOptions{}, func(v any) error { return enc.Encode(v) })
 }
 
 func TestAppendString(t *testing.T) {
@@ -122,7 +122,7 @@ func FuzzAppendIndented(f *testing.F) {
 // blob's compact JSON through yaml.JSONToYAML.
 func writeYAMLPlain(t *testing.T, cfg *DeclarativeConfig) string {
 	var out, buf bytes.Buffer
-	require.NoError(t, forEachBlob(cfg, func(v any) error {
+	require.NoError(t, forEachBlob(cfg, streamOptions{}, func(v any) error {
 		require.NoError(t, encodeCompact(&buf, v))
 		y, err := yaml.JSONToYAML(buf.Bytes())
 		require.NoError(t, err)

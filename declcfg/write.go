@@ -65,10 +65,10 @@ type blobGroup struct {
 // modifying cfg: per package name (sorted): olm.package, olm.channel by
 // name (entries by name), olm.bundle by name, others by schema,
 // olm.deprecations; blobs without a package come last.
-func forEachBlob(cfg *DeclarativeConfig, fn func(v any) error) error {
+func forEachBlob(cfg *DeclarativeConfig, o streamOptions, fn func(v any) error) error {
 	groups, names := groupBlobs(cfg)
 	for _, n := range names {
-		if err := groups[n].each(cfg, fn); err != nil {
+		if err := groups[n].each(cfg, o, fn); err != nil {
 			return err
 		}
 	}
@@ -123,7 +123,7 @@ func groupBlobs(cfg *DeclarativeConfig) (map[string]*blobGroup, []string) {
 // each calls fn with the group's blobs in opm's order: the package,
 // channels by name (entries sorted), bundles by name, others by schema,
 // deprecations.
-func (g *blobGroup) each(cfg *DeclarativeConfig, fn func(v any) error) error {
+func (g *blobGroup) each(cfg *DeclarativeConfig, o streamOptions, fn func(v any) error) error {
 	for _, i := range g.packages {
 		if err := fn(&cfg.Packages[i]); err != nil {
 			return err
@@ -134,7 +134,7 @@ func (g *blobGroup) each(cfg *DeclarativeConfig, fn func(v any) error) error {
 	})
 	for _, i := range g.channels {
 		c := cfg.Channels[i]
-		if !slices.IsSortedFunc(c.Entries, func(a, b ChannelEntry) int { return cmp.Compare(a.Name, b.Name) }) {
+		if !o.keepEntryOrder && !slices.IsSortedFunc(c.Entries, func(a, b ChannelEntry) int { return cmp.Compare(a.Name, b.Name) }) {
 			c.Entries = slices.Clone(c.Entries)
 			sortEntries(c.Entries)
 		}
@@ -169,7 +169,7 @@ func (g *blobGroup) each(cfg *DeclarativeConfig, fn func(v any) error) error {
 // WriteJSON writes every blob of cfg to w in opm's order and opm's JSON
 // form: a stream of objects indented by four spaces, struct field order,
 // HTML characters not escaped. cfg is not modified.
-func WriteJSON(w io.Writer, cfg *DeclarativeConfig) error {
+func WriteJSON(w io.Writer, cfg *DeclarativeConfig, opts ...StreamOption) error {
 	enc := newJSONEncoder(w)
 	bp := blobPool.Get().(*[]byte)
 	buf := (*bp)[:0]
@@ -177,7 +177,7 @@ func WriteJSON(w io.Writer, cfg *DeclarativeConfig) error {
 		*bp = buf[:0]
 		blobPool.Put(bp)
 	}()
-	return forEachBlob(cfg, func(v any) error {
+	return forEachBlob(cfg, makeStreamOptions(opts), func(v any) error {
 		if bd, ok := v.(*Bundle); ok {
 			// Bundles carry the big manifests: see jsonwrite.go.
 			var err error
@@ -204,9 +204,9 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 // WriteYAML writes every blob of cfg to w in opm's order and opm's YAML
 // form: each document prefixed by "---", keys in alphabetical order (the
 // blob's JSON converted to YAML). cfg is not modified.
-func WriteYAML(w io.Writer, cfg *DeclarativeConfig) error {
+func WriteYAML(w io.Writer, cfg *DeclarativeConfig, opts ...StreamOption) error {
 	var buf bytes.Buffer
-	return forEachBlob(cfg, func(v any) error {
+	return forEachBlob(cfg, makeStreamOptions(opts), func(v any) error {
 		var y []byte
 		var err error
 		if bd, ok := v.(*Bundle); ok {
@@ -226,15 +226,34 @@ func WriteYAML(w io.Writer, cfg *DeclarativeConfig) error {
 }
 
 // WriteStream writes cfg to w in format f (WriteJSON or WriteYAML).
-func WriteStream(w io.Writer, cfg *DeclarativeConfig, f Format) error {
+func WriteStream(w io.Writer, cfg *DeclarativeConfig, f Format, opts ...StreamOption) error {
 	switch f {
 	case FormatJSON, "":
-		return WriteJSON(w, cfg)
+		return WriteJSON(w, cfg, opts...)
 	case FormatYAML:
-		return WriteYAML(w, cfg)
+		return WriteYAML(w, cfg, opts...)
 	}
 	return fmt.Errorf("unknown output format %q", f)
 }
+
+// StreamOption configures WriteJSON, WriteYAML and WriteStream.
+type StreamOption func(*streamOptions)
+
+type streamOptions struct{ keepEntryOrder bool }
+
+func makeStreamOptions(opts []StreamOption) streamOptions {
+	var o streamOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// KeepEntryOrder writes channel entries in their order in cfg instead of
+// by name. opm sorts entries only where it builds channels from its
+// model (migrate, render of a sqlite index); what a template renders is
+// written in the template's (or the generated) order.
+func KeepEntryOrder() StreamOption { return func(o *streamOptions) { o.keepEntryOrder = true } }
 
 // describeBlob names a blob for error messages.
 func describeBlob(v any) string {

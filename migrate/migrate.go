@@ -33,6 +33,14 @@ import (
 // The returned Report is non-nil whenever the output could be prepared
 // and the database opened, also on error. Unservable content is returned as a *ProblemsError.
 func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Report, error) {
+	return migrateTo(ctx, dbPath, outDir, opts, func(w *declcfg.DirWriter, res *packageResult) error {
+		return w.WritePackage(res.cfg) // its errors name the package
+	})
+}
+
+// migrateTo is Migrate with what is written of each package left to
+// write, which runs in the converting workers, any order.
+func migrateTo(ctx context.Context, dbPath, outDir string, opts []Option, write func(*declcfg.DirWriter, *packageResult) error) (*Report, error) {
 	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
@@ -63,10 +71,8 @@ func Migrate(ctx context.Context, dbPath, outDir string, opts ...Option) (*Repor
 			Hint:   Hint(NoteAbandonedTemp)})
 	}
 
-	write := sink{arenas: true, handle: func(res *packageResult) error {
-		return w.WritePackage(res.cfg) // its errors name the package
-	}}
-	if err := run(ctx, db, names, o, rep, write); err != nil {
+	s := sink{arenas: true, handle: func(res *packageResult) error { return write(w, res) }}
+	if err := run(ctx, db, names, o, rep, s); err != nil {
 		return rep, err
 	}
 	if len(rep.Problems) > 0 {

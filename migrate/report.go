@@ -54,6 +54,9 @@ const (
 	// NoteAbandonedTemp: a temporary output directory an earlier, killed
 	// run left beside the output was removed.
 	NoteAbandonedTemp Kind = "abandoned-temp-dir"
+	// NoteTemplatesVerified: the templates written were rendered back and
+	// the result checked against the migrated catalog.
+	NoteTemplatesVerified Kind = "templates-verified"
 )
 
 // Kinds of problems: content that would not serve. Any problem fails the
@@ -94,6 +97,7 @@ var hints = map[Kind]string{
 	NoteNoCSV:               "nothing while the bundle image is pullable: clients install from the image; fix the index entry if manifests matter to you",
 	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
 	NoteAbandonedTemp:       "nothing to do: a run that was killed left it; its owner was no longer running",
+	NoteTemplatesVerified:   "nothing to do: the templates render back to the migrated catalog",
 	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
 
 	ProblemInvalidImage:          "pass --drop-invalid-bundles to leave the bundle out, or fix the bundle image reference",
@@ -196,6 +200,8 @@ type Report struct {
 	// Problems are content that would not serve. A migration with
 	// problems fails and writes nothing.
 	Problems []Finding `json:"problems"`
+	// Templates are the templates ToTemplate wrote, one per package.
+	Templates []TemplateFinding `json:"templates,omitempty"`
 }
 
 // ProblemsError is returned when the database holds unservable content.

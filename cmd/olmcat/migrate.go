@@ -27,6 +27,7 @@ type migrateFlags struct {
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
 	verify                   bool
+	toTemplate               string
 	image                    *imageFlags
 }
 
@@ -72,6 +73,7 @@ kind of problem; see MIGRATION.md.`,
 	fl.BoolVar(&f.dropInvalidRelatedImages, "drop-invalid-related-images", false, "leave out related images with an invalid reference instead of failing")
 	fl.BoolVar(&f.dropInvalidBundles, "drop-invalid-bundles", false, "leave out bundles that cannot be served (invalid image, version, skipRange, properties) instead of failing")
 	fl.BoolVar(&f.verify, "verify", false, "before committing the output, check that it serves every RPC answer the database served (olmcat parity); any loss fails the migration")
+	fl.StringVar(&f.toTemplate, "to-template", "", "write per package the catalog template (basic or semver) that renders back to the migrated catalog, instead of the catalog; with --verify, render them back (pulling the bundle images) and check parity --strict against the migration")
 	return cmd
 }
 
@@ -128,7 +130,12 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 		}
 		bar.Add(1)
 	}))
-	if f.verify {
+	migrateFn := migrate.Migrate
+	if f.toTemplate != "" {
+		if migrateFn, err = f.templateMigrate(stderr, dbPath); err != nil {
+			return err
+		}
+	} else if f.verify {
 		opts = append(opts, migrate.WithBeforeCommit(verifyParity(stderr, dbPath)))
 	}
 	var graphs *htmlreport.MigrationGraphs
@@ -136,7 +143,7 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 		graphs = htmlreport.NewMigrationGraphs()
 		opts = append(opts, migrate.WithPackageGraphs(graphs.Add))
 	}
-	rep, err := migrate.Migrate(cmd.Context(), dbPath, outDir, opts...)
+	rep, err := migrateFn(cmd.Context(), dbPath, outDir, opts...)
 	if bar != nil {
 		bar.Done()
 	}
@@ -175,6 +182,7 @@ func printSummary(w io.Writer, rep *migrate.Report, ok bool) {
 	printRepairs(w, rep.Repairs)
 	printFindings(w, "drop", rep.Drops)
 	printFindings(w, "note", rep.Notes)
+	printTemplates(w, rep.Templates)
 }
 
 // maxRepairLines is how many repairs of one kind the summary lists; the

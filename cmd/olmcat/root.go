@@ -57,6 +57,7 @@ and checks that two catalogs answer that API the same way.`,
 		newGraphCmd(),
 		newBundleCmd(),
 		newVersionCmd(),
+		newAlphaCmd(),
 	)
 	attachOPMIndexCommands(root)
 	attachOPMCommands(root)

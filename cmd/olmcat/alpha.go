@@ -1,0 +1,13 @@
+package main
+
+import "github.com/spf13/cobra"
+
+// newAlphaCmd groups opm's alpha commands that olmcat provides.
+func newAlphaCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "alpha",
+		Short: "opm's alpha commands (catalog templates, ...)",
+	}
+	cmd.AddCommand(newRenderTemplateCmd(), newConvertTemplateCmd())
+	return cmd
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/graph"
+	"github.com/operator-catalog/olmcat/declcfg/template"
+	"github.com/operator-catalog/olmcat/migrate"
+)
+
+func newRenderTemplateCmd() *cobra.Command {
+	var output, migrateLevel string
+	var imgFlags *imageFlags
+	cmd := &cobra.Command{
+		Use:   "render-template [basic|semver|substitutes] [FILE]",
+		Short: "Render a catalog template (basic, semver or substitutes) into a declarative config",
+		Long: `Render-template renders a catalog template as opm alpha render-template does.
+The type is detected from the template's schema (olm.template.basic,
+olm.semver, olm.template.substitutes) unless given; without FILE, or with
+FILE "-", the template is read from stdin. Bundle images are pulled
+without a daemon (layer cache, auth files, registries.conf mirrors, the
+TLS flags); a bundle directory (manifests/ and metadata/) may stand in
+for an image. Nothing is written unless the whole template renders;
+errors name the template file, entry and field.`,
+		Example: `  olmcat alpha render-template catalog-template.yaml > catalog/foo/catalog.json
+  olmcat alpha render-template semver foo-semver.yaml -o yaml
+  olmcat alpha render-template basic < template.json -o mermaid`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 2 {
+				return usageError(fmt.Errorf("accepts at most 2 arg(s), received %d", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, file, err := templateArgs(args)
+			if err != nil {
+				return usageError(err)
+			}
+			if output != "json" && output != "yaml" && output != "mermaid" {
+				return usageError(fmt.Errorf("invalid --output value %q, expected (json|yaml|mermaid)", output))
+			}
+			level, err := migrate.ParseLevel(migrateLevel)
+			if err != nil {
+				return usageError(fmt.Errorf("--migrate-level: %w", err))
+			}
+			render, err := imgFlags.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			data, name, root, err := readTemplate(cmd.InOrStdin(), file)
+			if err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			opts := []template.Option{template.WithFile(name), template.WithRefRoot(root), template.WithBundleRenderer(render)}
+			if t != "" {
+				opts = append(opts, template.WithType(t))
+			}
+			cfg, err := template.Render(cmd.Context(), data, opts...)
+			if err != nil {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("rendering template: %w", err)}
+			}
+			return writeRendered(cmd.OutOrStdout(), cfg, output)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json, yaml or mermaid")
+	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "for bundles: "+string(migrate.MigrateLevelCSVMetadata)+" replaces the olm.bundle.object properties with olm.csv.metadata")
+	imgFlags = addImageFlags(cmd.Flags(), false)
+	return cmd
+}
+
+// templateArgs reads opm's arguments: [TYPE] [FILE]. One argument is a
+// type when it names one, else the file; "" or "-" is stdin.
+func templateArgs(args []string) (template.Type, string, error) {
+	switch len(args) {
+	case 0:
+		return "", "", nil
+	case 1:
+		if t, err := template.ParseType(args[0]); err == nil {
+			return t, "", nil
+		}
+		return "", args[0], nil
+	}
+	t, err := template.ParseType(args[0])
+	return t, args[1], err
+}
+
+// readTemplate reads the template file (stdin for "" or "-"); name is
+// what errors call it and root the directory its refs resolve against.
+func readTemplate(stdin io.Reader, file string) (data []byte, name, root string, err error) {
+	if file == "" || file == "-" {
+		data, err = io.ReadAll(stdin)
+		return data, "<stdin>", ".", err
+	}
+	data, err = os.ReadFile(file)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("unable to open input: %w", err)
+	}
+	return data, file, filepath.Dir(file), nil
+}
+
+// writeRendered writes a rendered catalog as json, yaml or mermaid; it is
+// formatted in memory first so that a failure writes nothing.
+func writeRendered(w io.Writer, cfg *declcfg.DeclarativeConfig, output string) error {
+	var buf bytes.Buffer
+	var err error
+	if output == "mermaid" {
+		var g *graph.Graph
+		if g, err = graph.Build(cfg); err == nil {
+			err = graph.WriteMermaid(&buf, g)
+		}
+	} else {
+		err = declcfg.WriteStream(&buf, cfg, declcfg.Format(output), declcfg.KeepEntryOrder())
+	}
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	_, err = buf.WriteTo(w)
+	return err
+}

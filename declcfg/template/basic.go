@@ -1,0 +1,140 @@
+package template
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+)
+
+// basicTemplate is the olm.template.basic document.
+type basicTemplate struct {
+	Schema  string            `json:"schema"`
+	Entries []json.RawMessage `json:"entries"`
+}
+
+// renderBasic loads the entries as catalog blobs and replaces every
+// olm.bundle entry, which may only carry schema and image, by the
+// rendered bundle. Other blobs pass through unchanged.
+func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.DeclarativeConfig, error) {
+	var bt basicTemplate
+	if err := json.Unmarshal(doc, &bt); err != nil {
+		return nil, &Error{File: o.file, Err: fmt.Errorf("decode template: %w", err)}
+	}
+	cfg, err := loadEntries(bt.Entries, o)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]string, len(cfg.Bundles))
+	for i, b := range cfg.Bundles {
+		entry := entryName(b.Origin.Index)
+		switch {
+		case b.Image == "":
+			return nil, &Error{File: o.file, Entry: entry, Field: "image", Err: errors.New("missing: a basic template bundle entry names the bundle image to render")}
+		case b.Package != "":
+			return nil, &Error{File: o.file, Entry: entry, Field: "package", Err: errUnexpectedBundleField}
+		case len(b.Properties) > 0:
+			return nil, &Error{File: o.file, Entry: entry, Field: "properties", Err: errUnexpectedBundleField}
+		case len(b.RelatedImages) > 0:
+			return nil, &Error{File: o.file, Entry: entry, Field: "relatedImages", Err: errUnexpectedBundleField}
+		}
+		refs[i] = b.Image
+	}
+	rendered, err := renderAll(ctx, refs, o, func(i int) (string, string) { return entryName(cfg.Bundles[i].Origin.Index), "image" })
+	if err != nil {
+		return nil, err
+	}
+	packages := map[string]bool{}
+	for _, p := range cfg.Packages {
+		packages[p.Name] = true
+	}
+	for i, b := range rendered {
+		if len(packages) > 0 && !packages[b.Package] {
+			return nil, &Error{File: o.file, Entry: entryName(cfg.Bundles[i].Origin.Index), Field: "image",
+				Err: fmt.Errorf("%q renders bundle %s of package %q, which the template has no olm.package entry for", refs[i], b.Name, b.Package)}
+		}
+		cfg.Bundles[i] = *b
+	}
+	return cfg, nil
+}
+
+// errUnexpectedBundleField is opm's complaint about a basic template
+// bundle entry that carries more than schema and image.
+var errUnexpectedBundleField = errors.New("unexpected fields present in basic template bundle (a bundle entry holds only schema and image)")
+
+func entryName(i int) string { return fmt.Sprintf("entries[%d]", i) }
+
+// loadEntries decodes template entries as catalog blobs, each with its
+// entry index as origin.
+func loadEntries(entries []json.RawMessage, o options) (*declcfg.DeclarativeConfig, error) {
+	cfg := &declcfg.DeclarativeConfig{}
+	rel := filepath.Base(o.file)
+	for i, e := range entries {
+		c, err := declcfg.DecodeBlob(o.root, rel, i, e)
+		if err != nil {
+			return nil, &Error{File: o.file, Entry: entryName(i), Err: err}
+		}
+		cfg.Merge(c)
+	}
+	return cfg, nil
+}
+
+// renderAll renders refs with up to o.limit at once; the result is in
+// refs order. where names the entry and field of ref i for errors; the
+// first failing ref in order is reported.
+func renderAll(ctx context.Context, refs []string, o options, where func(i int) (entry, field string)) ([]*declcfg.Bundle, error) {
+	out := make([]*declcfg.Bundle, len(refs))
+	errs := make([]error, len(refs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	done := make(chan struct{})
+	workers := min(o.limit, len(refs))
+	for w := 0; w < workers; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range next {
+				b, err := o.render(ctx, refs[i])
+				if err == nil && b == nil {
+					err = errors.New("renders no bundle")
+				}
+				if err != nil {
+					errs[i] = err
+					cancel()
+					continue
+				}
+				// The objects are in the properties already; the
+				// copies are only kept for the CSV (package icon).
+				b.Objects = nil
+				out[i] = b
+			}
+		}()
+	}
+feed:
+	for i := range refs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		<-done
+	}
+	for i, err := range errs {
+		if err != nil {
+			entry, field := where(i)
+			return nil, &Error{File: o.file, Entry: entry, Field: field, Err: fmt.Errorf("render %q: %w", refs[i], err)}
+		}
+	}
+	for _, b := range out {
+		if b == nil { // the caller's context ended
+			return nil, ctx.Err()
+		}
+	}
+	return out, nil
+}
