@@ -244,14 +244,33 @@ func (s *Semver) matching(cfg *declcfg.DeclarativeConfig, byImage map[string]*de
 		if detail := diffChannels(cfg.Channels, out.Channels); detail != "" {
 			return nil, ReasonEdges, detail
 		}
-		picked = out.Packages[0].DefaultChannel
-		if picked == cfg.Packages[0].DefaultChannel {
+		if picked == "" {
+			picked = out.Packages[0].DefaultChannel
+		}
+		if out.Packages[0].DefaultChannel == cfg.Packages[0].DefaultChannel {
+			if detail := diffPackageMeta(cfg.Packages[0], out.Packages[0]); detail != "" {
+				return nil, ReasonBlobs, detail
+			}
 			res := *s
 			res.DefaultChannelTypePreference = pref
 			return &res, "", ""
 		}
 	}
 	return nil, ReasonDefaultChannel, fmt.Sprintf("the default channel is %s; the semver template picks %s", cfg.Packages[0].DefaultChannel, picked)
+}
+
+// diffPackageMeta says how the package's description and icon differ
+// from the ones the semver template copies from the default channel
+// head's CSV.
+func diffPackageMeta(have, gen declcfg.Package) string {
+	switch {
+	case have.Description != gen.Description:
+		return "the package description is not the one the semver template copies from the default channel head's CSV"
+	case (have.Icon == nil) != (gen.Icon == nil),
+		have.Icon != nil && (!bytes.Equal(have.Icon.Data, gen.Icon.Data) || have.Icon.MediaType != gen.Icon.MediaType):
+		return "the package icon is not the one the semver template copies from the default channel head's CSV"
+	}
+	return ""
 }
 
 // diffChannels describes the first difference between the package's

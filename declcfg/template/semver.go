@@ -229,7 +229,7 @@ func (s *Semver) generate(byImage map[string]*declcfg.Bundle, file string) (*dec
 	if head := channelHead(out.Channels, out.Packages[0].DefaultChannel); head != "" {
 		for _, b := range byImage {
 			if b.Name == head {
-				fillPackageMeta(&out.Packages[0], b.CsvJSON)
+				fillPackageMeta(&out.Packages[0], b)
 				break
 			}
 		}
@@ -257,13 +257,34 @@ func channelHead(chs []declcfg.Channel, name string) string {
 	return ""
 }
 
-// fillPackageMeta sets the package description and icon from the CSV,
-// as opm's semver template does with the default channel's head.
-func fillPackageMeta(p *declcfg.Package, csvJSON string) {
-	if csvJSON == "" {
+// fillPackageMeta sets the package description and icon from the CSV of
+// b, as opm's semver template does with the default channel's head. A
+// bundle read from a catalog has its CSV among its olm.bundle.object
+// properties, or only an olm.csv.metadata property (no icon).
+func fillPackageMeta(p *declcfg.Package, b *declcfg.Bundle) {
+	csvJSON := []byte(b.CsvJSON)
+	var objects [][]byte
+	for _, prop := range b.Properties {
+		var v declcfg.BundleObjectValue
+		switch prop.Type {
+		case declcfg.PropertyBundleObject:
+			if csvJSON == nil && prop.ParseValue(&v) == nil {
+				objects = append(objects, v.Data)
+			}
+		case declcfg.PropertyCSVMetadata:
+			var m declcfg.CSVMetadataValue
+			if prop.ParseValue(&m) == nil {
+				p.Description = m.Description
+			}
+		}
+	}
+	if i := manifest.FindCSV(objects); csvJSON == nil && i >= 0 {
+		csvJSON = objects[i]
+	}
+	if csvJSON == nil {
 		return
 	}
-	csv, err := manifest.ParseCSV([]byte(csvJSON))
+	csv, err := manifest.ParseCSV(csvJSON)
 	if err != nil {
 		return
 	}

@@ -44,12 +44,13 @@ func renderSubstitutes(ctx context.Context, doc json.RawMessage, o options) (*de
 	bases := map[string]int{}
 	names := map[string]int{}
 	for i, s := range st.Substitutions {
-		entry := fmt.Sprintf("substitutions[%d]", i)
 		if err := checkSubstitution(s, i, bases, names, st.Substitutions); err != nil {
-			return nil, &Error{File: o.file, Entry: entry, Field: err.field, Err: err.err}
+			return nil, &Error{File: o.file, Entry: fmt.Sprintf("substitutions[%d]", i), Field: err.field, Err: err.err}
 		}
+	}
+	for i, s := range st.Substitutions {
 		if err := substitute(ctx, cfg, s, o); err != nil {
-			return nil, &Error{File: o.file, Entry: entry, Err: fmt.Errorf("error processing substitution %q -> %q: %w", s.Base, s.Name, err)}
+			return nil, &Error{File: o.file, Entry: fmt.Sprintf("substitutions[%d]", i), Err: fmt.Errorf("error processing substitution %q -> %q: %w", s.Base, s.Name, err)}
 		}
 	}
 	return cfg, nil
