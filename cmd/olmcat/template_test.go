@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg/template"
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/internal/bundleimages"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -190,4 +192,40 @@ func TestMigrateToTemplateVerifyFails(t *testing.T) {
 	require.NoDirExists(t, out)
 	_, stderr, code = runCLI(t, "migrate", "--to-template", "substitutes", "../../fixtures/legacy/edge-before-substitutes/index.db", out)
 	require.Equal(t, 2, code, stderr)
+}
+
+// TestMigrateToTemplateGeneratedIndex: a generated index of 1,000
+// bundles, each pushed as a bundle image under the name the index gives
+// it; its templates render back to a catalog parity --strict finds
+// identical to the migrated one.
+func TestMigrateToTemplateGeneratedIndex(t *testing.T) {
+	if testing.Short() {
+		t.Skip("pushes and pulls 1,000 bundle images")
+	}
+	base, err := dbbuild.ReadBundleDir(filepath.Join(fixtureBundle, "opm-bundles", "etcd.0.9.2"))
+	require.NoError(t, err)
+	bundles, err := dbbuild.Synthetic(base, 1000)
+	require.NoError(t, err)
+	db := filepath.Join(t.TempDir(), "index.db")
+	require.NoError(t, dbbuild.Build(context.Background(), db, 13, bundles))
+	reg := imagetest.New(t)
+	require.NoError(t, bundleimages.DBBundles(reg.Host, bundles, remote.WithTransport(reg.Server.Client().Transport)))
+	conf := filepath.Join(t.TempDir(), "registries.conf")
+	require.NoError(t, os.WriteFile(conf, []byte(bundleimages.MirrorConf(reg.Host, "quay.io/olmcat-bench")), 0o644))
+
+	out := filepath.Join(t.TempDir(), "templates")
+	report := filepath.Join(t.TempDir(), "report.json")
+	_, stderr, code := runCLI(t, "migrate", "--to-template", "semver", "--verify", "--report", report,
+		"--registries-conf", conf, "--image-cache-dir", t.TempDir(), db, out)
+	require.Equal(t, 0, code, stderr)
+	var rep migrate.Report
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.Templates, 40)
+	for _, tf := range rep.Templates {
+		require.Equal(t, template.ReasonChannelName, tf.Reason, tf.Detail)
+	}
+	require.Contains(t, stderr, "verified: rendering the 40 templates back (bundle images pulled) gives a catalog that parity --strict finds identical to the migrated one")
+	require.Contains(t, stderr, "no difference")
 }

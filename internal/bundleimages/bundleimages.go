@@ -28,7 +28,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 )
 
 // FixtureHost is the registry the legacy fixtures' bundle images name.
@@ -209,8 +212,71 @@ func FixtureRefs(bundlesRoot string) ([]string, error) {
 	return refs, err
 }
 
-// MirrorConf is a registries.conf (v2) whose mirror sends pulls of the
-// fixtures' registry to host, plain HTTP.
-func MirrorConf(host string) string {
-	return fmt.Sprintf("[[registry]]\nprefix = %q\nlocation = %q\ninsecure = true\n\n[[registry.mirror]]\nlocation = %q\ninsecure = true\n", FixtureHost, FixtureHost, host)
+// MirrorConf is a registries.conf (v2) whose mirrors send pulls of the
+// registries or repositories prefixes name (default the fixtures'
+// registry) to the same repositories on host, plain HTTP. The location is
+// host too, so a pull that misses never leaves the machine.
+func MirrorConf(host string, prefixes ...string) string {
+	if len(prefixes) == 0 {
+		prefixes = []string{FixtureHost}
+	}
+	var b strings.Builder
+	for _, p := range prefixes {
+		at := host
+		if _, repo, ok := strings.Cut(p, "/"); ok {
+			at += "/" + repo
+		}
+		fmt.Fprintf(&b, "[[registry]]\nprefix = %q\nlocation = %q\ninsecure = true\n\n[[registry.mirror]]\nlocation = %q\ninsecure = true\n\n", p, at, at)
+	}
+	return b.String()
+}
+
+// DBBundle pushes a bundle of the legacy database builder as an image
+// named by its Image field: its objects as manifests/<n>.json, its
+// package and channels as metadata/annotations.yaml, its dependencies and
+// properties files.
+func DBBundle(host string, b dbbuild.Bundle, opts ...remote.Option) error {
+	ann := map[string]string{
+		dbbuild.AnnotationPackage:  b.Package,
+		dbbuild.AnnotationChannels: strings.Join(b.Channels, ","),
+		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
+		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
+		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
+	}
+	if b.DefaultChannel != "" {
+		ann[dbbuild.AnnotationDefaultChannel] = b.DefaultChannel
+	}
+	files := make([]File, 0, len(b.Objects)+3)
+	for i, o := range b.Objects {
+		files = append(files, File{Path: fmt.Sprintf("manifests/%03d.json", i), Data: o})
+	}
+	meta := map[string]any{"annotations": ann}
+	if len(b.Dependencies) > 0 {
+		meta = map[string]any{"annotations": ann, "dependencies": b.Dependencies}
+	}
+	for name, v := range map[string]any{"annotations.yaml": meta, "properties.yaml": map[string]any{"properties": b.Properties}} {
+		if name == "properties.yaml" && len(b.Properties) == 0 {
+			continue
+		}
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		files = append(files, File{Path: "metadata/" + name, Data: data})
+	}
+	img, err := Image(files)
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", b.Image, err)
+	}
+	return Push(host, b.Image, img, opts...)
+}
+
+// DBBundles pushes bundles (DBBundle) with a few pushes at once.
+func DBBundles(host string, bundles []dbbuild.Bundle, opts ...remote.Option) error {
+	var g errgroup.Group
+	g.SetLimit(8)
+	for _, b := range bundles {
+		g.Go(func() error { return DBBundle(host, b, opts...) })
+	}
+	return g.Wait()
 }
