@@ -70,7 +70,9 @@ deprecation warning); the last three are read in opm's write order.`,
 // withCatalogStream hands fn the blobs of arg as one stream: a file (or
 // stdin for "-") as it is, a directory, image or sqlite index rendered.
 func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn bool, fn func(io.Reader) error) error {
-	fail := func(err error) error { return &exitError{code: exitInvalid, err: fmt.Errorf("converting %s: %w", arg, err)} }
+	fail := func(err error) error {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("converting %s: %w", arg, err)}
+	}
 	if arg == "-" {
 		if err := fn(cmd.InOrStdin()); err != nil {
 			return fail(err)

@@ -31,9 +31,9 @@ func (f *imageFlags) bundleRenderer(csvMetadata bool, stderr io.Writer) (templat
 		}
 		switch in.Kind {
 		case source.KindImage:
-			u, err := image.Unpack(ctx, in.Image, opts...)
+			u, err := image.ExtractCatalog(ctx, in.Image, opts...)
 			if err != nil {
-				return nil, err
+				return nil, imageError(err)
 			}
 			defer u.Close()
 			if u.Kind != image.KindBundle {

@@ -134,8 +134,8 @@ func TestConvertThenRender(t *testing.T) {
 func TestDetect(t *testing.T) {
 	for in, want := range map[string]Type{
 		`{"schema": "olm.template.basic"}`:        TypeBasic,
-		"schema: olm.semver\n---\nschema: x\n":     TypeSemver,
-		"schema: olm.template.substitutes\n":       TypeSubstitutes,
+		"schema: olm.semver\n---\nschema: x\n":    TypeSemver,
+		"schema: olm.template.substitutes\n":      TypeSubstitutes,
 		"# comment\nschema: olm.template.basic\n": TypeBasic,
 	} {
 		got, err := Detect([]byte(in))

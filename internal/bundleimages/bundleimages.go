@@ -237,8 +237,8 @@ func MirrorConf(host string, prefixes ...string) string {
 // properties files.
 func DBBundle(host string, b dbbuild.Bundle, opts ...remote.Option) error {
 	ann := map[string]string{
-		dbbuild.AnnotationPackage:  b.Package,
-		dbbuild.AnnotationChannels: strings.Join(b.Channels, ","),
+		dbbuild.AnnotationPackage:                            b.Package,
+		dbbuild.AnnotationChannels:                           strings.Join(b.Channels, ","),
 		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
 		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
 		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
