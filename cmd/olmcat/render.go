@@ -170,12 +170,7 @@ func (in renderInput) bundleDir() (dir, ref string, ok bool) {
 	if in.Kind != source.KindDeclcfg {
 		return "", "", false
 	}
-	for _, sub := range []string{"manifests", "metadata"} {
-		if st, err := os.Stat(filepath.Join(in.Ref, sub)); err != nil || !st.IsDir() {
-			return "", "", false
-		}
-	}
-	return in.Ref, "", true
+	return in.Ref, "", isBundleDir(in.Ref)
 }
 
 // renderBundle renders a bundle as opm render does: one olm.bundle blob.

@@ -46,6 +46,13 @@ func Convert(w io.Writer, r io.Reader, t Type, f declcfg.Format) error {
 			Substitutions []Substitution    `json:"substitutions"`
 		}{SchemaSubstitutes, entries, []Substitution{}}
 	}
+	return writeDocument(w, doc, f)
+}
+
+// writeDocument writes a template document as opm convert-template
+// does: JSON indented by four spaces (HTML characters escaped), or YAML
+// after "---"; then a newline.
+func writeDocument(w io.Writer, doc any, f declcfg.Format) error {
 	out, err := json.MarshalIndent(doc, "", "    ")
 	if err != nil {
 		return err

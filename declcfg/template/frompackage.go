@@ -2,7 +2,6 @@ package template
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
-	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 )
@@ -104,19 +102,7 @@ func (d *Derived) Write(w io.Writer, f declcfg.Format) error {
 		}
 		return Convert(w, &buf, TypeBasic, f)
 	}
-	out, err := json.MarshalIndent(d.semver, "", "    ")
-	if err != nil {
-		return err
-	}
-	if f == declcfg.FormatYAML {
-		y, err := yaml.JSONToYAML(out)
-		if err != nil {
-			return err
-		}
-		out = append([]byte("---\n"), y...)
-	}
-	_, err = w.Write(append(out, '\n'))
-	return err
+	return writeDocument(w, d.semver, f)
 }
 
 // semverChannel matches the channel names a semver template generates.
