@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
@@ -97,9 +98,10 @@ func (b *Built) Close() error {
 // self-serving: the platform's static olmcat binary as entrypoint serving
 // /configs (olmcat serve /configs, with a pre-built serve cache at
 // /tmp/cache when it matches), labelled with the configs label. With
-// WithBaseImage the configs are added to that image instead, with opm's
-// entrypoint, and opm's command without a cache (olmcat cannot build
-// opm's cache, and a missing cache makes opm fail). Entries are sorted
+// WithBaseImage the configs are added to that image instead, replacing
+// any /configs and /tmp/cache it has (whiteouts), with opm's entrypoint,
+// and opm's command without a cache (olmcat cannot build opm's cache, and
+// a missing cache makes opm fail). Entries are sorted
 // and every time is WithCreated's, so the same input gives the same
 // digests.
 func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err error) {
@@ -137,6 +139,16 @@ func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err 
 	return b, nil
 }
 
+// baseWhiteouts hide what a base image holds at the catalog's paths: its
+// own /configs (an opaque directory: none of the base's files shows
+// through the new catalog) and its /tmp/cache, a serve cache of those old
+// configs (OLM's extractContent copies it; opm rejects it). Without them
+// the image serves the union of both catalogs.
+var baseWhiteouts = []layerFile{
+	{name: ConfigsPath[1:] + "/" + opaqueWhiteout, mode: 0o644, whiteout: true},
+	{name: path.Join(path.Dir(CachePath[1:]), whiteoutPrefix+path.Base(CachePath)), mode: 0o644, whiteout: true},
+}
+
 // catalogLayers stages the configs with the build's file times, makes
 // their layer and, for self-serving images, the serve cache layer when
 // the cache is verified to match the staged configs.
@@ -148,6 +160,9 @@ func catalogLayers(ctx context.Context, dir, tmp string, o *buildOptions, b *Bui
 	files, err := treeFiles(staged, ConfigsPath[1:])
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
+	}
+	if o.baseImage != "" {
+		files = append(files, baseWhiteouts...)
 	}
 	configs, err := reproducibleLayer(files, o.created, tmp)
 	if err != nil {

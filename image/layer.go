@@ -18,9 +18,10 @@ import (
 
 // layerFile is one entry of a layer built here.
 type layerFile struct {
-	name  string // image path, no leading slash
-	local string // file to copy; "" for a directory
-	mode  int64
+	name     string // image path, no leading slash
+	local    string // file to copy; "" for a directory
+	mode     int64
+	whiteout bool // an empty regular file (a whiteout marker)
 }
 
 // reproducibleLayer builds an OCI gzip layer whose bytes depend only on
@@ -51,6 +52,10 @@ func reproducibleLayer(files []layerFile, mtime time.Time, tmp string) (v1.Layer
 
 func writeEntry(tw *tar.Writer, f layerFile, mtime time.Time) error {
 	hdr := &tar.Header{Name: f.name + "/", Mode: f.mode, ModTime: mtime, Format: tar.FormatPAX, Typeflag: tar.TypeDir}
+	if f.whiteout {
+		hdr.Name, hdr.Typeflag = f.name, tar.TypeReg
+		return tw.WriteHeader(hdr)
+	}
 	if f.local == "" {
 		return tw.WriteHeader(hdr)
 	}

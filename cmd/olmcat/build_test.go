@@ -4,6 +4,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 // crossBuild returns a static olmcat for linux/arch: the one make
@@ -207,4 +209,50 @@ func TestBuildErrors(t *testing.T) {
 	_, stderr, code := runCLI(t, append([]string{"render", reg.Host + "/bad:v1"}, flags...)...)
 	require.NotEqual(t, 0, code)
 	require.Contains(t, stderr, "image not found", "nothing was pushed")
+}
+
+// TestBuildBaseImageReplacesItsCatalog: a base image that already holds a
+// catalog (3 packages at /configs, with a serve cache) gets the new
+// catalog (14 packages) instead of the union of both: the result serves
+// exactly the 14 packages built and carries no old cache.
+func TestBuildBaseImageReplacesItsCatalog(t *testing.T) {
+	reg := imagetest.New(t)
+	tmp, flags := imageTestEnv(t)
+	old := "../../fixtures/legacy/small-fbb/opm-migrate"
+	src := "../../fixtures/legacy/community-bundles/opm-migrate"
+	base := reg.Push(t, "old-catalog:v1", imagetest.Image(t, map[string]string{image.LabelConfigs: "/configs"}, nil,
+		imagetest.Layer(t, imagetest.Entry{Name: "bin/opm", Body: "#!opm"}, imagetest.Entry{Name: "tmp/cache/pogreb.v1/digest", Body: "old"}),
+		imagetest.DirLayer(t, old, "configs")))
+	ref := reg.Host + "/catalogs/rebuilt:v1"
+	_, stderr, code := runCLI(t, append([]string{"build", src, ref, "--base-image", base}, flags...)...)
+	require.Equal(t, 0, code, stderr)
+
+	s := startServe(t, append([]string{ref}, flags...)...)
+	stream, err := api.NewRegistryClient(s.conn).ListPackages(context.Background(), &api.ListPackageRequest{})
+	require.NoError(t, err)
+	var got []string
+	for {
+		p, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		got = append(got, p.GetName())
+	}
+	ents, err := os.ReadDir(src)
+	require.NoError(t, err)
+	var want []string
+	for _, e := range ents {
+		want = append(want, e.Name())
+	}
+	require.Len(t, want, 14)
+	require.ElementsMatch(t, want, got, "served packages")
+	require.NoError(t, s.stop(t))
+
+	_, root := pullImage(t, ref, v1.Platform{OS: "linux", Architecture: "amd64"}, "tmp", "bin")
+	_, err = os.Stat(filepath.Join(root, "tmp", "cache"))
+	require.True(t, os.IsNotExist(err), "the base image's serve cache is still in the image")
+	_, err = os.Stat(filepath.Join(root, "bin", "opm"))
+	require.NoError(t, err, "the rest of the base image is kept")
+	assertNoImageTemp(t, tmp)
 }
