@@ -37,7 +37,7 @@ func CheckBinary(path string, p v1.Platform) error {
 	}
 	for _, prog := range f.Progs {
 		if prog.Type == elf.PT_INTERP {
-			return fmt.Errorf("binary %s is dynamically linked; build it static with CGO_ENABLED=0", path)
+			return fmt.Errorf("binary %s is dynamically linked, and the image has no C library to run it: build it static with CGO_ENABLED=0 (CGO_ENABLED=0 go install ./cmd/olmcat, or make build)", path)
 		}
 	}
 	return nil

@@ -136,7 +136,7 @@ func TestClassifyOneRule(t *testing.T) {
 		{arg: "registry.example.com/ns/index:v4.14", image: true, dirName: "index-v4.14"},
 		{arg: "docker://registry.example.com/ns/index:v1", image: true, dirName: "index-v1"},
 		{arg: "docker://index:v1", image: true, dirName: "index-v1"},
-		{arg: "oci:./out", image: true, layout: "./out", dirName: "out"},
+		{arg: "oci:./out", image: true, layout: "./out", dirName: "out-catalog"},
 		{arg: "oci:./out:registry.example.com/ns/cat:v2", image: true, layout: "./out", layoutRef: "registry.example.com/ns/cat:v2", dirName: "out-v2"},
 		{arg: "oci-archive:cat.tar:v3", image: true, layout: "cat.tar", layoutRef: "v3", archive: true, dirName: "cat-v3"},
 	} {

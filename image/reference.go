@@ -128,12 +128,13 @@ func looksQualified(s string) bool {
 // DirName is the folder name an image's catalog is unpacked to by
 // default: the last component of its repository, then its tag or the
 // first 12 hex digits of its digest (index:v4.14 -> index-v4.14); for a
-// layout, its file name without extension, then the name given in it.
+// layout, its file name without extension, then the tag of the name given
+// in it, or "catalog" (never the layout's own name).
 func (in Input) DirName() string {
 	if in.Layout != "" {
 		base := strings.TrimSuffix(filepath.Base(in.Layout), filepath.Ext(in.Layout))
 		if in.LayoutRef == "" {
-			return base
+			return base + "-catalog"
 		}
 		ref := in.LayoutRef[strings.LastIndex(in.LayoutRef, "/")+1:]
 		if i := strings.LastIndexAny(ref, ":@"); i >= 0 {

@@ -57,6 +57,9 @@ are highlighted and explained in a legend.
 			}
 			defer unpacked.Close()
 			rin := renderInput{Input: local, name: args[0], unpacked: unpacked}
+			if err := refuseBundleInput(rin, "graph"); err != nil {
+				return err
+			}
 			g, err := buildGraph(cmd, rin, noDeprecationWarning, graph.WithPackage(pkg), graph.WithChannel(channel))
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
