@@ -1,32 +1,35 @@
 package declcfg
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/internal/outdir"
 )
 
 // ReplacePackages writes the packages pkgs of cfg (a catalog loaded from
 // catalogDir and changed in memory, AddBundle) back into catalogDir: each
 // package's folder is written anew, in the layout and format its files
 // had (a new package follows the catalog's other packages; opm's layout
-// in JSON when there are none), beside the catalog; once every one is
-// written they are swapped in by rename (a failed swap puts back the
-// folders already swapped). Nothing else in catalogDir is touched. A
-// package whose blobs share files or a folder with other packages is
-// refused: only one-folder-per-package catalogs (opm and objects
-// layouts) are edited.
+// in JSON when there are none), in a temporary directory beside the
+// catalog (inside it when the catalog is a mount point); once every one
+// is written they are moved in by rename after a commit record
+// (internal/outdir), so that a run killed at any step leaves the old
+// catalog, or one that the next run (RecoverCatalog) completes. Nothing
+// else in catalogDir is touched. A package whose blobs share files or a
+// folder with other packages is refused: only one-folder-per-package
+// catalogs (opm and objects layouts) are edited.
 func ReplacePackages(catalogDir string, cfg *DeclarativeConfig, pkgs []string) error {
-	work, err := os.MkdirTemp(filepath.Dir(filepath.Clean(catalogDir)), ".olmcat-add-*")
+	tx, err := outdir.BeginEntries(catalogDir)
 	if err != nil {
 		return fmt.Errorf("replace packages: %w", err)
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = tx.Abort() }() // a no-op once committed
 	groups := SplitByPackage(cfg)
-	var swaps []folderSwap
+	var tops []string
 	for i, pkg := range pkgs {
 		pc := groups[pkg]
 		if pc == nil {
@@ -37,56 +40,30 @@ func ReplacePackages(catalogDir string, cfg *DeclarativeConfig, pkgs []string) e
 			return err
 		}
 		layout, format := folderLayout(catalogDir, top)
-		out := filepath.Join(work, fmt.Sprintf("out-%d", i))
-		if err := WriteDir(pc, out, WithLayout(layout), WithFormat(format)); err != nil {
+		stage := filepath.Join(filepath.Dir(tx.Dir()), fmt.Sprintf("stage-%d", i))
+		if err := WriteDir(pc, stage, WithLayout(layout), WithFormat(format)); err != nil {
 			return fmt.Errorf("replace package %s: %w", pkg, err)
 		}
 		if top == "" {
 			top = safePathElement(pkg)
 		}
-		swaps = append(swaps, folderSwap{
-			written: filepath.Join(out, safePathElement(pkg)),
-			dest:    filepath.Join(catalogDir, filepath.FromSlash(top)),
-			backup:  filepath.Join(work, fmt.Sprintf("old-%d", i)),
-		})
-	}
-	for i, sw := range swaps {
-		if err := sw.swap(); err != nil {
-			for j := i - 1; j >= 0; j-- {
-				err = errors.Join(err, swaps[j].undo())
-			}
-			return fmt.Errorf("replace packages: %w", err)
+		if err := os.Rename(filepath.Join(stage, safePathElement(pkg)), filepath.Join(tx.Dir(), top)); err != nil {
+			return fmt.Errorf("replace package %s: %w", pkg, err)
 		}
+		tops = append(tops, top)
+	}
+	if err := tx.CommitEntries(tops); err != nil {
+		return fmt.Errorf("replace packages: %w", err)
 	}
 	return nil
 }
 
-// folderSwap replaces dest by written, keeping the old dest at backup.
-type folderSwap struct{ written, dest, backup string }
-
-func (s folderSwap) swap() error {
-	if err := os.Rename(s.dest, s.backup); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.Rename(s.written, s.dest); err != nil {
-		return errors.Join(err, s.restore())
-	}
-	return nil
-}
-
-// undo puts the old folder back after a later swap failed.
-func (s folderSwap) undo() error {
-	if err := os.RemoveAll(s.dest); err != nil {
-		return err
-	}
-	return s.restore()
-}
-
-func (s folderSwap) restore() error {
-	if err := os.Rename(s.backup, s.dest); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("restoring %s: %w", s.dest, err)
-	}
-	return nil
+// RecoverCatalog finishes the package replacements (ReplacePackages) and
+// whole-directory writes of catalogDir that killed runs had committed, and
+// removes the temporary directories of those that had not, before the
+// catalog is read. It says what it did, one entry per directory.
+func RecoverCatalog(catalogDir string) ([]Swept, error) {
+	return outdir.Recover(catalogDir)
 }
 
 // packageFolder is the top-level folder holding every file of pkg's

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/operator-catalog/olmcat/internal/crashpoint"
+	"github.com/operator-catalog/olmcat/internal/outdir"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
@@ -70,10 +71,11 @@ func WithInputs(paths ...string) WriteOption {
 	return func(o *writeOptions) { o.inputs = append(o.inputs, paths...) }
 }
 
-// WithOnAbandonedRemoved calls fn with each temporary directory of an
-// earlier, killed run for the same output that NewDirWriter removed (see
-// DirWriter.RemovedAbandoned), e.g. to tell the user.
-func WithOnAbandonedRemoved(fn func(dir string)) WriteOption {
+// WithOnAbandonedRemoved calls fn with a sentence for each temporary
+// directory of an earlier, killed run for the same output that
+// NewDirWriter removed or whose committed write it finished (see
+// DirWriter.Swept), e.g. to tell the user.
+func WithOnAbandonedRemoved(fn func(note string)) WriteOption {
 	return func(o *writeOptions) { o.onGone = fn }
 }
 
@@ -92,15 +94,17 @@ const objectsDir = "objects"
 const globalBase = "__global"
 
 // DirWriter writes a catalog directory atomically: everything goes to a
-// temporary directory beside the output, which Commit renames into place.
-// Nothing is visible at the output path before Commit, and a failed or
-// aborted write leaves the output path as it was.
+// temporary directory beside the output (inside it when the output is a
+// mount point), which Commit moves into place (internal/outdir: a commit
+// record first, so that a run killed at any step leaves the old output or
+// one the next run completes). Nothing is visible at the output path
+// before Commit, and a failed or aborted write leaves the output path as
+// it was.
 type DirWriter struct {
-	out     string
-	tmp     string
-	marker  *os.File // the locked owner marker in tmp
-	removed []string // abandoned temporary directories removed
-	opts    writeOptions
+	out  string
+	tmp  string
+	tx   *outdir.Tx
+	opts writeOptions
 
 	mu       sync.Mutex
 	written  map[string]string // directory element -> package name
@@ -108,10 +112,14 @@ type DirWriter struct {
 	finished bool // committed or aborted
 }
 
+// Swept is what a writer found of an earlier, killed run for the same
+// output: a temporary directory removed, or a committed write finished.
+type Swept = outdir.Swept
+
 // NewDirWriter prepares writing a catalog to outDir. It fails, naming
 // outDir, if outDir exists and is not an empty directory, unless
-// WithForce(true) is given. The temporary directory is created in the
-// parent of outDir, so the final rename stays on one file system.
+// WithForce(true) is given. What earlier runs for outDir left when they
+// were killed is finished or removed first (Swept).
 func NewDirWriter(outDir string, opts ...WriteOption) (*DirWriter, error) {
 	o := writeOptions{layout: LayoutOPM, format: FormatJSON}
 	for _, opt := range opts {
@@ -130,33 +138,27 @@ func NewDirWriter(outDir string, opts ...WriteOption) (*DirWriter, error) {
 	if err := pathcheck.Separate("output directory", out, o.inputs...); err != nil {
 		return nil, err
 	}
-	if err := checkOutput(out, o.force); err != nil {
-		return nil, err
-	}
-	parent := filepath.Dir(out)
-	removed, err := removeAbandonedTemps(parent, out)
+	tx, err := outdir.Begin(out, o.force)
 	if err != nil {
 		return nil, err
 	}
 	if o.onGone != nil {
-		for _, dir := range removed {
-			o.onGone(dir)
+		for _, s := range tx.Swept() {
+			o.onGone(s.String())
 		}
 	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("create parent of output directory %s: %w", out, err)
-	}
-	tmp, marker, err := createTempDir(parent, out)
-	if err != nil {
+	// Checked after recovery: a finished commit may have filled out.
+	if err := checkOutput(out, o.force); err != nil {
+		_ = tx.Abort()
 		return nil, err
 	}
-	return &DirWriter{out: out, tmp: tmp, marker: marker, removed: removed, opts: o, written: map[string]string{}}, nil
+	return &DirWriter{out: out, tmp: tx.Dir(), tx: tx, opts: o, written: map[string]string{}}, nil
 }
 
-// RemovedAbandoned returns the temporary directories of earlier runs
-// for the same output that NewDirWriter found abandoned (their owner died
-// without cleaning up) and removed.
-func (w *DirWriter) RemovedAbandoned() []string { return w.removed }
+// Swept returns what NewDirWriter found of earlier runs for the same
+// output that were killed: temporary directories removed, committed
+// writes finished.
+func (w *DirWriter) Swept() []Swept { return w.tx.Swept() }
 
 // checkOutput refuses an output path that holds anything, unless force.
 // A non-directory is never replaced.
@@ -174,7 +176,7 @@ func checkOutput(out string, force bool) error {
 	if force {
 		return nil
 	}
-	empty, err := isEmptyDir(out)
+	empty, err := outdir.IsEmpty(out)
 	if err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
@@ -182,19 +184,6 @@ func checkOutput(out string, force bool) error {
 		return fmt.Errorf("output directory %s exists and is not empty (use --force to replace it)", out)
 	}
 	return nil
-}
-
-func isEmptyDir(dir string) (bool, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	_, err = f.Readdirnames(1)
-	if errors.Is(err, io.EOF) {
-		return true, nil
-	}
-	return false, err
 }
 
 // Dir returns the temporary directory being written, so that callers can
@@ -324,6 +313,7 @@ func (w *DirWriter) WriteGlobal(cfg *DeclarativeConfig) error {
 }
 
 func writeStreamFile(path string, cfg *DeclarativeConfig, f Format) error {
+	crashpoint.Hit("create " + path)
 	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
@@ -336,6 +326,7 @@ func writeStreamFile(path string, cfg *DeclarativeConfig, f Format) error {
 	}
 	bw.Reset(nil)
 	writerPool.Put(bw)
+	crashpoint.Hit("written " + path)
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}
@@ -353,55 +344,8 @@ func (w *DirWriter) Commit() error {
 	if w.finished {
 		return fmt.Errorf("commit %s: writer already committed or aborted", w.out)
 	}
-	if err := os.Chmod(w.tmp, 0o755); err != nil {
-		return fmt.Errorf("commit %s: %w", w.out, err)
-	}
-	// The marker must not end up in the output; the lock stays held (on
-	// the open file) until the rename is done.
-	if err := os.Remove(filepath.Join(w.tmp, tempOwnerFile)); err != nil {
-		return fmt.Errorf("commit %s: %w", w.out, err)
-	}
-	defer w.marker.Close()
-	st, err := os.Lstat(w.out)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return fmt.Errorf("commit %s: %w", w.out, err)
-	case !st.IsDir():
-		return fmt.Errorf("commit %s: output exists and is not a directory", w.out)
-	default:
-		empty, err := isEmptyDir(w.out)
-		if err != nil {
-			return fmt.Errorf("commit %s: %w", w.out, err)
-		}
-		if !empty && !w.opts.force {
-			return fmt.Errorf("commit %s: output directory exists and is not empty (use --force to replace it)", w.out)
-		}
-		if empty {
-			if err := os.Remove(w.out); err != nil {
-				return fmt.Errorf("commit %s: %w", w.out, err)
-			}
-			break
-		}
-		old := w.tmp + ".old"
-		if err := os.Rename(w.out, old); err != nil {
-			return fmt.Errorf("commit %s: move old output aside: %w", w.out, err)
-		}
-		if err := os.Rename(w.tmp, w.out); err != nil {
-			_ = os.Rename(old, w.out)
-			return fmt.Errorf("commit %s: %w", w.out, err)
-		}
-		w.finished = true
-		if err := os.RemoveAll(old); err != nil {
-			return fmt.Errorf("commit %s: remove old output %s: %w", w.out, old, err)
-		}
-		return nil
-	}
-	if err := os.Rename(w.tmp, w.out); err != nil {
-		return fmt.Errorf("commit %s: %w", w.out, err)
-	}
 	w.finished = true
-	return nil
+	return w.tx.Commit()
 }
 
 // Abort removes the temporary directory. It is idempotent and a no-op
@@ -414,11 +358,7 @@ func (w *DirWriter) Abort() error {
 		return nil
 	}
 	w.finished = true
-	defer w.marker.Close()
-	if err := os.RemoveAll(w.tmp); err != nil {
-		return fmt.Errorf("remove temporary directory %s: %w", w.tmp, err)
-	}
-	return nil
+	return w.tx.Abort()
 }
 
 // SplitByPackage groups the blobs of cfg by package, keeping their order.

@@ -73,7 +73,7 @@ func TestDirWriterAbortAndDir(t *testing.T) {
 	w, err := NewDirWriter(out)
 	require.NoError(t, err)
 	require.DirExists(t, w.Dir())
-	require.Equal(t, filepath.Dir(out), filepath.Dir(w.Dir()), "temp dir beside the output")
+	require.Equal(t, filepath.Dir(out), filepath.Dir(filepath.Dir(w.Dir())), "temp dir beside the output")
 	require.NoError(t, w.WritePackage(loadBlobs(t, validFoo...)))
 	require.FileExists(t, filepath.Join(w.Dir(), "foo", "catalog.json"))
 	require.NoDirExists(t, out, "nothing visible before Commit")

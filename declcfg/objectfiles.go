@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator-catalog/olmcat/internal/crashpoint"
 	"github.com/operator-catalog/olmcat/internal/jsonscan"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 )
@@ -223,6 +224,7 @@ func writeBundleObjects(dir string, cfg *DeclarativeConfig) (*DeclarativeConfig,
 				}
 			}
 			fname := uniqueName(objectFileBase(v.Data), ".yaml", usedFiles)
+			crashpoint.Hit("write object file " + fname)
 			if err := os.WriteFile(filepath.Join(dir, objectsDir, bdir, fname), content, 0o644); err != nil {
 				return nil, false, fmt.Errorf("bundle %q: %w", b.Name, err)
 			}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // TestAbandonedTempDirs: a writer removes the temporary directories an
@@ -21,7 +23,7 @@ func TestAbandonedTempDirs(t *testing.T) {
 		dir := filepath.Join(parent, name)
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, "pkg"), 0o755))
 		if marker {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, tempOwnerFile), []byte("pid 1\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tempdir.OwnerFile), []byte("pid 1\n"), 0o644))
 		}
 		return dir
 	}
@@ -29,7 +31,7 @@ func TestAbandonedTempDirs(t *testing.T) {
 	running := mk(".catalog.tmp-222", true)
 	foreign := mk(".catalog.tmp-333", false)
 	other := mk(".other.tmp-444", true)
-	lock, err := os.Open(filepath.Join(running, tempOwnerFile))
+	lock, err := os.Open(filepath.Join(running, tempdir.OwnerFile))
 	require.NoError(t, err)
 	defer lock.Close()
 	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
@@ -37,10 +39,10 @@ func TestAbandonedTempDirs(t *testing.T) {
 	var told []string
 	cfg := &DeclarativeConfig{Packages: []Package{{Schema: SchemaPackage, Name: "p"}}}
 	require.NoError(t, WriteDir(cfg, out, WithOnAbandonedRemoved(func(dir string) { told = append(told, dir) })))
-	assert.Equal(t, []string{abandoned}, told)
+	assert.Equal(t, []string{"removed abandoned temporary directory " + abandoned + " (left by an earlier run that was killed)"}, told)
 	assert.NoDirExists(t, abandoned)
 	assert.DirExists(t, running)
 	assert.DirExists(t, foreign)
 	assert.DirExists(t, other)
-	assert.NoFileExists(t, filepath.Join(out, tempOwnerFile), "the marker never reaches the output")
+	assert.NoFileExists(t, filepath.Join(out, tempdir.OwnerFile), "the marker never reaches the output")
 }

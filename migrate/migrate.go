@@ -65,10 +65,9 @@ func migrateTo(ctx context.Context, dbPath, outDir string, opts []Option, write 
 	}
 	defer db.Close()
 	rep.Output = outDir
-	for _, dir := range w.RemovedAbandoned() {
-		rep.Notes = append(rep.Notes, Finding{Kind: NoteAbandonedTemp, Value: dir,
-			Detail: "removed abandoned temporary directory " + dir + " (left by an earlier run that was killed)",
-			Hint:   Hint(NoteAbandonedTemp)})
+	for _, s := range w.Swept() {
+		rep.Notes = append(rep.Notes, Finding{Kind: NoteAbandonedTemp, Value: s.Dir,
+			Detail: s.String(), Hint: Hint(NoteAbandonedTemp)})
 	}
 
 	s := sink{arenas: true, handle: func(res *packageResult) error { return write(w, res) }}

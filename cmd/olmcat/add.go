@@ -64,6 +64,13 @@ touched. Catalogs whose packages share files or folders are refused.`,
 
 func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, mode indexop.Mode, imgFlags *imageFlags) error {
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
+	swept, err := declcfg.RecoverCatalog(dir)
+	for _, s := range swept {
+		fmt.Fprintln(stderr, s)
+	}
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
 	cfg, err := declcfg.LoadDir(ctx, dir)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}

@@ -63,10 +63,8 @@ The input is never modified.`,
 	return cmd
 }
 
-// abandonedRemoved tells the user about a temporary directory of a killed
-// run that a writer removed.
-func abandonedRemoved(w io.Writer) func(dir string) {
-	return func(dir string) {
-		fmt.Fprintf(w, "removed abandoned temporary directory %s (left by an earlier run that was killed)\n", dir)
-	}
+// abandonedRemoved tells the user what a writer did with what a killed
+// run left (a temporary directory removed, a committed write finished).
+func abandonedRemoved(w io.Writer) func(note string) {
+	return func(note string) { fmt.Fprintln(w, note) }
 }
