@@ -101,10 +101,11 @@ const globalBase = "__global"
 // before Commit, and a failed or aborted write leaves the output path as
 // it was.
 type DirWriter struct {
-	out  string
-	tmp  string
-	tx   *outdir.Tx
-	opts writeOptions
+	out   string
+	tmp   string
+	tx    *outdir.Tx
+	swept []Swept
+	opts  writeOptions
 
 	mu       sync.Mutex
 	written  map[string]string // directory element -> package name
@@ -138,27 +139,33 @@ func NewDirWriter(outDir string, opts ...WriteOption) (*DirWriter, error) {
 	if err := pathcheck.Separate("output directory", out, o.inputs...); err != nil {
 		return nil, err
 	}
-	tx, err := outdir.Begin(out, o.force)
+	// Recovered first and told at once: what a killed run left is dealt
+	// with even if this run is killed too.
+	swept, err := outdir.Recover(out)
+	if o.onGone != nil {
+		for _, s := range swept {
+			o.onGone(s.String())
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	if o.onGone != nil {
-		for _, s := range tx.Swept() {
-			o.onGone(s.String())
-		}
+	tx, err := outdir.Begin(out, o.force)
+	if err != nil {
+		return nil, err
 	}
 	// Checked after recovery: a finished commit may have filled out.
 	if err := checkOutput(out, o.force); err != nil {
 		_ = tx.Abort()
 		return nil, err
 	}
-	return &DirWriter{out: out, tmp: tx.Dir(), tx: tx, opts: o, written: map[string]string{}}, nil
+	return &DirWriter{out: out, tmp: tx.Dir(), tx: tx, swept: append(swept, tx.Swept()...), opts: o, written: map[string]string{}}, nil
 }
 
 // Swept returns what NewDirWriter found of earlier runs for the same
 // output that were killed: temporary directories removed, committed
 // writes finished.
-func (w *DirWriter) Swept() []Swept { return w.tx.Swept() }
+func (w *DirWriter) Swept() []Swept { return w.swept }
 
 // checkOutput refuses an output path that holds anything, unless force.
 // A non-directory is never replaced.

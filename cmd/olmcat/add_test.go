@@ -90,7 +90,7 @@ func TestAddCommand(t *testing.T) {
 	require.Equal(t, exitInvalid, code)
 	require.Contains(t, stderr, "Bundle already added that provides package and csv (bundle couchdb-operator.v1.4.4")
 	require.Equal(t, before, snapshotTree(t, cat))
-	left, _ := filepath.Glob(filepath.Join(filepath.Dir(cat), ".olmcat-add-*"))
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(cat), ".catalog.tmp-*"))
 	require.Empty(t, left)
 	assertNoImageTemp(t, tmp)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -14,6 +15,7 @@ var (
 	mu    sync.Mutex
 	count int
 	at    = atEnv()
+	on    = os.Getenv("OLMCAT_CRASH_ON")
 )
 
 func atEnv() int {
@@ -22,8 +24,9 @@ func atEnv() int {
 }
 
 // Hit counts the step, appends it to the file OLMCAT_CRASH_LOG names and,
-// at the step OLMCAT_CRASH_AT numbers, kills the process with SIGKILL
-// (no deferred function runs, as with kill -9 from outside).
+// at the step OLMCAT_CRASH_AT numbers or the first one whose name starts
+// with OLMCAT_CRASH_ON, kills the process with SIGKILL (no deferred
+// function runs, as with kill -9 from outside).
 func Hit(what string) {
 	mu.Lock()
 	defer mu.Unlock()
@@ -34,7 +37,7 @@ func Hit(what string) {
 			f.Close()
 		}
 	}
-	if count == at {
+	if count == at || (on != "" && strings.HasPrefix(what, on)) {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // the signal is on its way
 	}
