@@ -133,7 +133,7 @@ func TestMessagesSayThingsOnce(t *testing.T) {
 	out := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(out, "keep"), nil, 0o644))
 	_, stderr, code = runCLI(t, "migrate", db, out)
-	assert.Equal(t, exitInvalid, code)
+	assert.Equal(t, exitUsage, code, "an existing output is a usage error, like an existing report file")
 	assert.Contains(t, stderr, "--force")
 	assert.NotContains(t, stderr, "failed")
 	assert.NotContains(t, stderr, "0 problems")

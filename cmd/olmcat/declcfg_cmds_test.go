@@ -157,7 +157,7 @@ func TestConvertCommand(t *testing.T) {
 
 	// No clobbering without --force; the existing output stays as it was.
 	_, stderr, code = runCLI(t, "convert", in, objects, "--layout", "opm")
-	assert.Equal(t, 1, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Equal(t, "Error: output directory "+objects+" exists and is not empty (use --force to replace it)\n", stderr)
 	assert.Equal(t, tree, snapshotTree(t, objects))
 	_, stderr, code = runCLI(t, "convert", in, objects, "--layout", "opm", "-o", "yaml", "--force")

@@ -35,8 +35,8 @@ var depRules = []struct {
 	{pkg: "fixtures/dbbuild", forbidden: []string{"*"}}, // the independent oracle
 	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd", "internal/htmlreport"}},
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd", "internal/htmlreport"}},
-	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest"}},
-	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile"}},
+	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/crashpoint", "internal/pathcheck"}},
+	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile", "internal/tempdir", "internal/crashpoint", "internal/pathcheck"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd", "internal/htmlreport"}},
 	{pkg: "registry/...", forbidden: []string{"migrate", "cmd", "internal/htmlreport"}},
 }

@@ -40,9 +40,9 @@ func TestMigrateCommand(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &rep))
 	assert.Equal(t, float64(8), rep["counts"].(map[string]any)["bundles"])
 
-	// Existing output: refused without --force (exit 1), replaced with it.
+	// Existing output: refused without --force (exit 2), replaced with it.
 	_, stderr, code = runCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated")
-	assert.Equal(t, exitInvalid, code)
+	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--force")
 	assert.NotContains(t, stderr, "WARNING")
 	_, stderr, code = runCLI(t, "migrate", "--no-deprecation-warning", db, out, "--keep-deprecated", "--force", "-o", "yaml")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
@@ -16,10 +17,10 @@ import (
 // and opened before any work is done: a report that cannot be written
 // must fail the run before it commits anything, not after. The report
 // goes to a temporary file beside the destination that is renamed into
-// place.
+// place (internal/atomicfile).
 type reportFile struct {
 	path string
-	tmp  *os.File
+	tmp  *atomicfile.File
 }
 
 // openReportFile checks that path may be written: it is not, holds no
@@ -44,11 +45,11 @@ func openReportFile(path, outDir string, force bool, inputs ...string) (*reportF
 	case err == nil && st.IsDir():
 		return nil, fmt.Errorf("report file %s is a directory", path)
 	case err == nil && !force:
-		return nil, fmt.Errorf("report file %s: exists (pass --force to replace it)", path)
+		return nil, pathcheck.Exists("report file %s: exists (pass --force to replace it)", path)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("report file %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := atomicfile.Create(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("report file %s: cannot write in %s: %w", path, dir, err)
 	}
@@ -70,22 +71,18 @@ func (r *reportFile) writeJSON(v any) error {
 // write fills the file with fn and moves it into place.
 func (r *reportFile) write(fn func(io.Writer) error) error {
 	bw := bufio.NewWriter(r.tmp)
-	if err := fn(bw); err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
+	err := fn(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
+	if err == nil {
+		err = r.tmp.Commit()
 	}
-	if err := r.tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
-	}
-	if err := r.tmp.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
-	}
-	if err := os.Rename(r.tmp.Name(), r.path); err != nil {
-		return fmt.Errorf("write report %s: %w", r.path, err)
-	}
+	r.tmp.Discard()
 	r.tmp = nil
+	if err != nil {
+		return fmt.Errorf("write report %s: %w", r.path, err)
+	}
 	return nil
 }
 
@@ -93,8 +90,7 @@ func (r *reportFile) write(fn func(io.Writer) error) error {
 // It does nothing on a nil reportFile, so callers may defer it for an
 // optional report.
 func (r *reportFile) discard() {
-	if r != nil && r.tmp != nil {
-		r.tmp.Close()
-		_ = os.Remove(r.tmp.Name())
+	if r != nil {
+		r.tmp.Discard()
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes shared by every command.
@@ -43,6 +45,7 @@ and checks that two catalogs answer that API the same way.`,
 	}
 	root.SetVersionTemplate("olmcat {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseNegativeDurations(cmd) }
 	root.AddCommand(
 		newValidateCmd(),
 		newRenderCmd(),
@@ -78,8 +81,15 @@ func refuseUnknownCommands(cmd *cobra.Command) {
 	}
 	cmd.Args = cobra.ArbitraryArgs
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if len(args) == 0 {
+		if len(args) == 0 && !c.HasParent() {
 			return c.Help()
+		}
+		if len(args) == 0 {
+			// A group without its subcommand is incomplete: the help goes
+			// to stderr with a usage exit code.
+			c.SetOut(c.ErrOrStderr())
+			_ = c.Help()
+			return usageError(fmt.Errorf("%s needs a subcommand (see %s --help)", c.CommandPath(), c.CommandPath()))
 		}
 		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
 		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
@@ -87,6 +97,22 @@ func refuseUnknownCommands(cmd *cobra.Command) {
 		}
 		return usageError(errors.New(msg + " (see " + c.CommandPath() + " --help)"))
 	}
+}
+
+// refuseNegativeDurations makes a negative duration flag (a timeout, an
+// interval) a usage error for every command, rather than an error of
+// whatever uses it later.
+func refuseNegativeDurations(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || !f.Changed || f.Value.Type() != "duration" {
+			return
+		}
+		if d, perr := time.ParseDuration(f.Value.String()); perr == nil && d < 0 {
+			err = usageError(fmt.Errorf("--%s %s: must not be negative", f.Name, f.Value.String()))
+		}
+	})
+	return err
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit code.

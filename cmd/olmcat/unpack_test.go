@@ -41,7 +41,7 @@ func TestUnpackCommand(t *testing.T) {
 
 	// An existing folder is not replaced without --force.
 	_, stderr, code = runCLI(t, append([]string{"unpack", fbcRef, "fbc"}, flags...)...)
-	require.Equal(t, exitInvalid, code)
+	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "fbc")
 	assertNoImageTemp(t, tmp)
 }

@@ -1,6 +1,8 @@
 // Package atomicfile writes a file whole or not at all: through a
-// temporary file in the destination's directory that is renamed (or
-// linked) into place only once everything was written and synced.
+// temporary file in a temporary directory beside the destination
+// (internal/tempdir: owner marker, swept by the next write of the same
+// destination after a kill) that is renamed (or linked) into place only
+// once everything was written.
 package atomicfile
 
 import (
@@ -9,47 +11,114 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/operator-catalog/olmcat/internal/crashpoint"
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
-// Write writes dest with write (through a buffer) so that dest is either
-// the old file or the whole new one. Without force an existing dest is
-// never replaced: the new file is linked into place, which fails if dest
-// appeared meanwhile. The file is created with mode 0644.
-func Write(dest string, force bool, write func(io.Writer) error) error {
+// File is a file being written; nothing is visible at its destination
+// before Commit.
+type File struct {
+	dest  string
+	force bool
+	dir   *tempdir.Dir
+	f     *os.File
+	// Swept lists the temporary directories of earlier, killed writes of
+	// the same destination that Create removed.
+	Swept []string
+}
+
+// prefix names dest's temporary directories.
+func prefix(dest string) string { return "." + filepath.Base(dest) + ".tmp-" }
+
+// Create prepares writing dest, whose directory must exist. Without
+// force an existing dest is refused (an error matching
+// pathcheck.ErrExists), now and at Commit.
+func Create(dest string, force bool) (*File, error) {
 	if !force {
 		if _, err := os.Lstat(dest); err == nil {
-			return fmt.Errorf("%s exists (use --force to replace it)", dest)
+			return nil, pathcheck.Exists("%s exists (use --force to replace it)", dest)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".*.tmp")
+	parent := filepath.Dir(dest)
+	swept, err := tempdir.Sweep(parent, prefix(dest))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", dest, err)
+		return nil, fmt.Errorf("write %s: %w", dest, err)
 	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriterSize(tmp, 256*1024)
+	dir, err := tempdir.Create(parent, prefix(dest))
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", dest, err)
+	}
+	crashpoint.Hit("create " + dest)
+	f, err := os.OpenFile(filepath.Join(dir.Path, filepath.Base(dest)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		_ = dir.Remove()
+		return nil, fmt.Errorf("write %s: %w", dest, err)
+	}
+	return &File{dest: dest, force: force, dir: dir, f: f, Swept: swept}, nil
+}
+
+// Write writes p to the temporary file.
+func (f *File) Write(p []byte) (int, error) { return f.f.Write(p) }
+
+// Commit closes the file and moves it into place: by rename with force,
+// otherwise by link, which fails if dest appeared meanwhile.
+func (f *File) Commit() error {
+	crashpoint.Hit("written " + f.dest)
+	err := f.f.Sync()
+	if cerr := f.f.Close(); err == nil {
+		err = cerr
+	}
+	f.f = nil
+	if err != nil {
+		_ = f.dir.Remove()
+		return fmt.Errorf("write %s: %w", f.dest, err)
+	}
+	tmp := filepath.Join(f.dir.Path, filepath.Base(f.dest))
+	crashpoint.Hit("move into place " + f.dest)
+	if f.force {
+		err = os.Rename(tmp, f.dest)
+	} else if err = os.Link(tmp, f.dest); os.IsExist(err) {
+		err = pathcheck.Exists("%s exists (use --force to replace it)", f.dest)
+	}
+	if rerr := f.dir.Remove(); err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", f.dest, err)
+	}
+	return nil
+}
+
+// Discard removes the temporary file unless committed. It does nothing
+// on a nil File, so callers may defer it.
+func (f *File) Discard() {
+	if f == nil {
+		return
+	}
+	if f.f != nil {
+		f.f.Close()
+		f.f = nil
+	}
+	_ = f.dir.Remove()
+}
+
+// Write writes dest with write (through a buffer) so that dest is either
+// the old file or the whole new one (see Create and Commit).
+func Write(dest string, force bool, write func(io.Writer) error) error {
+	f, err := Create(dest, force)
+	if err != nil {
+		return err
+	}
+	defer f.Discard()
+	bw := bufio.NewWriterSize(f, 256*1024)
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", dest, err)
 	}
-	if force {
-		err = os.Rename(tmp.Name(), dest)
-	} else {
-		err = os.Link(tmp.Name(), dest)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", dest, err)
-	}
-	return nil
+	return f.Commit()
 }

@@ -33,6 +33,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/operator-catalog/olmcat/internal/crashpoint"
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
@@ -181,7 +182,7 @@ func (t *Tx) Commit() error {
 			return fmt.Errorf("commit %s: %w", t.out, err)
 		}
 		if len(old) > 0 && !t.force {
-			return fmt.Errorf("commit %s: output directory exists and is not empty (use --force to replace it)", t.out)
+			return pathcheck.Exists("commit %s: output directory exists and is not empty (use --force to replace it)", t.out)
 		}
 		return t.CommitEntries(old)
 	}
@@ -198,7 +199,7 @@ func (t *Tx) Commit() error {
 			return fmt.Errorf("commit %s: %w", t.out, err)
 		}
 		if len(old) > 0 {
-			return fmt.Errorf("commit %s: output directory exists and is not empty (use --force to replace it)", t.out)
+			return pathcheck.Exists("commit %s: output directory exists and is not empty (use --force to replace it)", t.out)
 		}
 	}
 	return t.commit(record{})

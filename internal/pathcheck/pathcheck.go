@@ -86,3 +86,20 @@ func Resolve(p string) (string, error) {
 		rest = append([]string{filepath.Base(cur)}, rest...)
 	}
 }
+
+// ErrExists is matched (errors.Is) by the errors of Exists: an output
+// that is already there is only replaced on request (--force), which makes
+// it a usage error like an overlap.
+var ErrExists = errors.New("exists")
+
+// existsError is an ErrExists with its own message.
+type existsError struct{ msg string }
+
+func (e *existsError) Error() string        { return e.msg }
+func (e *existsError) Is(target error) bool { return target == ErrExists }
+
+// Exists returns an error matching ErrExists with the message format and
+// args give, which should say how to replace the output.
+func Exists(format string, args ...any) error {
+	return &existsError{msg: fmt.Sprintf(format, args...)}
+}
