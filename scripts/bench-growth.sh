@@ -14,7 +14,8 @@
 #
 # For serve the wall column is the time to SERVING and the CPU column the
 # server's CPU through ListBundles (serve-dir) or to SERVING (serve-db).
-# graph (-o svg of the migrated dir) and graph-db (of the index) are extra
+# graph (-o svg of the migrated dir), graph-db (of the index) and
+# to-template (migrate --to-template semver of the index) are extra
 # columns, not in the default COMMANDS.
 #
 # Indexes and migrations are kept under BENCH_DIR (default /tmp/bench) as
@@ -48,6 +49,10 @@ for n in $SIZES; do
 		render) bench_run "$n $c" "$BIN" render "$cat" >&2 ;;
 		parity) bench_run "$n $c" "$BIN" parity --no-deprecation-warning --max-diffs 0 "$db" "$cat" >&2 ;;
 		graph) bench_run "$n $c" "$BIN" graph -o svg "$cat" >&2 ;;
+		to-template)
+			out=$(mktemp -d)
+			BENCH_BEFORE_EACH="rm -rf $out/t" bench_run "$n $c" "$BIN" migrate --to-template semver "$db" "$out/t" >&2
+			rm -rf "$out" ;;
 		graph-db) bench_run "$n $c" "$BIN" graph --no-deprecation-warning -o svg "$db" >&2 ;;
 		*) echo "bench-growth: unknown command $c" >&2; exit 2 ;;
 		esac

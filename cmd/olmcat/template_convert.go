@@ -16,11 +16,8 @@ import (
 )
 
 func newConvertTemplateCmd() *cobra.Command {
-	var output string
-	var noDeprecationWarning bool
-	var imgFlags *imageFlags
 	cmd := &cobra.Command{
-		Use:   "convert-template basic|substitutes [<catalog> | -]",
+		Use:   "convert-template",
 		Short: "Write a catalog as a basic or substitutes template",
 		Long: `Convert-template writes the blobs of a catalog as a template, as opm alpha
 convert-template does: basic reduces every bundle to its image,
@@ -29,29 +26,38 @@ The catalog is a blob file (stdin without argument or with "-", blobs kept
 in file order), a declarative config directory, a catalog image, or a
 legacy sqlite index (converted as olmcat migrate converts it, with the
 deprecation warning); the last three are read in opm's write order.`,
+	}
+	cmd.AddCommand(newConvertTemplateTypeCmd(template.TypeBasic), newConvertTemplateTypeCmd(template.TypeSubstitutes))
+	return cmd
+}
+
+// newConvertTemplateTypeCmd is convert-template basic or substitutes.
+func newConvertTemplateTypeCmd(t template.Type) *cobra.Command {
+	var output string
+	var noDeprecationWarning bool
+	var imgFlags *imageFlags
+	cmd := &cobra.Command{
+		Use:   string(t) + " [<catalog> | -]",
+		Short: "Write a catalog as a " + string(t) + " template",
 		Example: `  olmcat alpha convert-template basic catalog/foo/catalog.json -o yaml > foo-template.yaml
   olmcat alpha convert-template substitutes ./catalog
   olmcat alpha convert-template basic index.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 1 || len(args) > 2 {
-				return usageError(fmt.Errorf("accepts between 1 and 2 arg(s), received %d", len(args)))
+			if len(args) > 1 {
+				return usageError(fmt.Errorf("accepts at most 1 arg(s), received %d", len(args)))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := template.ParseType(args[0])
-			if err != nil || t == template.TypeSemver {
-				return usageError(fmt.Errorf("unknown template type %q (want basic or substitutes)", args[0]))
-			}
 			if output != "json" && output != "yaml" {
 				return usageError(fmt.Errorf("invalid --output value %q, expected (json|yaml)", output))
 			}
 			arg := "-"
-			if len(args) == 2 {
-				arg = args[1]
+			if len(args) == 1 {
+				arg = args[0]
 			}
 			var buf bytes.Buffer
-			err = withCatalogStream(cmd, arg, imgFlags, noDeprecationWarning, func(r io.Reader) error {
+			err := withCatalogStream(cmd, arg, imgFlags, noDeprecationWarning, func(r io.Reader) error {
 				return template.Convert(&buf, r, t, declcfg.Format(output))
 			})
 			if err != nil {
@@ -61,7 +67,7 @@ deprecation warning); the last three are read in opm's write order.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json or yaml")
+	cmd.Flags().StringVarP(&output, "output", "o", "json", "Output format (json|yaml)")
 	cmd.Flags().BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	imgFlags = addImageFlags(cmd.Flags(), true)
 	return cmd

@@ -122,7 +122,7 @@ func TestConvertTemplateInputs(t *testing.T) {
 	require.Equal(t, readGolden(t, "convert-substitutes-prometheus.yaml"), stdout)
 	_, stderr, code = runCLI(t, "alpha", "convert-template", "semver", "x")
 	require.Equal(t, 2, code)
-	require.Contains(t, stderr, `unknown template type "semver" (want basic or substitutes)`)
+	require.Contains(t, stderr, `unknown command "semver"`)
 }
 
 // TestMigrateToTemplateRenderBack migrates each fixture whose bundles are
