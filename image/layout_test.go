@@ -1,7 +1,6 @@
 package image_test
 
 import (
-	"archive/tar"
 	"context"
 	"io"
 	"io/fs"
@@ -38,19 +37,6 @@ func writeLayout(t *testing.T, named map[string]any) string {
 	return dir
 }
 
-// tarDir archives dir (an OCI archive: the layout's files at the root).
-func tarDir(t *testing.T, dir string) string {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "image.tar")
-	out, err := os.Create(file)
-	require.NoError(t, err)
-	tw := tar.NewWriter(out)
-	require.NoError(t, tw.AddFS(os.DirFS(dir)))
-	require.NoError(t, tw.Close())
-	require.NoError(t, out.Close())
-	return file
-}
-
 func readConfigs(t *testing.T, u *image.Extracted) map[string]string {
 	t.Helper()
 	got := map[string]string{}
@@ -85,8 +71,8 @@ func TestExtractCatalogOCILayout(t *testing.T) {
 		{"index, default platform", "oci:" + multi + ":v2", "amd", nil},
 		{"index, chosen platform", "oci:" + multi + ":v2", "arm", []image.Option{image.WithPlatform(arm)}},
 		{"the only image", "oci:" + single, "one", nil},
-		{"archive by name", "oci-archive:" + tarDir(t, multi) + ":v2", "amd", nil},
-		{"archive, the only image", "oci-archive:" + tarDir(t, single), "one", nil},
+		{"archive by name", "oci-archive:" + imagetest.ArchiveDir(t, multi, filepath.Join(t.TempDir(), "multi.tar")) + ":v2", "amd", nil},
+		{"archive, the only image", "oci-archive:" + imagetest.ArchiveDir(t, single, filepath.Join(t.TempDir(), "single.tar")), "one", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, t.TempDir(), tc.opts...)...)

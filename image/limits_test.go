@@ -16,43 +16,12 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
 )
-
-// gzipLayer makes a layer of already compressed bytes.
-func gzipLayer(t *testing.T, gz []byte) v1.Layer {
-	t.Helper()
-	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(gz)), nil })
-	require.NoError(t, err)
-	return l
-}
-
-// zerosBomb is a gzip layer holding one file of n zero bytes: about a
-// thousandth of n once compressed.
-func zerosBomb(t *testing.T, name string, n int64) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	tw := tar.NewWriter(zw)
-	require.NoError(t, tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: n}))
-	_, err := io.CopyN(tw, zeroReader{}, n)
-	require.NoError(t, err)
-	require.NoError(t, tw.Close())
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
-type zeroReader struct{}
-
-func (zeroReader) Read(b []byte) (int, error) {
-	clear(b)
-	return len(b), nil
-}
 
 // rawHeader is a ustar header block; archive/tar cannot write the sparse
 // entries tests need.
@@ -103,7 +72,7 @@ func sparseLayer(t *testing.T, name string, realSize int64) v1.Layer {
 	zw := gzip.NewWriter(&buf)
 	zw.Write(raw)
 	zw.Close()
-	return gzipLayer(t, buf.Bytes())
+	return imagetest.GzipLayer(t, buf.Bytes())
 }
 
 // TestExtractCatalogLimits: each limit stops a hostile image with an
@@ -112,7 +81,7 @@ func sparseLayer(t *testing.T, name string, realSize int64) v1.Layer {
 func TestExtractCatalogLimits(t *testing.T) {
 	reg := imagetest.New(t)
 	slow := imagetest.New(t, imagetest.WithBlobDelay(5*time.Second))
-	bomb := gzipLayer(t, zerosBomb(t, "configs/bomb.json", 100<<20))
+	bomb := imagetest.ZerosLayer(t, "configs/bomb.json", 100<<20)
 	many := imagetest.Layer(t, E{Name: "configs/a.json", Body: "{}"}, E{Name: "configs/b.json", Body: "{}"}, E{Name: "configs/c.json", Body: "{}"})
 	big := imagetest.Layer(t, E{Name: "configs/a.json", Body: strings.Repeat("a", 600)}, E{Name: "configs/b.json", Body: strings.Repeat("b", 600)})
 	for _, tc := range []struct {

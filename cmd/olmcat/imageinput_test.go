@@ -1,9 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"debug/elf"
 	"io"
 	"os"
@@ -13,10 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -111,7 +106,7 @@ func TestOneReferenceRule(t *testing.T) {
 	lp, err := layout.Write("db-oci", empty.Index)
 	require.NoError(t, err)
 	require.NoError(t, lp.AppendImage(dbImg, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": "v1"})))
-	archive := tarLayout(t, "db-oci")
+	archive := imagetest.ArchiveDir(t, "db-oci", "db-oci.tar")
 	_, stderr, code = runCLI(t, append([]string{"migrate", "oci-archive:" + archive + ":v1", "migrated"}, flags...)...)
 	require.Equal(t, 0, code, stderr)
 	_, stderr, code = runCLI(t, "migrate", abs("../../fixtures/legacy/small-fbb/index.db"), "migrated-file")
@@ -130,19 +125,6 @@ func TestOneReferenceRule(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "created package etcd")
 	assertNoImageTemp(t, tmp)
-}
-
-// tarLayout archives an OCI layout dir as an oci-archive file.
-func tarLayout(t *testing.T, dir string) string {
-	t.Helper()
-	file := dir + ".tar"
-	out, err := os.Create(file)
-	require.NoError(t, err)
-	tw := tar.NewWriter(out)
-	require.NoError(t, tw.AddFS(os.DirFS(dir)))
-	require.NoError(t, tw.Close())
-	require.NoError(t, out.Close())
-	return file
 }
 
 // TestImageRegistryMessages: auth, plain-HTTP and push failures say what
@@ -218,7 +200,7 @@ func TestImageLimitsAndCacheFromCLI(t *testing.T) {
 	_, stderr, code = runCLI(t, append([]string{"render", ref, "--max-image-bytes", "1KB"}, flags...)...)
 	assert.Equal(t, exitUsage, code, stderr)
 
-	bomb := zerosLayer(t, "configs/zeros.json", 80<<20)
+	bomb := imagetest.ZerosLayer(t, "configs/zeros.json", 80<<20)
 	bombRef := reg.Push(t, "ns/bomb:v1", imagetest.Image(t, map[string]string{image.LabelConfigs: "/configs"}, nil, bomb))
 	_, stderr, code = runCLI(t, append([]string{"render", bombRef}, flags...)...)
 	assert.Equal(t, exitInvalid, code)
@@ -245,27 +227,6 @@ func TestImageLimitsAndCacheFromCLI(t *testing.T) {
 	assert.Contains(t, stderr, "note: cached layer sha256:"+filepath.Base(blobs[0])+" was damaged")
 	assertNoImageTemp(t, tmp)
 }
-
-// zerosLayer is a gzip layer of one file of n zero bytes (a gzip bomb).
-func zerosLayer(t *testing.T, name string, n int64) v1.Layer {
-	t.Helper()
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	tw := tar.NewWriter(zw)
-	require.NoError(t, tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: n}))
-	_, err := io.Copy(tw, io.LimitReader(zeros{}, n))
-	require.NoError(t, err)
-	require.NoError(t, tw.Close())
-	require.NoError(t, zw.Close())
-	gz := buf.Bytes()
-	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(gz)), nil })
-	require.NoError(t, err)
-	return l
-}
-
-type zeros struct{}
-
-func (zeros) Read(b []byte) (int, error) { clear(b); return len(b), nil }
 
 // TestStaticBinaryAdvice: README's install line makes the static binary
 // build needs, and build's refusal of a dynamic one says how to make it.

@@ -7,6 +7,7 @@ package imagetest
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"encoding/pem"
 	"io"
 	"net"
@@ -275,4 +276,64 @@ func Index(t testing.TB, imgs ...v1.Image) v1.ImageIndex {
 		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: cf.OS, Architecture: cf.Architecture, Variant: cf.Variant}}})
 	}
 	return mutate.AppendManifests(empty.Index, adds...)
+}
+
+// ZerosLayer is a gzip layer holding one file of n zero bytes: a gzip
+// bomb, about a thousandth of n once compressed.
+func ZerosLayer(t testing.TB, name string, n int64) v1.Layer {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: n}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(tw, io.LimitReader(zeros{}, n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return GzipLayer(t, buf.Bytes())
+}
+
+type zeros struct{}
+
+func (zeros) Read(b []byte) (int, error) {
+	clear(b)
+	return len(b), nil
+}
+
+// GzipLayer is a layer of already compressed bytes, taken as they are.
+func GzipLayer(t testing.TB, gz []byte) v1.Layer {
+	t.Helper()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(gz)), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// ArchiveDir writes the files below dir as the tar archive file (an
+// OCI archive when dir is an OCI layout) and returns file.
+func ArchiveDir(t testing.TB, dir, file string) string {
+	t.Helper()
+	out, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(out)
+	if err := tw.AddFS(os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
