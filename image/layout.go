@@ -3,6 +3,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -49,20 +50,29 @@ type tarStore struct {
 	files map[string]*io.SectionReader
 }
 
-func openTarStore(file string) (*tarStore, error) {
+// openTarStore indexes the regular files of the archive; more entries
+// than maxFiles is a LimitError (the index is held in memory).
+func openTarStore(file string, maxFiles int64) (*tarStore, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("OCI archive: %w", err)
 	}
 	s := &tarStore{f: f, name: file, files: map[string]*io.SectionReader{}}
 	tr := tar.NewReader(f)
-	for {
+	for n := int64(1); ; n++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			return s, nil
 		}
+		if err == nil && n > maxFiles {
+			err = &LimitError{Kind: LimitFiles, Image: ArchivePrefix + file, Value: n, Max: maxFiles}
+		}
 		if err != nil {
 			f.Close()
+			var le *LimitError
+			if errors.As(err, &le) {
+				return nil, le
+			}
 			return nil, fmt.Errorf("OCI archive %s: read tar: %w", file, err)
 		}
 		if hdr.Typeflag != tar.TypeReg {
@@ -280,7 +290,7 @@ func layoutTarget(s blobStore, ref string) (*layoutIndex, v1.Descriptor, error) 
 func openLayout(in Input, o *options) (*Pulled, error) {
 	var s blobStore = dirStore(in.Layout)
 	if in.Archive {
-		ts, err := openTarStore(in.Layout)
+		ts, err := openTarStore(in.Layout, o.limits.MaxFiles)
 		if err != nil {
 			return nil, err
 		}

@@ -91,16 +91,21 @@ func TestExtractCatalogOCILayout(t *testing.T) {
 	rc, _ := other.Compressed()
 	evil, _ := io.ReadAll(rc)
 	require.NoError(t, os.WriteFile(blob, evil, 0o644))
-	for _, tc := range []struct{ name, ref, err string }{
-		{"unknown name", "oci:" + multi + ":v9", `no image named "v9"`},
-		{"several images, none named", "oci:" + multi, "holds 2 images"},
-		{"not a layout", "oci:" + t.TempDir(), "not an OCI image layout"},
-		{"missing archive", "oci-archive:" + filepath.Join(t.TempDir(), "none.tar"), "no such file"},
-		{"damaged layer", "oci:" + damaged, "with digest"},
+	for _, tc := range []struct {
+		name, ref, err string
+		opts           []image.Option
+	}{
+		{"unknown name", "oci:" + multi + ":v9", `no image named "v9"`, nil},
+		{"several images, none named", "oci:" + multi, "holds 2 images", nil},
+		{"not a layout", "oci:" + t.TempDir(), "not an OCI image layout", nil},
+		{"missing archive", "oci-archive:" + filepath.Join(t.TempDir(), "none.tar"), "no such file", nil},
+		{"damaged layer", "oci:" + damaged, "with digest", nil},
+		{"archive of too many files", "oci-archive:" + imagetest.ArchiveDir(t, multi, filepath.Join(t.TempDir(), "many.tar")), "more than 3 files",
+			[]image.Option{image.WithLimits(image.Limits{MaxFiles: 3})}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
-			_, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, tmp)...)
+			_, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, tmp, tc.opts...)...)
 			require.ErrorContains(t, err, tc.err)
 			assertEmpty(t, tmp)
 		})
