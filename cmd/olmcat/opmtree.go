@@ -12,6 +12,8 @@ import (
 func attachOPMCommands(root *cobra.Command) {
 	reg := parentCommand(root, "registry", "opm v1.73's registry commands, on declarative configs (deprecated)")
 	reg.AddCommand(newRegistryServeCmd())
+	alpha := parentCommand(root, "alpha", "opm v1.73's alpha commands")
+	alpha.AddCommand(newAlphaListCmd())
 	addOPMRootFlags(root)
 }
 

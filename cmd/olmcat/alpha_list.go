@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/registry/source"
+)
+
+// newAlphaListCmd is opm alpha list: tables of the packages, channels and
+// bundles of an index, byte for byte as opm prints them.
+func newAlphaListCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List contents of an index (opm alpha list)",
+		Long: `List the packages, channels or bundles of an index: a declarative config
+directory, a legacy sqlite index, or an image of either, as the tables opm
+alpha list prints.`,
+	}
+	cmd.AddCommand(
+		listCommand("packages <indexRef>", "List packages in an index", exactArgs(1), writePackages),
+		listCommand("channels <indexRef> [packageName]", "List package channels in an index", rangeArgs(1, 2), writeChannels),
+		listCommand("bundles <indexRef> [packageName]", "List bundles in an index", rangeArgs(1, 2), writeBundles),
+	)
+	return cmd
+}
+
+// listCmd holds the flags every alpha list subcommand shares.
+type listCmd struct {
+	img    *imageFlags
+	noWarn bool
+}
+
+// listCommand builds one alpha list subcommand writing its table with
+// write.
+func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Writer, *declcfg.Model, string) error) *cobra.Command {
+	lc := &listCmd{}
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := lc.load(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			pkg := ""
+			if len(args) > 1 {
+				pkg = args[1]
+				if _, ok := m.Packages[pkg]; !ok {
+					return &exitError{code: exitInvalid, err: fmt.Errorf("package %q not found", pkg)}
+				}
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			if err := write(tw, m, pkg); err != nil {
+				return err
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().BoolVar(&lc.noWarn, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	lc.img = addImageFlags(c.Flags(), true)
+	return c
+}
+
+// load reads ref (a catalog directory or file, a sqlite index or an image
+// of either) into the validated model opm lists from.
+func (lc *listCmd) load(cmd *cobra.Command, ref string) (*declcfg.Model, error) {
+	ctx := cmd.Context()
+	in, err := source.Detect(ref)
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
+	}
+	local, extracted, err := lc.img.localInput(ctx, in, true, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	defer extracted.Close()
+	rin := renderInput{Input: local, name: ref, unpacked: extracted}
+	if _, _, isBundle := rin.bundleDir(); isBundle || extracted != nil && extracted.Kind == image.KindBundle {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("cannot list non-index %q", ref)}
+	}
+	cfg, err := loadRenderInput(ctx, rin, cmd.ErrOrStderr(), lc.noWarn)
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: err}
+	}
+	if err := cfg.ResolveBundleObjects(); err != nil {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
+	}
+	m, err := declcfg.ConvertToModel(cfg)
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
+	}
+	return m, nil
+}
+
+func writePackages(w io.Writer, m *declcfg.Model, _ string) error {
+	fmt.Fprint(w, "NAME\tDISPLAY NAME\tDEFAULT CHANNEL\n")
+	for _, r := range declcfg.ListPackages(m) {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Name, r.DisplayName, r.DefaultChannel)
+	}
+	return nil
+}
+
+func writeChannels(w io.Writer, m *declcfg.Model, pkg string) error {
+	fmt.Fprint(w, "PACKAGE\tCHANNEL\tHEAD\n")
+	for _, r := range declcfg.ListChannels(m, pkg) {
+		head := r.Head
+		if r.HeadErr != nil {
+			head = "ERROR: " + r.HeadErr.Error()
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Package, r.Channel, head)
+	}
+	return nil
+}
+
+func writeBundles(w io.Writer, m *declcfg.Model, pkg string) error {
+	fmt.Fprint(w, "PACKAGE\tCHANNEL\tBUNDLE\tREPLACES\tSKIPS\tSKIP RANGE\tIMAGE\n")
+	for _, r := range declcfg.ListBundles(m, pkg) {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Package, r.Channel, r.Bundle, r.Replaces, strings.Join(r.Skips, ","), r.SkipRange, r.Image)
+	}
+	return nil
+}
+
+// rangeArgs is cobra.RangeArgs with a usage exit code.
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
+			return usageError(err)
+		}
+		return nil
+	}
+}
