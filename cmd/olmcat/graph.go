@@ -80,12 +80,24 @@ are highlighted and explained in a legend.
 	return cmd
 }
 
-// buildGraph builds the graph of a graph argument. A directory or a
-// sqlite index is walked package by package (only the graph is kept, so
-// memory follows the graph, not the catalog's bytes); with --package only
-// that package is decoded. Other inputs are loaded as render loads them.
+// buildGraph builds the graph of a graph argument (see addToGraph).
 func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, opts ...graph.Option) (*graph.Graph, error) {
 	b := graph.NewBuilder(opts...)
+	if err := addToGraph(cmd, b, in, noDeprecationWarning); err != nil {
+		return nil, err
+	}
+	g, err := b.Graph()
+	if err != nil {
+		return nil, fmt.Errorf("graph %s: %w", in.name, err)
+	}
+	return g, nil
+}
+
+// addToGraph adds one input to b. A directory or a sqlite index is
+// walked package by package (only the graph is kept, so memory follows
+// the graph, not the catalog's bytes); with a package filter only that
+// package is decoded. Other inputs are loaded as render loads them.
+func addToGraph(cmd *cobra.Command, b *graph.Builder, in renderInput, noDeprecationWarning bool) error {
 	pkg := b.Package()
 	_, _, bundle := in.bundleDir()
 	switch {
@@ -93,13 +105,13 @@ func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, o
 		// One package: only its files are decoded, once.
 		cfg, err := declcfg.LoadDir(cmd.Context(), in.Ref, declcfg.WithPackages(pkg))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.Add(cfg)
 	case in.Kind == source.KindDeclcfg && !bundle:
 		add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
 		if err := declcfg.EachPackage(cmd.Context(), in.Ref, add); err != nil {
-			return nil, err
+			return err
 		}
 	case in.Kind == source.KindSQLite:
 		var mopts []migrate.Option
@@ -112,18 +124,14 @@ func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, o
 		rep, err := migrate.Each(cmd.Context(), in.Ref, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
 		summarizeConversion(cmd.ErrOrStderr(), "graph", in.name, rep)
 		if err != nil {
-			return nil, fmt.Errorf("graph %s: %w", in.name, err)
+			return fmt.Errorf("graph %s: %w", in.name, err)
 		}
 	default:
 		cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.Add(cfg)
 	}
-	g, err := b.Graph()
-	if err != nil {
-		return nil, fmt.Errorf("graph %s: %w", in.name, err)
-	}
-	return g, nil
+	return nil
 }

@@ -73,6 +73,12 @@ func TestOPMGoldens(t *testing.T) {
 				assert.Contains(t, stderr, c.stderr)
 			}
 			assert.Equal(t, string(want), stdout)
+			if len(c.args) == 3 && c.args[0] == "alpha" && c.args[1] == "render-graph" {
+				// olmcat graph -o mermaid prints the same text.
+				graphOut, stderr, code := runCLI(t, "graph", c.args[2], "-o", "mermaid")
+				require.Equal(t, 0, code, stderr)
+				assert.Equal(t, string(want), graphOut, "olmcat graph -o mermaid")
+			}
 		})
 	}
 }

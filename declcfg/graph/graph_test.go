@@ -50,7 +50,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestGolden(t *testing.T) {
 	writers := map[string]func(io.Writer, *graph.Graph) error{
-		"mermaid": graph.WriteMermaid,
+		"mermaid": func(w io.Writer, g *graph.Graph) error { return graph.WriteMermaid(w, g) },
 		"dot":     graph.WriteDOT,
 	}
 	for name := range fixtures {
