@@ -14,6 +14,7 @@ func attachOPMCommands(root *cobra.Command) {
 	reg.AddCommand(newRegistryServeCmd())
 	alpha := parentCommand(root, "alpha", "opm v1.73's alpha commands")
 	alpha.AddCommand(newAlphaListCmd(), newAlphaRenderGraphCmd())
+	root.AddCommand(newInitCmd())
 	addOPMRootFlags(root)
 }
 

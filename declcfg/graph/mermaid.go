@@ -33,7 +33,9 @@ func MermaidV0Semantics(on bool) MermaidOption { return func(o *mermaidOptions) 
 // ErrUnknownMinimumEdge is the error of MermaidMinimumEdge naming no bundle.
 type ErrUnknownMinimumEdge string
 
-func (e ErrUnknownMinimumEdge) Error() string { return fmt.Sprintf("unknown minimum edge name: %q", string(e)) }
+func (e ErrUnknownMinimumEdge) Error() string {
+	return fmt.Sprintf("unknown minimum edge name: %q", string(e))
+}
 
 // mermaidState is what drawing the channels collects for the trailer.
 type mermaidState struct {
