@@ -10,7 +10,7 @@ FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
-.PHONY: all build build-images browser cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
+.PHONY: all build build-images browser xmllint cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
 
 all: build
 
@@ -33,15 +33,15 @@ build-images:
 		CGO_ENABLED=0 GOOS=linux GOARCH=$$a $(GO) build -o bin/olmcat-linux-$$a ./cmd/olmcat; \
 	done
 
-test: lint browser cluster-bins build-images test-all test-race fuzz
+test: lint browser xmllint cluster-bins build-images test-all test-race fuzz
 
-# Every test. The browser test (internal/htmlreport) drives Debian's
+# Every test. The browser test (cmd/olmcat/internal/report) drives Debian's
 # chromium and the cluster tests (internal/kubetest users: unpack, the
 # bundle commands) a real kube-apiserver and etcd; here a missing browser or
 # binary fails those tests instead of skipping them. The image build test
 # uses the binaries of build-images.
 test-all:
-	OLMCAT_REQUIRE_BROWSER=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin $(GO) test -count=1 -timeout 30m $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The fast tests: -short skips the cluster tests and the image build test.
 test-unit:
@@ -68,6 +68,16 @@ browser:
 	@if [ ! -x $(CHROMIUM) ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "$(CHROMIUM) missing: install Debian's chromium package (or run make test as root)" >&2; exit 1; fi; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+	fi
+
+XMLLINT ?= /usr/bin/xmllint
+
+# The JUnit output's schema test (cmd/olmcat/internal/report) validates
+# with Debian's xmllint.
+xmllint:
+	@if [ ! -x $(XMLLINT) ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "$(XMLLINT) missing: install Debian's libxml2-utils package (or run make test as root)" >&2; exit 1; fi; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libxml2-utils; \
 	fi
 
 test-race:

@@ -188,7 +188,7 @@ func checkOutput(out string, force bool) error {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
 	if !empty {
-		return pathcheck.Exists("output directory %s exists and is not empty (use --force to replace it)", out)
+		return pathcheck.Exists("output directory %s exists and is not empty", out)
 	}
 	return nil
 }

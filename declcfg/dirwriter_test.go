@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 func loadBlobs(t *testing.T, blobs ...string) *DeclarativeConfig {
@@ -43,7 +45,8 @@ func TestDirWriterNoClobberAndForce(t *testing.T) {
 	require.NoError(t, err)
 	other := loadBlobs(t, pkgBlob("bar", "s"), chBlob("bar", "s", entry("bar.v1")), bundleBlob("bar", "bar.v1", "1.0.0"))
 	err = WriteDir(other, out)
-	require.EqualError(t, err, "output directory "+out+" exists and is not empty (use --force to replace it)")
+	require.EqualError(t, err, "output directory "+out+" exists and is not empty")
+	require.ErrorIs(t, err, pathcheck.ErrExists, "typed, for the caller to say how to replace it")
 	after, err := os.ReadFile(marker)
 	require.NoError(t, err)
 	require.Equal(t, before, after)

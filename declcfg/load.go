@@ -31,6 +31,7 @@ type loadOptions struct {
 	packages    map[string]bool // nil: every package
 	lean        bool            // WithLeanBundles
 	warn        func(Problem)   // nil: graph warnings are not computed
+	checked     func(PackageCheck)
 }
 
 // WithConcurrency bounds the number of files decoded at once (default

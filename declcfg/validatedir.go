@@ -35,6 +35,25 @@ func WithWarnings(fn func(Problem)) LoadOption {
 	return func(o *loadOptions) { o.warn = fn }
 }
 
+// PackageCheck is what ValidateDir found about one package: its blobs
+// per schema and its problems (none when it is valid), in the order
+// ConvertToModel found them. Name is "" for the blobs that name no
+// package.
+type PackageCheck struct {
+	Name                                      string
+	Packages, Channels, Bundles, Deprecations int
+	Problems                                  []Problem
+}
+
+// WithPackageChecks makes ValidateDir and LoadDirModels hand each
+// package's outcome to fn as soon as the package is checked (after its
+// warnings, see WithWarnings), in package order, from the calling
+// goroutine: what a caller needs to report package by package while the
+// directory is checked. LoadDir ignores it.
+func WithPackageChecks(fn func(PackageCheck)) LoadOption {
+	return func(o *loadOptions) { o.checked = fn }
+}
+
 // ValidateDir checks the declarative config directory root exactly as
 // ConvertToModel(LoadDir(root)) does, with the same error: LoadDir's error
 // when the directory does not load, else a *ValidationError with the same
@@ -80,16 +99,21 @@ func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts
 	}
 	var ps problems
 	var nested []error
-	err = eachPackage(ctx, r, files, filePkgs, o, func(_ string, cfg *DeclarativeConfig) error {
+	err = eachPackage(ctx, r, files, filePkgs, o, func(pkg string, cfg *DeclarativeConfig) error {
 		res.Packages += len(cfg.Packages)
 		res.Channels += len(cfg.Channels)
 		res.Bundles += len(cfg.Bundles)
+		pc := PackageCheck{Name: pkg, Packages: len(cfg.Packages), Channels: len(cfg.Channels), Bundles: len(cfg.Bundles), Deprecations: len(cfg.Deprecations)}
 		m, err := ConvertToModel(cfg)
 		var ve *ValidationError
 		switch {
 		case errors.As(err, &ve):
 			ps = append(ps, ve.Problems...)
 			nested = append(nested, ve.nested...)
+			if o.checked != nil {
+				pc.Problems = ve.Problems
+				o.checked(pc)
+			}
 			return nil
 		case err != nil:
 			return err
@@ -98,6 +122,9 @@ func LoadDirModels(ctx context.Context, root string, fn func(*Model) error, opts
 			for _, w := range m.Warnings() {
 				o.warn(w)
 			}
+		}
+		if o.checked != nil {
+			o.checked(pc)
 		}
 		if fn != nil && len(ps) == 0 {
 			return fn(m)

@@ -22,8 +22,8 @@ func (o *buildOptions) platformImage(ctx context.Context, p v1.Platform, layers 
 	}
 	bin, ok := o.binaries[platformString(p)]
 	if !ok {
-		return nil, fmt.Errorf("build: no olmcat binary for %s: build one with CGO_ENABLED=0 GOOS=%s GOARCH=%s go build -o olmcat-%s-%s ./cmd/olmcat and pass --binary %s=olmcat-%s-%s",
-			platformString(p), p.OS, p.Architecture, p.OS, p.Architecture, platformString(p), p.OS, p.Architecture)
+		return nil, fmt.Errorf("build: no olmcat binary for %s: build one with CGO_ENABLED=0 GOOS=%s GOARCH=%s go build -o olmcat-%s-%s ./cmd/olmcat and give it as the binary of %s",
+			platformString(p), p.OS, p.Architecture, p.OS, p.Architecture, platformString(p))
 	}
 	if err := CheckBinary(bin, p); err != nil {
 		return nil, fmt.Errorf("build: %w", err)

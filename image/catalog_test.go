@@ -146,7 +146,7 @@ func TestExtractCatalogBadInputs(t *testing.T) {
 			E{Name: "configs/d/f.json", Body: "x"}), []string{"parent configs/d is not a directory"}},
 		{"hardlink out", push("hard:v1", configsLabels, E{Name: "etc/passwd", Body: "x"}, E{Name: "configs/p.json", Type: tar.TypeLink, Linkname: "etc/passwd"}), []string{"hardlink configs/p.json -> etc/passwd points outside configs: refused"}},
 		{"configs is a symlink", push("cfglink:v1", configsLabels, E{Name: "configs", Type: tar.TypeSymlink, Linkname: "/data"}), []string{"symlink configs -> /data points outside configs: refused"}},
-		{"platform not in index", idx, []string{"no image for platform linux/amd64", "platforms present: linux/arm64, linux/s390x", "--platform"}},
+		{"platform not in index", idx, []string{"no image for platform linux/amd64", "platforms present: linux/arm64, linux/s390x (choose one of them)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()

@@ -76,7 +76,7 @@ func FindCatalog(ref string, labels map[string]string, src Source, preferSQLite 
 	switch {
 	case src == SourceSQLite && !hasDB, src == SourceConfigs && !hasCfg:
 		want := map[Source]string{SourceSQLite: LabelDatabase, SourceConfigs: LabelConfigs}[src]
-		return nil, fmt.Errorf("image %s: --source %s but the image has no %s label; %s", ref, src, want, describeLabels(labels))
+		return nil, fmt.Errorf("image %s: source %s asked for, but the image has no %s label; %s", ref, src, want, describeLabels(labels))
 	case src == SourceSQLite, src == SourceAuto && hasDB && (preferSQLite || !hasCfg):
 		c = &Catalog{Kind: KindSQLite, Path: dbPath, Label: LabelDatabase}
 	case hasCfg:

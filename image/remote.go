@@ -139,7 +139,7 @@ func (p *Pulled) choosePlatform(idx v1.ImageIndex, d v1.Hash, where string) erro
 		}
 		present = append(present, platformString(*m.Platform))
 	}
-	return fmt.Errorf("pull %s: no image for platform %s in the index; platforms present: %s (choose one with --platform)",
+	return fmt.Errorf("pull %s: no image for platform %s in the index; platforms present: %s (choose one of them)",
 		where, platformString(o.platform), strings.Join(present, ", "))
 }
 
@@ -179,14 +179,14 @@ func (o *options) transport(insecure bool) (http.RoundTripper, error) {
 	if o.caFile != "" {
 		pem, err := os.ReadFile(o.caFile)
 		if err != nil {
-			return nil, fmt.Errorf("read --ca-file: %w", err)
+			return nil, fmt.Errorf("read CA file: %w", err)
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil || pool == nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--ca-file %s: no PEM certificate in it", o.caFile)
+			return nil, fmt.Errorf("CA file %s: no PEM certificate in it", o.caFile)
 		}
 		cfg.RootCAs = pool
 	}

@@ -207,7 +207,7 @@ func TestDamage(t *testing.T) {
 		assert.Equal(t, "bar.v1.0.0", p.Bundle)
 		assert.Equal(t, "relatedImages[0].image", p.Field)
 		assert.Equal(t, badRef, p.Value)
-		assert.Contains(t, err.Error(), "--drop-invalid-related-images")
+		assert.Contains(t, err.Error(), "use WithDropInvalidRelatedImages")
 
 		got, rep, err := buildAndMigrate(t, dbbuild.MaxLevel, bundles, opts, WithDropInvalidRelatedImages(true))
 		require.NoError(t, err)

@@ -253,7 +253,7 @@ func TestMigrateBadInput(t *testing.T) {
 				testinput.ExecSQL(t, p, `UPDATE channel_entry SET operatorbundle_name = 'baz.v9.9.9' WHERE package_name = 'baz'`)
 				return p
 			},
-			wantErr: []string{"empty-channel: package baz, channel stable", "--keep-deprecated"},
+			wantErr: []string{"empty-channel: package baz, channel stable", "use WithKeepDeprecated"},
 		},
 	}
 	for _, tt := range tests {

@@ -81,42 +81,61 @@ const (
 	ProblemInvalidOutput         Kind = "invalid-output"
 )
 
+// Remedy is a migration option that resolves a kind of finding. A hint
+// names it where its text says %s; a caller names it as it exposes the
+// option (HintWith), the package as the Option that sets it (Hint).
+type Remedy string
+
+// The remedies, each named as the Option that sets it.
+const (
+	RemedyKeepDeprecated           Remedy = "WithKeepDeprecated"
+	RemedyDropInvalidBundles       Remedy = "WithDropInvalidBundles"
+	RemedyDropInvalidRelatedImages Remedy = "WithDropInvalidRelatedImages"
+)
+
+// hint is what the user can do about a kind of finding: text, with the
+// remedy (if any) named where it says %s.
+type hint struct {
+	remedy Remedy
+	text   string
+}
+
 // hints say, per kind, what the user can do. They are printed with every
 // finding and repeated in MIGRATION.md.
-var hints = map[Kind]string{
-	DropDeprecated:          "pass --keep-deprecated to keep deprecated bundles (listed in an olm.deprecations blob)",
-	DropStranded:            "no channel entry names this bundle, so no client could ever install it; add it to a channel in the migrated catalog if it is needed",
-	DropNoChannel:           "its channel entries name channels that do not exist; add it to a channel in the migrated catalog if it is needed",
-	DropOrphanEntries:       "the channel table has no row for this channel; the legacy server never listed it either",
-	DropInvalidRelatedImage: "fix the image reference in the source bundle and rebuild if the image is needed",
-	DropInvalidBundle:       "fix the bundle and add it to the migrated catalog again if it is needed",
-	DropUnknownDependency:   "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it",
-	DropDanglingEntryLink:   "the channel_entry table is damaged; check the channel's upgrade graph in the migrated catalog",
-	DropIcon:                "the package is served without an icon; fix spec.icon of the default channel head's CSV",
-	DropPackageMeta:         "fix the default channel head's CSV (or set description and icon in the migrated olm.package blob)",
-	NoteNoCSV:               "nothing while the bundle image is pullable: clients install from the image; fix the index entry if manifests matter to you",
-	NoteStaleChannelHead:    "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing",
-	NoteAbandonedTemp:       "nothing to do: a run that was killed left it; its owner was no longer running",
-	NoteTemplatesVerified:   "nothing to do: the templates render back to the migrated catalog",
-	NoteDanglingEdge:        "allowed (the upgrade edge names a bundle that is not in the catalog); pass --keep-deprecated if the named bundle was deprecated and clients still need it",
+var hints = map[Kind]hint{
+	DropDeprecated:          {RemedyKeepDeprecated, "%s to keep deprecated bundles (listed in an olm.deprecations blob)"},
+	DropStranded:            {text: "no channel entry names this bundle, so no client could ever install it; add it to a channel in the migrated catalog if it is needed"},
+	DropNoChannel:           {text: "its channel entries name channels that do not exist; add it to a channel in the migrated catalog if it is needed"},
+	DropOrphanEntries:       {text: "the channel table has no row for this channel; the legacy server never listed it either"},
+	DropInvalidRelatedImage: {text: "fix the image reference in the source bundle and rebuild if the image is needed"},
+	DropInvalidBundle:       {text: "fix the bundle and add it to the migrated catalog again if it is needed"},
+	DropUnknownDependency:   {text: "declarative configs have no equivalent; add the requirement as a property by hand if a client relies on it"},
+	DropDanglingEntryLink:   {text: "the channel_entry table is damaged; check the channel's upgrade graph in the migrated catalog"},
+	DropIcon:                {text: "the package is served without an icon; fix spec.icon of the default channel head's CSV"},
+	DropPackageMeta:         {text: "fix the default channel head's CSV (or set description and icon in the migrated olm.package blob)"},
+	NoteNoCSV:               {text: "nothing while the bundle image is pullable: clients install from the image; fix the index entry if manifests matter to you"},
+	NoteStaleChannelHead:    {text: "nothing to do: the head is derived from channel_entry as opm did; only the package icon and description, taken from the stored default channel head, may be missing"},
+	NoteAbandonedTemp:       {text: "nothing to do: a run that was killed left it; its owner was no longer running"},
+	NoteTemplatesVerified:   {text: "nothing to do: the templates render back to the migrated catalog"},
+	NoteDanglingEdge:        {RemedyKeepDeprecated, "allowed (the upgrade edge names a bundle that is not in the catalog); %s if the named bundle was deprecated and clients still need it"},
 
-	ProblemInvalidImage:          "pass --drop-invalid-bundles to leave the bundle out, or fix the bundle image reference",
-	ProblemInvalidRelatedImage:   "pass --drop-invalid-related-images to leave the related image out, or fix the reference",
-	ProblemInvalidVersion:        "pass --drop-invalid-bundles to leave the bundle out; declarative configs need a semver version",
-	ProblemInvalidSkipRange:      "pass --drop-invalid-bundles to leave the bundle out; skipRange must be a semver range",
-	ProblemInvalidProperty:       "pass --drop-invalid-bundles to leave the bundle out; the property value does not parse",
-	ProblemInvalidCSV:            "pass --drop-invalid-bundles to leave the bundle out; its ClusterServiceVersion is not valid JSON",
-	ProblemInvalidManifest:       "pass --drop-invalid-bundles to leave the bundle out; one of its manifests is not valid JSON",
-	ProblemMissingImage:          "pass --drop-invalid-bundles to leave the bundle out; a bundle needs an image or its manifests",
-	ProblemDuplicateVersion:      "two bundles of the package have the same version; remove one from the legacy index (or the migrated catalog) first",
-	ProblemInvalidPackageName:    "declarative config package names must be DNS-1123 labels; the package cannot be served by a declarative config catalog",
-	ProblemMissingDefaultChannel: "the default channel has no bundle left; pass --keep-deprecated if its bundles were deprecated",
-	ProblemEmptyChannel:          "the channel has no bundle left; pass --keep-deprecated if its bundles were deprecated",
-	ProblemNoHead:                "every bundle of the channel is replaced or skipped by another: the upgrade graph has a cycle",
-	ProblemMultipleHeads:         "the upgrade graph has more than one head; pass --keep-deprecated if a dropped deprecated bundle linked them",
-	ProblemCycle:                 "the replaces chain loops; fix the graph in the legacy index",
-	ProblemUnreachable:           "the bundle is neither on the replaces chain from the head nor skipped; pass --keep-deprecated if a dropped deprecated bundle linked it",
-	ProblemInvalidOutput:         "the converted catalog failed validation; please report this with the migration report",
+	ProblemInvalidImage:          {RemedyDropInvalidBundles, "%s to leave the bundle out, or fix the bundle image reference"},
+	ProblemInvalidRelatedImage:   {RemedyDropInvalidRelatedImages, "%s to leave the related image out, or fix the reference"},
+	ProblemInvalidVersion:        {RemedyDropInvalidBundles, "%s to leave the bundle out; declarative configs need a semver version"},
+	ProblemInvalidSkipRange:      {RemedyDropInvalidBundles, "%s to leave the bundle out; skipRange must be a semver range"},
+	ProblemInvalidProperty:       {RemedyDropInvalidBundles, "%s to leave the bundle out; the property value does not parse"},
+	ProblemInvalidCSV:            {RemedyDropInvalidBundles, "%s to leave the bundle out; its ClusterServiceVersion is not valid JSON"},
+	ProblemInvalidManifest:       {RemedyDropInvalidBundles, "%s to leave the bundle out; one of its manifests is not valid JSON"},
+	ProblemMissingImage:          {RemedyDropInvalidBundles, "%s to leave the bundle out; a bundle needs an image or its manifests"},
+	ProblemDuplicateVersion:      {text: "two bundles of the package have the same version; remove one from the legacy index (or the migrated catalog) first"},
+	ProblemInvalidPackageName:    {text: "declarative config package names must be DNS-1123 labels; the package cannot be served by a declarative config catalog"},
+	ProblemMissingDefaultChannel: {RemedyKeepDeprecated, "the default channel has no bundle left; %s if its bundles were deprecated"},
+	ProblemEmptyChannel:          {RemedyKeepDeprecated, "the channel has no bundle left; %s if its bundles were deprecated"},
+	ProblemNoHead:                {text: "every bundle of the channel is replaced or skipped by another: the upgrade graph has a cycle"},
+	ProblemMultipleHeads:         {RemedyKeepDeprecated, "the upgrade graph has more than one head; %s if a dropped deprecated bundle linked them"},
+	ProblemCycle:                 {text: "the replaces chain loops; fix the graph in the legacy index"},
+	ProblemUnreachable:           {RemedyKeepDeprecated, "the bundle is neither on the replaces chain from the head nor skipped; %s if a dropped deprecated bundle linked it"},
+	ProblemInvalidOutput:         {text: "the converted catalog failed validation; please report this with the migration report"},
 }
 
 // Kinds lists every kind of finding, sorted.
@@ -129,8 +148,21 @@ func Kinds() []Kind {
 	return out
 }
 
-// Hint returns what the user can do about a finding of kind k.
-func Hint(k Kind) string { return hints[k] }
+// Hint returns what the user can do about a finding of kind k, naming
+// its remedy as the Option that sets it ("use WithKeepDeprecated").
+func Hint(k Kind) string {
+	return HintWith(k, func(r Remedy) string { return "use " + string(r) })
+}
+
+// HintWith returns what the user can do about a finding of kind k, naming
+// its remedy with name (the CLI: "pass --keep-deprecated").
+func HintWith(k Kind, name func(Remedy) string) string {
+	h := hints[k]
+	if h.remedy == "" {
+		return h.text
+	}
+	return fmt.Sprintf(h.text, name(h.remedy))
+}
 
 // Finding is one drop, note or problem, naming what it is about.
 type Finding struct {
@@ -209,7 +241,8 @@ type ProblemsError struct {
 	Problems []Finding
 }
 
-// Error lists every problem on its own line, then one hint per kind.
+// Error lists every problem on its own line, then one hint per kind (the
+// first problem's Hint).
 func (e *ProblemsError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d problem(s) would make the catalog unservable; nothing was written:", len(e.Problems))
@@ -222,7 +255,7 @@ func (e *ProblemsError) Error() string {
 			continue
 		}
 		seen[p.Kind] = true
-		if h := Hint(p.Kind); h != "" {
+		if h := p.Hint; h != "" {
 			fmt.Fprintf(&b, "\n  hint (%s): %s", p.Kind, h)
 		}
 	}

@@ -19,4 +19,4 @@ bench_run "graph --package $PACKAGE -o svg" "$BIN" graph "$CATALOG" --package "$
 bench_run "graph -o svg (every package)" "$BIN" graph "$CATALOG" -o svg
 "$BIN" migrate --no-deprecation-warning "$DB" "$OUT/catalog" --report-html "$OUT/report.html" >/dev/null 2>&1
 echo "migrate --report-html: $(du -h "$OUT/report.html" | cut -f1) ($(stat -c %s "$OUT/report.html") bytes)"
-OLMCAT_BENCH_DB="$DB" go test ./internal/htmlreport -run '^$' -bench BenchmarkOpenMigrationReport -benchtime "${RUNS}x"
+OLMCAT_BENCH_DB="$DB" go test ./cmd/olmcat/internal/report -run '^$' -bench BenchmarkOpenMigrationReport -benchtime "${RUNS}x"

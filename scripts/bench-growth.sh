@@ -16,7 +16,11 @@
 # server's CPU through ListBundles (serve-dir) or to SERVING (serve-db).
 # graph (-o svg of the migrated dir), graph-db (of the index) and
 # to-template (migrate --to-template semver of the index) are extra
-# columns, not in the default COMMANDS.
+# columns, not in the default COMMANDS, as are the CI outputs:
+# parity-junit and parity-github (parity -o junit|github) and
+# validate-junit (validate -o junit), each written as the check runs:
+#
+#   SIZES="2500 40000" COMMANDS="parity parity-junit validate-junit" scripts/bench-growth.sh
 #
 # Indexes and migrations are kept under BENCH_DIR (default /tmp/bench) as
 # index-N.db and catalog-N, generated when missing (~35 MB of sqlite and
@@ -48,6 +52,9 @@ for n in $SIZES; do
 		validate) bench_run "$n $c" "$BIN" validate "$cat" >&2 ;;
 		render) bench_run "$n $c" "$BIN" render "$cat" >&2 ;;
 		parity) bench_run "$n $c" "$BIN" parity --no-deprecation-warning --max-diffs 0 "$db" "$cat" >&2 ;;
+		parity-junit) bench_run "$n $c" "$BIN" parity --no-deprecation-warning -o junit "$db" "$cat" >&2 ;;
+		parity-github) bench_run "$n $c" "$BIN" parity --no-deprecation-warning -o github "$db" "$cat" >&2 ;;
+		validate-junit) bench_run "$n $c" "$BIN" validate -o junit "$cat" >&2 ;;
 		graph) bench_run "$n $c" "$BIN" graph -o svg "$cat" >&2 ;;
 		to-template)
 			out=$(mktemp -d)

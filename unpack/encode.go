@@ -69,7 +69,7 @@ func (e *encodedBundle) checkLimit(limit int, gzipped bool) error {
 	for _, s := range sizes {
 		names = append(names, fmt.Sprintf("%s (%d bytes)", s.path, s.size))
 	}
-	hint := "; store it gzipped (--gzip)"
+	hint := "; store it gzipped"
 	if gzipped {
 		hint = ""
 	}

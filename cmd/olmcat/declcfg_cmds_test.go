@@ -59,7 +59,7 @@ func TestValidateCommand(t *testing.T) {
 		{"unreadable", []string{"validate", broken}, 1,
 			"load catalog.json: blob #0: missing root schema field\n", ""},
 		{"missing dir", []string{"validate", filepath.Join(invalid, "nope")}, 1, "", ""},
-		{"bad output flag", []string{"validate", opmManifests, "-o", "xml"}, 2, "", "Error: unknown output format \"xml\" (want text or json)\n"},
+		{"bad output flag", []string{"validate", opmManifests, "-o", "xml"}, 2, "", "Error: unknown output format \"xml\" (want text, json, junit or github)\n"},
 		{"no argument", []string{"validate"}, 2, "", ""},
 	}
 	for _, tt := range tests {

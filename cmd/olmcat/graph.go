@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
-	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -41,7 +41,7 @@ are highlighted and explained in a legend.
 				"mermaid": func(w *bufio.Writer, g *graph.Graph) error { return graph.WriteMermaid(w, g) },
 				"dot":     func(w *bufio.Writer, g *graph.Graph) error { return graph.WriteDOT(w, g) },
 				"html": func(w *bufio.Writer, g *graph.Graph) error {
-					return htmlreport.WriteGraphPage(w, "Upgrade graphs of "+args[0], g)
+					return report.WriteGraphPage(w, "Upgrade graphs of "+args[0], g)
 				},
 			}[output]
 			if !ok {
@@ -122,7 +122,8 @@ func addToGraph(cmd *cobra.Command, b *graph.Builder, in renderInput, noDeprecat
 			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Ref)
 		}
 		rep, err := migrate.Each(cmd.Context(), in.Ref, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
-		summarizeConversion(cmd.ErrOrStderr(), "graph", in.name, rep)
+		report.NameRemedies(rep, err)
+		report.WriteConversionSummary(cmd.ErrOrStderr(), "graph", in.name, rep)
 		if err != nil {
 			return fmt.Errorf("graph %s: %w", in.name, err)
 		}

@@ -8,9 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/internal/htmlreport"
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -108,11 +107,11 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
 	defer migrateGCBudget(f)()
-	var report, page *reportFile
-	defer func() { report.discard(); page.discard() }()
+	var jsonFile, page *reportFile
+	defer func() { jsonFile.discard(); page.discard() }()
 	var err error
 	if f.report != "" {
-		if report, err = openReportFile(f.report, outDir, f.force, input, dbPath); err != nil {
+		if jsonFile, err = openReportFile(f.report, outDir, f.force, input, dbPath); err != nil {
 			return usageError(err)
 		}
 	}
@@ -138,98 +137,31 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 	} else if f.verify {
 		opts = append(opts, migrate.WithBeforeCommit(verifyParity(stderr, dbPath)))
 	}
-	var graphs *htmlreport.MigrationGraphs
+	var graphs *report.MigrationGraphs
 	if f.reportHTML != "" {
-		graphs = htmlreport.NewMigrationGraphs()
+		graphs = report.NewMigrationGraphs()
 		opts = append(opts, migrate.WithPackageGraphs(graphs.Add))
 	}
 	rep, err := migrateFn(cmd.Context(), dbPath, outDir, opts...)
+	report.NameRemedies(rep, err)
 	if bar != nil {
 		bar.Done()
 	}
 	if rep != nil {
 		rep.Input = input
-		printSummary(stderr, rep, err == nil)
-		if report != nil {
-			if werr := report.writeJSON(rep); werr != nil {
+		report.WriteMigrationSummary(stderr, rep, err == nil)
+		if jsonFile != nil {
+			if werr := jsonFile.writeJSON(rep); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}
 		if page != nil {
-			if werr := page.write(func(w io.Writer) error { return htmlreport.WriteMigration(w, rep, graphs) }); werr != nil {
+			if werr := page.write(func(w io.Writer) error { return report.WriteMigration(w, rep, graphs) }); werr != nil {
 				return errors.Join(err, werr)
 			}
 		}
 	}
 	return err
-}
-
-// printSummary prints what the migration did, one line per repair, drop
-// and note, with one hint per kind.
-func printSummary(w io.Writer, rep *migrate.Report, ok bool) {
-	c := rep.Counts
-	if ok {
-		fmt.Fprintf(w, "migrated %s (schema level %d) to %s: %d packages, %d channels, %d bundles, %d objects",
-			rep.Input, rep.SchemaLevel, rep.Output, c.Packages, c.Channels, c.Bundles, c.Objects)
-		if c.Deprecations > 0 {
-			fmt.Fprintf(w, ", %d deprecations", c.Deprecations)
-		}
-		fmt.Fprintf(w, "; %d repairs, %d drops, %d notes\n", len(rep.Repairs), len(rep.Drops), len(rep.Notes))
-	} else {
-		fmt.Fprintf(w, "migration of %s (schema level %d) failed; nothing was written. %d repairs, %d drops, %d notes, %d problems\n",
-			rep.Input, rep.SchemaLevel, len(rep.Repairs), len(rep.Drops), len(rep.Notes), len(rep.Problems))
-	}
-	printRepairs(w, rep.Repairs)
-	printFindings(w, "drop", rep.Drops)
-	printFindings(w, "note", rep.Notes)
-	printTemplates(w, rep.Templates)
-}
-
-// maxRepairLines is how many repairs of one kind the summary lists; the
-// report file (--report) has them all.
-const maxRepairLines = 5
-
-// printRepairs lists repairs grouped by kind, a few lines per kind.
-func printRepairs(w io.Writer, repairs []legacy.Repair) {
-	byKind := map[legacy.RepairKind][]legacy.Repair{}
-	var kinds []legacy.RepairKind
-	for _, r := range repairs {
-		if byKind[r.Kind] == nil {
-			kinds = append(kinds, r.Kind)
-		}
-		byKind[r.Kind] = append(byKind[r.Kind], r)
-	}
-	for _, k := range kinds {
-		rs := byKind[k]
-		fmt.Fprintf(w, "  repairs %s: %d\n", k, len(rs))
-		for i, r := range rs {
-			if i == maxRepairLines {
-				fmt.Fprintf(w, "    ... %d more (see --report)\n", len(rs)-maxRepairLines)
-				break
-			}
-			where := r.Table
-			if r.Package != "" {
-				where += ", package " + r.Package
-			}
-			if r.Bundle != "" {
-				where += ", bundle " + r.Bundle
-			}
-			fmt.Fprintf(w, "    %s: %s\n", where, r.Detail)
-		}
-	}
-}
-
-func printFindings(w io.Writer, label string, fs []migrate.Finding) {
-	hinted := map[migrate.Kind]bool{}
-	for _, f := range fs {
-		fmt.Fprintf(w, "  %s %s\n", label, f)
-	}
-	for _, f := range fs {
-		if !hinted[f.Kind] && f.Hint != "" {
-			hinted[f.Kind] = true
-			fmt.Fprintf(w, "  hint (%s): %s\n", f.Kind, f.Hint)
-		}
-	}
 }
 
 // renderSQLite streams the conversion of one legacy index to stdout (olmcat
@@ -243,7 +175,8 @@ func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format
 		warnDeprecated(cmd.Context(), stderr, name, dbPath)
 	}
 	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
-	summarizeConversion(stderr, "render", name, rep)
+	report.NameRemedies(rep, err)
+	report.WriteConversionSummary(stderr, "render", name, rep)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", name, err)}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -82,7 +83,7 @@ func verifyTemplates(ctx context.Context, stderr io.Writer, dbPath, dir string, 
 	case len(res.Graph) == 0 && restored.other == 0:
 		note = fmt.Sprintf("rendering the %d templates back (bundle images pulled) gives a catalog that parity --strict finds identical to the migrated one but for manifests the index had cleared and the bundle images restore: %d calls, %d differences, each a CSV or object the migrated bundle lacks (see the missing-manifests repairs)", n, res.Calls, restored.restored)
 	default:
-		if err := res.WriteText(stderr, verifyDiffs, true); err != nil {
+		if err := report.WriteParityText(stderr, res, verifyDiffs, true); err != nil {
 			return "", fmt.Errorf("verify: write result: %w", err)
 		}
 		return "", &exitError{code: exitInvalid, err: fmt.Errorf("verify: the rendered templates differ from the migrated catalog: %w", res.Err(true))}
@@ -152,22 +153,4 @@ func isTemplateFile(name string) bool {
 		return true
 	}
 	return false
-}
-
-// printTemplates lists the templates written: counts per type and the
-// packages that fell back to basic, with the reason.
-func printTemplates(w io.Writer, ts []migrate.TemplateFinding) {
-	if len(ts) == 0 {
-		return
-	}
-	count := map[template.Type]int{}
-	for _, t := range ts {
-		count[t.Type]++
-	}
-	fmt.Fprintf(w, "  templates: %d semver, %d basic\n", count[template.TypeSemver], count[template.TypeBasic])
-	for _, t := range ts {
-		if t.Reason != "" {
-			fmt.Fprintf(w, "  basic %s (not expressible as semver, %s): %s\n", t.File, t.Reason, t.Detail)
-		}
-	}
 }

@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/internal/htmlreport"
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/registry/parity"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -40,12 +41,13 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 1 a loss (or, with --strict, any difference), 2 usage.`,
 		Example: `  olmcat parity index.db ./catalog
   olmcat parity index.db grpc://localhost:50051 --right-kind declcfg -o json > parity.json
-  olmcat parity ./old-catalog ./new-catalog --strict`,
+  olmcat parity ./old-catalog ./new-catalog --strict
+  olmcat parity index.db ./catalog -o junit > parity-junit.xml`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runParity(cmd, args, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.output, "output", "o", "text", "output format: text (summary table and first differences) or json (the full result, written as the check runs)")
+	fl.StringVarP(&f.output, "output", "o", "text", "output format: text (summary table and first differences), json (the full result), junit (JUnit XML: a test suite per package, a test case per RPC) or github (GitHub Actions error annotations on the catalog's files and lines); all but text are written as the check runs")
 	fl.BoolVar(&f.strict, "strict", false, "fail on benign differences too")
 	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output (losses first); with -o json, only when given: differences written (in the order found)")
 	fl.IntVar(&f.concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
@@ -111,20 +113,26 @@ func (f *parityFlags) openPage(args []string) (*reportFile, error) {
 	return openReportFile(f.reportHTML, "", f.force, local...)
 }
 
-// checkOptions returns the check's options for the flags: -o json is
-// written to stdout while the check runs (--max-diffs bounds it only when
-// given, so that -o json stays the full result); the text output keeps
-// the first --max-diffs; with a page, up to htmlDiffsPerRule differences
-// per rule are kept for it (samples).
-func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, stdout io.Writer, page bool) (opts []parity.Option, samples *parity.RuleSamples) {
+// checkOptions returns the check's options for the flags: -o json,
+// junit and github are written to stdout while the check runs
+// (--max-diffs bounds -o json only when given, so that it stays the full
+// result; github annotations point into cat when it is not nil); the
+// text output keeps the first --max-diffs; with a page, up to
+// htmlDiffsPerRule differences per rule are kept for it (samples).
+func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, stdout io.Writer, cat *report.Catalog, page bool) (opts []parity.Option, samples *parity.RuleSamples) {
 	opts = []parity.Option{parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1]), parity.WithLoopback(f.loopback)}
-	if f.output == "json" {
+	switch f.output {
+	case "json":
 		limit := -1
 		if cmd.Flags().Changed("max-diffs") {
 			limit = f.maxDiffs
 		}
-		opts = append(opts, parity.WithReport(parity.JSONReport(stdout, limit)), parity.WithMaxDiffs(0))
-	} else {
+		opts = append(opts, parity.WithReport(report.ParityJSON(stdout, limit)), parity.WithMaxDiffs(0))
+	case "junit":
+		opts = append(opts, parity.WithReport(report.ParityJUnit(stdout, f.strict)), parity.WithMaxDiffs(0))
+	case "github":
+		opts = append(opts, parity.WithReport(report.ParityGitHub(stdout, f.strict, cat)), parity.WithMaxDiffs(0))
+	default:
 		opts = append(opts, parity.WithMaxDiffs(f.maxDiffs))
 	}
 	if page {
@@ -136,8 +144,10 @@ func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, std
 
 // runParity checks the two sides and prints the result.
 func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
-	if f.output != "text" && f.output != "json" {
-		return usageError(fmt.Errorf("-o %q: want text or json", f.output))
+	switch f.output {
+	case "text", "json", "junit", "github":
+	default:
+		return usageError(fmt.Errorf("-o %q: want text, json, junit or github", f.output))
 	}
 	if f.concurrency < 1 {
 		return usageError(fmt.Errorf("--concurrency %d: want 1 or more", f.concurrency))
@@ -159,34 +169,25 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	prog := &parityProgress{w: stderr}
 	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	defer stdout.Flush()
-	opts, samples := f.checkOptions(cmd, kinds, stdout, page != nil)
-	opts = append(opts, parity.WithProgress(prog))
-	sides := [2]string{args[0], args[1]}
-	for i, ref := range args {
-		// An input Detect rejects is reported by Check.
-		in, err := source.Detect(ref)
-		if err != nil {
-			continue
-		}
-		local, unpacked, err := f.imgFlags.localInput(cmd.Context(), in, false, stderr)
-		if err != nil {
+	sides, cleanup, err := f.localSides(cmd, args)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	var cat *report.Catalog
+	if f.output == "github" {
+		if cat, err = annotatedCatalog(cmd.Context(), args, sides); err != nil {
 			return err
-		}
-		defer unpacked.Close()
-		if err := refuseBundle(unpacked, "parity"); err != nil {
-			return err
-		}
-		sides[i] = local.Ref
-		if local.Kind == source.KindSQLite && !f.noWarning {
-			warnDeprecated(cmd.Context(), stderr, ref, local.Ref)
 		}
 	}
+	opts, samples := f.checkOptions(cmd, kinds, stdout, cat, page != nil)
+	opts = append(opts, parity.WithProgress(prog))
 	res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)
 	if err != nil {
 		return err
 	}
 	if f.output == "text" {
-		err = res.WriteText(stdout, f.maxDiffs, f.strict)
+		err = report.WriteParityText(stdout, res, f.maxDiffs, f.strict)
 	}
 	if err == nil {
 		err = stdout.Flush()
@@ -197,7 +198,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if page != nil {
 		shown := *res
 		shown.Diffs = samples.Diffs
-		if err := page.write(func(w io.Writer) error { return htmlreport.WriteParity(w, &shown) }); err != nil {
+		if err := page.write(func(w io.Writer) error { return report.WriteParity(w, &shown) }); err != nil {
 			return err
 		}
 	}
@@ -209,6 +210,57 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 		return &exitError{code: exitInvalid, err: errors.New("parity check failed: " + what)}
 	}
 	return nil
+}
+
+// localSides resolves the two sides: a catalog image is pulled and
+// unpacked (cleanup removes it), anything else is passed on as given.
+func (f *parityFlags) localSides(cmd *cobra.Command, args []string) (sides [2]string, cleanup func(), err error) {
+	var closers []func()
+	cleanup = func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	sides = [2]string{args[0], args[1]}
+	for i, ref := range args {
+		// An input Detect rejects is reported by Check.
+		in, err := source.Detect(ref)
+		if err != nil {
+			continue
+		}
+		local, unpacked, err := f.imgFlags.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
+		if err != nil {
+			return sides, cleanup, err
+		}
+		closers = append(closers, func() { unpacked.Close() })
+		if err := refuseBundle(unpacked, "parity"); err != nil {
+			return sides, cleanup, err
+		}
+		sides[i] = local.Ref
+		if local.Kind == source.KindSQLite && !f.noWarning {
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), ref, local.Ref)
+		}
+	}
+	return sides, cleanup, nil
+}
+
+// annotatedCatalog is the side -o github annotations point into: the
+// right side when it is a declarative config directory named on the
+// command line (what a pull request changes), else the left one; nil
+// when neither is (an image's files are not the user's).
+func annotatedCatalog(ctx context.Context, args []string, sides [2]string) (*report.Catalog, error) {
+	for _, i := range []int{1, 0} {
+		in, err := source.Detect(args[i])
+		if err != nil || in.Kind != source.KindDeclcfg || sides[i] != args[i] {
+			continue
+		}
+		loc, err := declcfg.NewLocator(ctx, args[i])
+		if err != nil {
+			return nil, err
+		}
+		return &report.Catalog{Dir: args[i], Locator: loc}, nil
+	}
+	return nil, nil
 }
 
 // verifyDiffs is how many differences a failed migrate --verify shows.
@@ -228,7 +280,7 @@ func verifyParity(stderr io.Writer, dbPath string) func(ctx context.Context, dir
 			fmt.Fprintf(stderr, "verified: %d calls, no loss (%d with benign differences)\n", res.Calls, res.BenignCalls)
 			return nil
 		}
-		if err := res.WriteText(stderr, verifyDiffs, false); err != nil {
+		if err := report.WriteParityText(stderr, res, verifyDiffs, false); err != nil {
 			return fmt.Errorf("verify: write result: %w", err)
 		}
 		return &exitError{code: exitInvalid, err: fmt.Errorf("verify: %w", res.Err(false))}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -217,7 +218,8 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 			warnDeprecated(ctx, stderr, in.name, arg)
 		}
 		cfg, rep, err := migrate.Load(ctx, arg, in.migrateOptions...)
-		summarizeConversion(stderr, "render", in.name, rep)
+		report.NameRemedies(rep, err)
+		report.WriteConversionSummary(stderr, "render", in.name, rep)
 		if err != nil {
 			return nil, fmt.Errorf("render %s: %w", in.name, err)
 		}
@@ -235,16 +237,6 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		return cfg, nil
 	default:
 		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
-	}
-}
-
-// summarizeConversion prints the one-line summary of the repairs, drops
-// and notes of a sqlite index converted by verb (nothing when there are
-// none, or no report).
-func summarizeConversion(stderr io.Writer, verb, name string, rep *migrate.Report) {
-	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
-		fmt.Fprintf(stderr, "%s %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
-			verb, name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -119,7 +120,8 @@ func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn boo
 		}
 		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
 			rep, err := migrate.Render(cmd.Context(), local.Ref, w, migrate.WithFormat(declcfg.FormatJSON))
-			summarizeConversion(cmd.ErrOrStderr(), "convert-template", arg, rep)
+			report.NameRemedies(rep, err)
+			report.WriteConversionSummary(cmd.ErrOrStderr(), "convert-template", arg, rep)
 			return err
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
@@ -21,50 +22,72 @@ packages, channels, bundles and deprecations, and the upgrade graph of every
 channel. All problems are reported in one run, each naming its file, blob
 position and blob name. Upgrade-graph warnings (edges naming absent
 bundles, skipRanges matching nothing) do not fail validation; they are
-printed on stderr as each package is checked (-o json: in "warnings").
+printed on stderr as each package is checked (-o json: in "warnings"; -o junit:
+each package's test suite output; -o github: warning annotations).
 Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 		Example: `  olmcat validate ./catalog
-  olmcat validate ./catalog -o json | jq .problems`,
+  olmcat validate ./catalog -o json | jq .problems
+  olmcat validate ./catalog -o junit > validate-junit.xml`,
 		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return usageError(fmt.Errorf("unknown output format %q (want text or json)", output))
-			}
-			dir := args[0]
-			local, err := validateInput(cmd, dir, imgFlags)
-			if err != nil {
-				return err
-			}
-			if local.unpacked != nil {
-				defer local.unpacked.Close()
-			}
-			var rep validateReporter = &validateText{out: cmd.OutOrStdout(), warn: bufio.NewWriter(cmd.ErrOrStderr())}
-			if output == "json" {
-				rep = &validateJSON{w: bufio.NewWriter(cmd.OutOrStdout())}
-			}
-			rep.start(dir)
-			res, err := declcfg.ValidateDir(cmd.Context(), local.Ref, declcfg.WithWarnings(rep.warning))
-			v := validateVerdict{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []declcfg.Problem{}}
-			var ve *declcfg.ValidationError
-			switch {
-			case errors.As(err, &ve):
-				v.Problems = ve.Problems
-			case err != nil:
-				// The catalog could not be read at all: that is one problem.
-				v.Problems = []declcfg.Problem{{Message: err.Error()}}
-			}
-			if err := rep.finish(dir, v); err != nil {
-				return err
-			}
-			if v.Valid {
-				return nil
-			}
-			return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(v.Problems))}
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args[0], output, imgFlags) },
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, junit (JUnit XML: a test suite per package, a test case per blob schema) or github (GitHub Actions annotations on the catalog's files and lines); junit and github are written package by package as the catalog is checked")
 	imgFlags = addImageFlags(cmd.Flags(), false)
 	return cmd
+}
+
+// runValidate validates dir (or an image's declarative configs) and writes
+// the outcome in the output format.
+func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) error {
+	switch output {
+	case "text", "json", "junit", "github":
+	default:
+		return usageError(fmt.Errorf("unknown output format %q (want text, json, junit or github)", output))
+	}
+	local, err := validateInput(cmd, dir, imgFlags)
+	if err != nil {
+		return err
+	}
+	if local.unpacked != nil {
+		defer local.unpacked.Close()
+	}
+	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+	var rep report.ValidateWriter
+	switch output {
+	case "json":
+		rep = report.ValidateJSON(stdout)
+	case "junit":
+		rep = report.ValidateJUnit(stdout)
+	case "github":
+		root := dir
+		if local.unpacked != nil {
+			root = "" // an image's files are not the user's to annotate
+		}
+		rep = report.ValidateGitHub(stdout, root, dir)
+	default:
+		rep = report.ValidateText(stdout, cmd.ErrOrStderr())
+	}
+	rep.Start(dir)
+	res, err := declcfg.ValidateDir(cmd.Context(), local.Ref, declcfg.WithWarnings(rep.Warning), declcfg.WithPackageChecks(rep.Package))
+	v := report.Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []declcfg.Problem{}}
+	var ve *declcfg.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		v.Problems = ve.Problems
+	case err != nil:
+		// The catalog could not be read at all: that is one problem.
+		v.Problems = []declcfg.Problem{{Message: err.Error()}}
+	}
+	if err := rep.Finish(dir, v); err != nil {
+		return err
+	}
+	if err := stdout.Flush(); err != nil {
+		return err
+	}
+	if v.Valid {
+		return nil
+	}
+	return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(v.Problems))}
 }
 
 // validateInput resolves the validate argument: a directory as is, or

@@ -38,7 +38,7 @@ func prefix(dest string) string { return "." + filepath.Base(dest) + ".tmp-" }
 func Create(dest string, force bool) (*File, error) {
 	if !force {
 		if _, err := os.Lstat(dest); err == nil {
-			return nil, pathcheck.Exists("%s exists (use --force to replace it)", dest)
+			return nil, pathcheck.Exists("%s exists", dest)
 		}
 	}
 	parent := filepath.Dir(dest)
@@ -80,7 +80,7 @@ func (f *File) Commit() error {
 	if f.force {
 		err = os.Rename(tmp, f.dest)
 	} else if err = os.Link(tmp, f.dest); os.IsExist(err) {
-		err = pathcheck.Exists("%s exists (use --force to replace it)", f.dest)
+		err = pathcheck.Exists("%s exists", f.dest)
 	}
 	if rerr := f.dir.Remove(); err == nil {
 		err = rerr

@@ -182,7 +182,7 @@ func (t *Tx) Commit() error {
 			return fmt.Errorf("commit %s: %w", t.out, err)
 		}
 		if len(old) > 0 && !t.force {
-			return pathcheck.Exists("commit %s: output directory exists and is not empty (use --force to replace it)", t.out)
+			return pathcheck.Exists("commit %s: output directory exists and is not empty", t.out)
 		}
 		return t.CommitEntries(old)
 	}
@@ -199,7 +199,7 @@ func (t *Tx) Commit() error {
 			return fmt.Errorf("commit %s: %w", t.out, err)
 		}
 		if len(old) > 0 {
-			return pathcheck.Exists("commit %s: output directory exists and is not empty (use --force to replace it)", t.out)
+			return pathcheck.Exists("commit %s: output directory exists and is not empty", t.out)
 		}
 	}
 	return t.commit(record{})

@@ -88,8 +88,8 @@ func Resolve(p string) (string, error) {
 }
 
 // ErrExists is matched (errors.Is) by the errors of Exists: an output
-// that is already there is only replaced on request (--force), which makes
-// it a usage error like an overlap.
+// that is already there is only replaced on request (the CLI's --force,
+// which the CLI names), which makes it a usage error like an overlap.
 var ErrExists = errors.New("exists")
 
 // existsError is an ErrExists with its own message.
@@ -99,7 +99,7 @@ func (e *existsError) Error() string        { return e.msg }
 func (e *existsError) Is(target error) bool { return target == ErrExists }
 
 // Exists returns an error matching ErrExists with the message format and
-// args give, which should say how to replace the output.
+// args give; the caller that knows how replacing is asked for says so.
 func Exists(format string, args ...any) error {
 	return &existsError{msg: fmt.Sprintf(format, args...)}
 }

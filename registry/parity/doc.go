@@ -22,6 +22,7 @@
 // difference: a loss (data the right side does not serve as the left side
 // did), or a known benign difference between the sqlite and the
 // declarative config servers, each named by a Rule that cites the
-// registry gRPC reference. The package owns that classification, the
-// Result it produces, and its text and JSON renderings.
+// registry gRPC reference. The package owns that classification and the
+// Result it produces; the Reports (and PackageReports) it feeds while the
+// check runs are how a caller writes the outcome in its own formats.
 package parity

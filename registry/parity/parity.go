@@ -135,7 +135,7 @@ func backendKinds(sides [2]*side, given [2]source.Kind) ([2]source.Kind, error) 
 			}
 			out[i] = s.kind
 		case g == "":
-			return out, fmt.Errorf("side %s is a live server: name its backend kind (%s or %s; olmcat parity --left-kind/--right-kind), since the sqlite vs declarative config rules apply only between those two", s.ref, source.KindSQLite, source.KindDeclcfg)
+			return out, fmt.Errorf("side %s is a live server: name its backend kind (%s or %s, WithKinds), since the sqlite vs declarative config rules apply only between those two", s.ref, source.KindSQLite, source.KindDeclcfg)
 		default:
 			out[i] = g
 		}

@@ -1,12 +1,5 @@
 package parity
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
-)
-
 // Report receives a check's outcome while the check runs: Begin once both
 // sides are open, Diff for every difference as it is found (package by
 // package in name order, then the catalog-wide calls), End with the
@@ -17,110 +10,26 @@ type Report interface {
 	End(res *Result) error
 }
 
-// JSONReport returns a Report that writes the result to w as one JSON
-// document while the check runs: the sides, then each difference as it
-// is found (the first maxDiffs of them; all when maxDiffs is negative),
-// then the statistics, totals, rules seen and graph differences. Its
-// fields are those of Result.WriteJSON; the differences come in the order
-// found, not losses first, and diffsOmitted counts those left out.
-func JSONReport(w io.Writer, maxDiffs int) Report {
-	return &jsonReport{w: w, max: maxDiffs}
+// PackageResult is what the calls about one package found: the calls per
+// RPC and outcome (the RPCs with no call left out), and the package's
+// upgrade graph differences and channels compared. Its differences were
+// passed to Report.Diff before it.
+type PackageResult struct {
+	Name          string
+	Stats         []RPCStats
+	Graph         []GraphDiff
+	GraphChannels int
 }
 
-type jsonReport struct {
-	w       io.Writer
-	max     int
-	written int
-	buf     bytes.Buffer
-}
-
-// field writes `"name": value` at the top level of the document.
-func (j *jsonReport) field(name string, v any, last bool) error {
-	j.buf.Reset()
-	fmt.Fprintf(&j.buf, "  %q: ", name)
-	if err := j.encode(v, "  "); err != nil {
-		return err
-	}
-	if !last {
-		j.buf.WriteByte(',')
-	}
-	j.buf.WriteByte('\n')
-	_, err := j.w.Write(j.buf.Bytes())
-	return err
-}
-
-// encode appends v's indented JSON to buf, without a final newline.
-func (j *jsonReport) encode(v any, prefix string) error {
-	enc := json.NewEncoder(&j.buf)
-	enc.SetIndent(prefix, "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("encode parity report: %w", err)
-	}
-	j.buf.Truncate(j.buf.Len() - 1)
-	return nil
-}
-
-// Begin implements Report.
-func (j *jsonReport) Begin(left, right SideInfo) error {
-	if _, err := io.WriteString(j.w, "{\n"); err != nil {
-		return err
-	}
-	if err := j.field("left", left, false); err != nil {
-		return err
-	}
-	if err := j.field("right", right, false); err != nil {
-		return err
-	}
-	_, err := io.WriteString(j.w, `  "diffs": [`)
-	return err
-}
-
-// Diff implements Report.
-func (j *jsonReport) Diff(d Diff) error {
-	if j.max >= 0 && j.written >= j.max {
-		return nil
-	}
-	j.buf.Reset()
-	if j.written > 0 {
-		j.buf.WriteByte(',')
-	}
-	j.buf.WriteString("\n    ")
-	if err := j.encode(d, "    "); err != nil {
-		return err
-	}
-	j.written++
-	_, err := j.w.Write(j.buf.Bytes())
-	return err
-}
-
-// End implements Report.
-func (j *jsonReport) End(res *Result) error {
-	end := "],\n"
-	if j.written > 0 {
-		end = "\n  ],\n"
-	}
-	if _, err := io.WriteString(j.w, end); err != nil {
-		return err
-	}
-	total := res.DiffCounts[Loss] + res.DiffCounts[Benign]
-	for _, f := range []struct {
-		name string
-		v    any
-	}{
-		{"diffsOmitted", total - j.written}, {"stats", res.Stats}, {"calls", res.Calls},
-		{"benignCalls", res.BenignCalls}, {"lossCalls", res.LossCalls}, {"diffCounts", res.DiffCounts},
-		{"rulesSeen", res.RulesSeen}, {"graph", res.Graph},
-	} {
-		if err := j.field(f.name, f.v, false); err != nil {
-			return err
-		}
-	}
-	if err := j.field("graphChannels", res.GraphChannels, true); err != nil {
-		return err
-	}
-	_, err := io.WriteString(j.w, "}\n")
-	return err
+// PackageReport is a Report that also hears when each package is done,
+// in name order, after that package's differences: what it needs to write
+// a package's section while the check runs. The differences passed to
+// Diff before the first package (ListPackages, and ListBundles when a
+// side refused it) or after the last one (the catalog-wide calls) belong
+// to no package; End's Result covers everything.
+type PackageReport interface {
+	Report
+	Package(p *PackageResult) error
 }
 
 // RuleSamples is a Report that keeps the first PerRule differences of
@@ -150,3 +59,45 @@ func (r *RuleSamples) Diff(d Diff) error {
 
 // End implements Report.
 func (r *RuleSamples) End(*Result) error { return nil }
+
+// packageDone passes a package's outcome to the PackageReports.
+func (t *tally) packageDone(name string, u *unitResult) {
+	var pr *PackageResult
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, rep := range t.reports {
+		p, ok := rep.(PackageReport)
+		if !ok || t.err != nil {
+			continue
+		}
+		if pr == nil {
+			pr = &PackageResult{Name: name, Stats: unitStats(u), Graph: u.graph, GraphChannels: u.channels}
+		}
+		t.err = p.Package(pr)
+	}
+}
+
+// unitStats counts a package's calls per RPC, in RPCs order.
+func unitStats(u *unitResult) []RPCStats {
+	all := make([]RPCStats, len(RPCs))
+	for i, c := range u.calls {
+		st := &all[rpcOrder[c.rpc]]
+		st.RPC = c.rpc
+		st.Calls++
+		switch worst(u.diffs[i]) {
+		case "":
+			st.Identical++
+		case Benign:
+			st.Benign++
+		case Loss:
+			st.Losses++
+		}
+	}
+	out := all[:0]
+	for _, st := range all {
+		if st.Calls > 0 {
+			out = append(out, st)
+		}
+	}
+	return out
+}

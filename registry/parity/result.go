@@ -1,9 +1,7 @@
 package parity
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -140,71 +138,4 @@ func (r *Result) Err(strict bool) error {
 		fmt.Fprintf(&b, "; %s {%s} %s: left %s, right %s [%s]", d.RPC, d.Request, d.Path, d.Left, d.Right, d.Rule)
 	}
 	return fmt.Errorf("%s", b.String())
-}
-
-// WriteJSON writes the result as indented JSON (JSONReport writes the
-// same document while the check runs, with every difference).
-func (r *Result) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
-}
-
-// WriteText writes a human summary: a table of calls per RPC and outcome,
-// then the first maxDiffs differences (losses first), then the benign
-// rules seen with their explanations, then the verdict.
-func (r *Result) WriteText(w io.Writer, maxDiffs int, strict bool) error {
-	fmt.Fprintf(w, "parity: %s (%s) vs %s (%s)\n\n", r.Left.Ref, r.Left.Kind, r.Right.Ref, r.Right.Kind)
-	const row = "%-36s %7v %10v %8v %7v\n"
-	fmt.Fprintf(w, row, "RPC", "CALLS", "IDENTICAL", "BENIGN", "LOSSES")
-	var tot RPCStats
-	for _, s := range r.Stats {
-		fmt.Fprintf(w, row, s.RPC, s.Calls, s.Identical, s.Benign, s.Losses)
-		tot.Calls += s.Calls
-		tot.Identical += s.Identical
-		tot.Benign += s.Benign
-		tot.Losses += s.Losses
-	}
-	fmt.Fprintf(w, row, "TOTAL", tot.Calls, tot.Identical, tot.Benign, tot.Losses)
-
-	if len(r.Diffs) > 0 && maxDiffs > 0 {
-		n := min(maxDiffs, len(r.Diffs))
-		fmt.Fprintf(w, "\nDifferences (first %d of %d, losses first):\n", n, r.DiffCounts[Loss]+r.DiffCounts[Benign])
-		for _, d := range r.Diffs[:n] {
-			fmt.Fprintf(w, "  %-6s %s {%s} %s\n", strings.ToUpper(string(d.Class)), d.RPC, d.Request, d.Path)
-			fmt.Fprintf(w, "         left:  %s\n         right: %s\n         rule:  %s\n", d.Left, d.Right, d.Rule)
-		}
-	}
-
-	fmt.Fprintf(w, "\nUpgrade graphs: %d channel(s) compared, %d difference(s)\n", r.GraphChannels, len(r.Graph))
-	for i, g := range r.Graph {
-		if i == max(maxDiffs, 1) {
-			fmt.Fprintf(w, "  ... %d more (-o json has them all)\n", len(r.Graph)-i)
-			break
-		}
-		fmt.Fprintf(w, "  LOSS   %s\n", g)
-	}
-
-	if len(r.RulesSeen) > 0 {
-		fmt.Fprintf(w, "\nRules seen:\n")
-		for _, rule := range Rules {
-			if n := r.RulesSeen[rule.Name]; n > 0 {
-				fmt.Fprintf(w, "  %-6s %-40s %5d  %s\n", rule.Class, rule.Name, n, rule.Explanation)
-			}
-		}
-	}
-
-	fmt.Fprintln(w)
-	switch {
-	case r.LossCalls > 0 || len(r.Graph) > 0:
-		fmt.Fprintf(w, "LOSS: %d of %d calls lost data; %d upgrade graph difference(s)\n", r.LossCalls, r.Calls, len(r.Graph))
-	case strict && r.BenignCalls > 0:
-		fmt.Fprintf(w, "DIFFERENT (strict): %d of %d calls differ (all benign)\n", r.BenignCalls, r.Calls)
-	case r.BenignCalls > 0:
-		fmt.Fprintf(w, "PARITY: no loss in %d calls (%d with benign differences)\n", r.Calls, r.BenignCalls)
-	default:
-		fmt.Fprintf(w, "PARITY: %d calls, all identical\n", r.Calls)
-	}
-	return nil
 }

@@ -1,12 +1,9 @@
 package parity
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 
@@ -16,92 +13,6 @@ import (
 
 	"github.com/operator-catalog/olmcat/registry/api"
 )
-
-// endSnapshot is a Report that copies what buf holds when the check
-// ends, before the reports after it finish the document.
-type endSnapshot struct {
-	buf  *bytes.Buffer
-	seen []byte
-}
-
-func (e *endSnapshot) Begin(SideInfo, SideInfo) error { return nil }
-func (e *endSnapshot) Diff(Diff) error                { return nil }
-func (e *endSnapshot) End(*Result) error {
-	e.seen = bytes.Clone(e.buf.Bytes())
-	return nil
-}
-
-// The JSON report is written while the check runs: every difference is
-// out before the check ends, and the document holds what the Result
-// holds, with every difference.
-func TestJSONReportIsWrittenAsTheCheckRuns(t *testing.T) {
-	ctx := context.Background()
-	db, dir := fixtureDB("edge-substitutes"), fixtureOPM("edge-substitutes")
-	full, err := Check(ctx, db, dir)
-	require.NoError(t, err)
-	require.NotEmpty(t, full.Losses())
-
-	var out bytes.Buffer
-	snap := &endSnapshot{buf: &out}
-	res, err := Check(ctx, db, dir, WithReport(snap), WithReport(JSONReport(&out, -1)), WithMaxDiffs(0))
-	require.NoError(t, err)
-	assert.Empty(t, res.Diffs, "WithMaxDiffs(0) keeps none")
-	assert.Contains(t, string(snap.seen), `"rule": "`+RuleDependencyMissing.Name+`"`, "differences written before the end")
-	assert.NotContains(t, string(snap.seen), `"stats"`, "statistics come at the end")
-
-	var streamed, whole map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(out.Bytes(), &streamed), out.String())
-	var w bytes.Buffer
-	require.NoError(t, full.WriteJSON(&w))
-	require.NoError(t, json.Unmarshal(w.Bytes(), &whole))
-	assert.ElementsMatch(t, keysOfRaw(whole), keysOfRaw(streamed), "same fields as Result.WriteJSON")
-	for _, k := range []string{"left", "right", "stats", "calls", "benignCalls", "lossCalls", "diffCounts", "rulesSeen", "graph", "graphChannels", "diffsOmitted"} {
-		assert.JSONEq(t, string(whole[k]), string(streamed[k]), k)
-	}
-	var diffs []Diff
-	require.NoError(t, json.Unmarshal(streamed["diffs"], &diffs))
-	assert.ElementsMatch(t, full.Diffs, diffs)
-}
-
-func keysOfRaw(m map[string]json.RawMessage) []string {
-	out := []string{}
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// --max-diffs bounds the JSON document and the Result; the counts still
-// cover every difference.
-func TestMaxDiffs(t *testing.T) {
-	ctx := context.Background()
-	db, dir := fixtureDB("edge-substitutes"), fixtureOPM("edge-substitutes")
-	full, err := Check(ctx, db, dir)
-	require.NoError(t, err)
-	total := full.DiffCounts[Loss] + full.DiffCounts[Benign]
-	require.Len(t, full.Diffs, total)
-	require.Greater(t, total, 5)
-	assert.Zero(t, full.DiffsOmitted)
-
-	var out bytes.Buffer
-	res, err := Check(ctx, db, dir, WithMaxDiffs(5), WithReport(JSONReport(&out, 3)))
-	require.NoError(t, err)
-	assert.Equal(t, full.Diffs[:5], res.Diffs, "the first five, losses first")
-	assert.Equal(t, total-5, res.DiffsOmitted)
-	assert.Equal(t, full.DiffCounts, res.DiffCounts)
-	assert.Equal(t, full.RulesSeen, res.RulesSeen)
-	assert.Equal(t, full.Stats, res.Stats)
-	assert.Equal(t, full.Err(false).Error(), res.Err(false).Error())
-
-	var doc struct {
-		Diffs        []Diff `json:"diffs"`
-		DiffsOmitted int    `json:"diffsOmitted"`
-	}
-	require.NoError(t, json.Unmarshal(out.Bytes(), &doc))
-	assert.Len(t, doc.Diffs, 3)
-	assert.Equal(t, total-3, doc.DiffsOmitted)
-}
 
 // The ListBundles answer lives on disk: a spill reads back one package at
 // a time and keeps only the last few packages' indexes.

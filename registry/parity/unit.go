@@ -32,7 +32,7 @@ func (r *checkRun) packages(ctx context.Context, pkgs []string) error {
 		for i := range pkgs {
 			select {
 			case u := <-done[i]:
-				r.emit(u)
+				r.emit(pkgs[i], u)
 			case <-gctx.Done():
 				return gctx.Err()
 			}
@@ -66,12 +66,13 @@ feed:
 }
 
 // emit records one package's result.
-func (r *checkRun) emit(u *unitResult) {
+func (r *checkRun) emit(pkg string, u *unitResult) {
 	for i, c := range u.calls {
 		r.record(c, u.diffs[i])
 	}
 	r.t.diffs(u.lbDiffs)
 	r.t.graph(u.graph, u.channels)
+	r.t.packageDone(pkg, u)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if w := worst(u.lbDiffs); w != "" && r.lbWorst != Loss {

@@ -1,4 +1,4 @@
-package htmlreport_test
+package report_test
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	report "github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
-	"github.com/operator-catalog/olmcat/internal/htmlreport"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
@@ -23,13 +23,13 @@ import (
 var noExternal = regexp.MustCompile(`(?i)(src=|href=|url\((?:[^#)]|$)|@import|<link|<img|<iframe|https?://[^"\s]*\.(js|css|png))`)
 
 func TestMigrationPageIsDeterministicAndSelfContained(t *testing.T) {
-	db := filepath.Join("..", "..", "fixtures", "legacy", "small-fbb-deprecated", "index.db")
+	db := filepath.Join("..", "..", "..", "..", "fixtures", "legacy", "small-fbb-deprecated", "index.db")
 	render := func() string {
-		graphs := htmlreport.NewMigrationGraphs()
+		graphs := report.NewMigrationGraphs()
 		rep, err := migrate.Render(context.Background(), db, &bytes.Buffer{}, migrate.WithPackageGraphs(graphs.Add), migrate.WithWorkers(4))
 		require.NoError(t, err)
 		var b bytes.Buffer
-		require.NoError(t, htmlreport.WriteMigration(&b, rep, graphs))
+		require.NoError(t, report.WriteMigration(&b, rep, graphs))
 		return b.String()
 	}
 	first := render()
@@ -57,7 +57,7 @@ func TestParityPage(t *testing.T) {
 		},
 	}
 	var b bytes.Buffer
-	require.NoError(t, htmlreport.WriteParity(&b, res))
+	require.NoError(t, report.WriteParity(&b, res))
 	page := b.String()
 	assert.NotRegexp(t, noExternal, page)
 	assert.Contains(t, page, `<tr class="rpc" data-rpc="GetBundle"><td>GetBundle</td><td class="n">3</td><td class="n">1</td><td class="n">1</td><td class="n">1</td></tr>`)
@@ -70,7 +70,7 @@ func TestParityPage(t *testing.T) {
 	// rule's full count.
 	res.RulesSeen = map[string]int{"loss-rule": 1, "plural-sqlite-only": 40}
 	b.Reset()
-	require.NoError(t, htmlreport.WriteParity(&b, res))
+	require.NoError(t, report.WriteParity(&b, res))
 	page = b.String()
 	assert.Contains(t, page, "Differences by rule (41)")
 	assert.Contains(t, page, `<span class="badge">40</span>`)
@@ -79,12 +79,12 @@ func TestParityPage(t *testing.T) {
 }
 
 func TestGraphPage(t *testing.T) {
-	cfg, err := declcfg.LoadDir(context.Background(), filepath.Join("..", "..", "declcfg", "graph", "testdata", "problems"))
+	cfg, err := declcfg.LoadDir(context.Background(), filepath.Join("..", "..", "..", "..", "declcfg", "graph", "testdata", "problems"))
 	require.NoError(t, err)
 	g, err := graph.Build(cfg)
 	require.NoError(t, err)
 	var b bytes.Buffer
-	require.NoError(t, htmlreport.WriteGraphPage(&b, "graphs", g))
+	require.NoError(t, report.WriteGraphPage(&b, "graphs", g))
 	page := b.String()
 	assert.NotRegexp(t, noExternal, page)
 	assert.Contains(t, page, `<details class="package" data-package="p" open>`)

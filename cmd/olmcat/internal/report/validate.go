@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bufio"
@@ -9,16 +9,18 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg"
 )
 
-// validateReporter prints what validate finds: the warnings as each
-// package is checked (none is held), then the verdict.
-type validateReporter interface {
-	start(dir string)
-	warning(p declcfg.Problem)
-	finish(dir string, v validateVerdict) error
+// ValidateWriter writes what olmcat validate finds, as the run goes:
+// Start, the warnings and each package's outcome as the package is
+// checked (none is held), then the verdict.
+type ValidateWriter interface {
+	Start(dir string)
+	Warning(p declcfg.Problem)
+	Package(pc declcfg.PackageCheck)
+	Finish(dir string, v Validation) error
 }
 
-// validateVerdict is the part of validate's result known at the end.
-type validateVerdict struct {
+// Validation is the part of validate's result known at the end.
+type Validation struct {
 	Valid    bool              `json:"valid"`
 	Packages int               `json:"packages"`
 	Channels int               `json:"channels"`
@@ -26,25 +28,30 @@ type validateVerdict struct {
 	Problems []declcfg.Problem `json:"problems"`
 }
 
-// validateText is the text output: warnings on stderr, then the summary
-// of a valid catalog or one problem a line on stdout.
+// ValidateText is the text output: warnings on warn, then the summary of
+// a valid catalog or one problem a line on out.
+func ValidateText(out, warn io.Writer) ValidateWriter {
+	return &validateText{out: out, warn: bufio.NewWriter(warn)}
+}
+
 type validateText struct {
 	out  io.Writer
 	warn *bufio.Writer
 }
 
-func (t *validateText) start(string) {}
+func (t *validateText) Start(string)                 {}
+func (t *validateText) Package(declcfg.PackageCheck) {}
 
-func (t *validateText) warning(p declcfg.Problem) {
+func (t *validateText) Warning(p declcfg.Problem) {
 	t.warn.WriteString("warning: " + p.String() + "\n")
 }
 
-func (t *validateText) finish(dir string, v validateVerdict) error {
+func (t *validateText) Finish(dir string, v Validation) error {
 	if err := t.warn.Flush(); err != nil {
 		return err
 	}
 	if v.Valid {
-		_, err := fmt.Fprintf(t.out, "OK: %s: %d packages, %d channels, %d bundles\n", dir, v.Packages, v.Channels, v.Bundles)
+		_, err := fmt.Fprintln(t.out, validSummary(dir, v))
 		return err
 	}
 	for _, p := range v.Problems {
@@ -55,23 +62,34 @@ func (t *validateText) finish(dir string, v validateVerdict) error {
 	return nil
 }
 
-// validateJSON is the -o json report, for machines: one object indented
+// validSummary is the text output of a valid catalog.
+func validSummary(dir string, v Validation) string {
+	return fmt.Sprintf("OK: %s: %d packages, %d channels, %d bundles", dir, v.Packages, v.Channels, v.Bundles)
+}
+
+// ValidateJSON is the -o json report, for machines: one object indented
 // by two spaces, written as the run goes, so "dir" and "warnings" (the
 // upgrade-graph findings that do not fail validation, as olmcat graph
 // draws them) come first, then "valid", the counts and "problems".
+func ValidateJSON(w io.Writer) ValidateWriter {
+	return &validateJSON{w: bufio.NewWriter(w)}
+}
+
 type validateJSON struct {
 	w        *bufio.Writer
 	warnings int
 	err      error // the first failed encoding; writes are checked at Flush
 }
 
-func (j *validateJSON) start(dir string) {
+func (j *validateJSON) Package(declcfg.PackageCheck) {}
+
+func (j *validateJSON) Start(dir string) {
 	d, err := json.Marshal(dir)
 	j.keep(err)
 	fmt.Fprintf(j.w, "{\n  \"dir\": %s,\n  \"warnings\": [", d)
 }
 
-func (j *validateJSON) warning(p declcfg.Problem) {
+func (j *validateJSON) Warning(p declcfg.Problem) {
 	b, err := json.MarshalIndent(p, "    ", "  ")
 	j.keep(err)
 	if j.warnings > 0 {
@@ -82,7 +100,7 @@ func (j *validateJSON) warning(p declcfg.Problem) {
 	j.w.Write(b)
 }
 
-func (j *validateJSON) finish(_ string, v validateVerdict) error {
+func (j *validateJSON) Finish(_ string, v Validation) error {
 	if j.warnings > 0 {
 		j.w.WriteString("\n  ")
 	}

@@ -1,4 +1,4 @@
-package htmlreport_test
+package report_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/internal/htmlreport"
+	report "github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
@@ -87,13 +87,13 @@ func browser(tb testing.TB) (context.Context, func() []string) {
 func migrateWithReport(tb testing.TB, dbPath string) (string, *migrate.Report) {
 	tb.Helper()
 	dir := tb.TempDir()
-	graphs := htmlreport.NewMigrationGraphs()
+	graphs := report.NewMigrationGraphs()
 	rep, err := migrate.Migrate(context.Background(), dbPath, filepath.Join(dir, "catalog"), migrate.WithPackageGraphs(graphs.Add))
 	require.NoError(tb, err)
 	page := filepath.Join(dir, "report.html")
 	f, err := os.Create(page)
 	require.NoError(tb, err)
-	require.NoError(tb, htmlreport.WriteMigration(f, rep, graphs))
+	require.NoError(tb, report.WriteMigration(f, rep, graphs))
 	require.NoError(tb, f.Close())
 	return page, rep
 }
@@ -113,7 +113,7 @@ func fileURL(path string) string {
 func TestMigrationReportInBrowser(t *testing.T) {
 	for _, fixture := range []string{"small-fbb-deprecated", "opm-manifests"} {
 		t.Run(fixture, func(t *testing.T) {
-			page, rep := migrateWithReport(t, filepath.Join("..", "..", "fixtures", "legacy", fixture, "index.db"))
+			page, rep := migrateWithReport(t, filepath.Join("..", "..", "..", "..", "fixtures", "legacy", fixture, "index.db"))
 			ctx, requests := browser(t)
 			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(fileURL(page)), chromedp.WaitReady(chromedp.CSS("#packages"))))
 			eval := func(expr string) []string {
@@ -176,7 +176,7 @@ func TestMigrationReportInBrowser(t *testing.T) {
 
 // packagesOf lists the package names of a fixture, from its opm migration.
 func packagesOf(t *testing.T, fixture string) []string {
-	entries, err := os.ReadDir(filepath.Join("..", "..", "fixtures", "legacy", fixture, "opm-migrate"))
+	entries, err := os.ReadDir(filepath.Join("..", "..", "..", "..", "fixtures", "legacy", fixture, "opm-migrate"))
 	require.NoError(t, err)
 	var out []string
 	for _, e := range entries {
@@ -232,13 +232,13 @@ func BenchmarkOpenMigrationReport(b *testing.B) {
 // every RPC has its row and every rule seen its group, with no request
 // but the page itself.
 func TestParityReportInBrowser(t *testing.T) {
-	fixture := filepath.Join("..", "..", "fixtures", "legacy", "small-fbb-deprecated")
+	fixture := filepath.Join("..", "..", "..", "..", "fixtures", "legacy", "small-fbb-deprecated")
 	res, err := parity.Check(context.Background(), filepath.Join(fixture, "index.db"), filepath.Join(fixture, "opm-migrate"))
 	require.NoError(t, err)
 	page := filepath.Join(t.TempDir(), "parity.html")
 	f, err := os.Create(page)
 	require.NoError(t, err)
-	require.NoError(t, htmlreport.WriteParity(f, res))
+	require.NoError(t, report.WriteParity(f, res))
 	require.NoError(t, f.Close())
 
 	ctx, requests := browser(t)

@@ -1,4 +1,4 @@
-package htmlreport
+package report
 
 import (
 	"fmt"
