@@ -317,3 +317,18 @@ func validateWith(t *testing.T, w report.ValidateWriter, dir string) report.Vali
 	require.NoError(t, w.Finish(dir, v))
 	return v
 }
+
+// Catalog strings reach the report as they are: control characters and
+// "]]>" still make a valid document.
+func TestJUnitHoldsAnyString(t *testing.T) {
+	var doc bytes.Buffer
+	w := report.ValidateJUnit(&doc)
+	w.Start("dir\x01")
+	w.Warning(declcfg.Problem{Message: "warned \x02 ]]> <b>"})
+	w.Package(declcfg.PackageCheck{Name: "p\x00", Bundles: 1, Problems: []declcfg.Problem{{Schema: declcfg.SchemaBundle, Message: "bad \x1b value ]]> \xff"}}})
+	require.NoError(t, w.Finish("dir", report.Validation{Problems: make([]declcfg.Problem, 1)}))
+	assert.Empty(t, schemaErrors(t, doc.Bytes()))
+	d := parseJUnit(t, doc.Bytes())
+	require.Len(t, d.Suites, 1)
+	assert.Equal(t, "olm.bundle: bad \uFFFD value ]]> \uFFFD\n", d.Suites[0].Cases[2].Failure.Text)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // The JUnit XML writer: the common format Jenkins and GitLab read
@@ -37,7 +38,23 @@ func text(s string) *junitText {
 	if s == "" {
 		return nil
 	}
-	return &junitText{Text: s}
+	return &junitText{Text: xmlSafe(s)}
+}
+
+// xmlSafe replaces what XML 1.0 cannot hold, even as CDATA (control
+// characters a catalog string may carry, invalid UTF-8), with U+FFFD;
+// encoding/xml does so for attributes and plain text, not for CDATA.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF && r != utf8.RuneError,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }
 
 // junitCase is one <testcase>. Assertions counts the calls or blobs the

@@ -155,9 +155,9 @@ func (p *parityJUnit) diffCase(suite, name string, assertions *int, c *caseDiffs
 	}
 	switch {
 	case c.losses > 0:
-		tc.Failure = &junitFailure{Message: what, Type: string(parity.Loss), Text: lines(c.lossLines, c.benignLines, p.strict)}
+		tc.Failure = &junitFailure{Message: what, Type: string(parity.Loss), Text: xmlSafe(lines(c.lossLines, c.benignLines, p.strict))}
 	case p.strict && c.benign > 0:
-		tc.Failure = &junitFailure{Message: what, Type: string(parity.Benign), Text: lines(nil, c.benignLines, true)}
+		tc.Failure = &junitFailure{Message: what, Type: string(parity.Benign), Text: xmlSafe(lines(nil, c.benignLines, true))}
 	case c.benign > 0:
 		tc.SystemOut = text(what + "\n" + lines(nil, c.benignLines, true))
 	}
@@ -192,6 +192,6 @@ func graphTestCase(pr *parity.PackageResult) junitCase {
 		ls = append(ls, "LOSS "+g.String())
 	}
 	tc.Failure = &junitFailure{Message: fmt.Sprintf("%d upgrade graph difference(s) in %d channel(s)", len(pr.Graph), pr.GraphChannels),
-		Type: string(parity.Loss), Text: lines(ls, nil, false)}
+		Type: string(parity.Loss), Text: xmlSafe(lines(ls, nil, false))}
 	return tc
 }

@@ -96,7 +96,7 @@ func problemCase(suite, name string, assertions *int, msgs []string) junitCase {
 	}
 	shown := msgs[:min(len(msgs), ciDiffsPerCase)]
 	tc.Failure = &junitFailure{Message: fmt.Sprintf("%d problem(s)", len(msgs)), Type: "invalid",
-		Text: strings.Join(shown, "\n") + "\n"}
+		Text: xmlSafe(strings.Join(shown, "\n") + "\n")}
 	return tc
 }
 
