@@ -54,7 +54,8 @@ func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n
 func WithMaxDiffs(n int) Option { return func(o *options) { o.maxDiffs = n } }
 
 // WithReport passes the check's outcome to rep while the check runs (see
-// JSONReport and RuleSamples); each WithReport adds one.
+// RuleSamples, and PackageReport for a report written package by
+// package); each WithReport adds one.
 func WithReport(rep Report) Option { return func(o *options) { o.reports = append(o.reports, rep) } }
 
 // WithLoopback serves each local side over gRPC on a 127.0.0.1 port and
