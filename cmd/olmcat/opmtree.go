@@ -13,7 +13,7 @@ func attachOPMCommands(root *cobra.Command) {
 	reg := parentCommand(root, "registry", "opm v1.73's registry commands, on declarative configs (deprecated)")
 	reg.AddCommand(newRegistryServeCmd())
 	alpha := parentCommand(root, "alpha", "opm v1.73's alpha commands")
-	alpha.AddCommand(newAlphaListCmd(), newAlphaRenderGraphCmd())
+	alpha.AddCommand(newAlphaListCmd(), newAlphaRenderGraphCmd(), newAlphaBundleCmd())
 	root.AddCommand(newInitCmd())
 	addOPMRootFlags(root)
 }

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/internal/atomicfile"
+	"github.com/operator-catalog/olmcat/internal/manifest"
+)
+
+// The bundle labels and annotations opm alpha bundle generate writes.
+const (
+	annMediaType      = "operators.operatorframework.io.bundle.mediatype.v1"
+	annManifests      = "operators.operatorframework.io.bundle.manifests.v1"
+	annMetadata       = "operators.operatorframework.io.bundle.metadata.v1"
+	annPackage        = "operators.operatorframework.io.bundle.package.v1"
+	annChannels       = "operators.operatorframework.io.bundle.channels.v1"
+	annDefaultChannel = "operators.operatorframework.io.bundle.channel.default.v1"
+)
+
+// newAlphaBundleCmd groups opm's alpha bundle commands.
+func newAlphaBundleCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "bundle", Short: "Operator bundle commands (opm alpha bundle)"}
+	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleExtractCmd())
+	return cmd
+}
+
+// bundleGenFlags are opm alpha bundle generate's flags.
+type bundleGenFlags struct {
+	dir, pkg, channels, defaultChannel, outputDir, baseImage string
+}
+
+func newAlphaBundleGenerateCmd() *cobra.Command {
+	f := &bundleGenFlags{}
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Generate the metadata/annotations.yaml and bundle.Dockerfile of a bundle directory",
+		Long: `Write <parent of --directory>/metadata/annotations.yaml (or, with
+--output-dir, copy the manifests to <output-dir>/manifests/ and write
+<output-dir>/metadata/annotations.yaml) and ./bundle.Dockerfile, byte for
+byte as opm alpha bundle generate writes them. The media type is detected
+from the manifests (registry+v1 with a ClusterServiceVersion, helm for a
+chart, plain otherwise). --package and --channels are required: olmcat does
+not infer them from an appregistry package directory.`,
+		Example: `  olmcat alpha bundle generate -d ./etcd/0.9.4/manifests -p etcd -c alpha,stable -e stable`,
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.dir == "" {
+				return usageError(errors.New(`required flag(s) "directory" not set`))
+			}
+			return f.generate()
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.dir, "directory", "d", "", "The directory where bundle manifests for a specific version are located.")
+	fl.StringVarP(&f.pkg, "package", "p", "", "The name of the package that bundle image belongs to")
+	fl.StringVarP(&f.channels, "channels", "c", "", "The list of channels that bundle image belongs to")
+	fl.StringVarP(&f.defaultChannel, "default", "e", "", "The default channel for the bundle image")
+	fl.StringVarP(&f.outputDir, "output-dir", "u", "", "Optional output directory for operator manifests")
+	fl.StringVar(&f.baseImage, "base-image", "scratch", "Use a custom image pullspec as the base bundle image")
+	return cmd
+}
+
+// generate writes annotations.yaml and bundle.Dockerfile.
+func (f *bundleGenFlags) generate() error {
+	abs, err := filepath.Abs(f.dir)
+	if err != nil {
+		return err
+	}
+	mediaType, err := bundleMediaType(abs)
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	if f.pkg == "" || f.channels == "" {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", abs)}
+	}
+	manifestsDir, root := abs, filepath.Dir(abs)
+	if f.outputDir != "" {
+		if root, err = filepath.Abs(f.outputDir); err != nil {
+			return err
+		}
+		manifestsDir = filepath.Join(root, "manifests")
+		if err := copyNewFiles(abs, manifestsDir); err != nil {
+			return &exitError{code: exitInvalid, err: err}
+		}
+	}
+	ann := map[string]string{annMediaType: mediaType, annManifests: "manifests/", annMetadata: "metadata/", annPackage: f.pkg, annChannels: f.channels}
+	if f.defaultChannel != "" {
+		ann[annDefaultChannel] = f.defaultChannel
+	}
+	data, err := yaml.Marshal(map[string]any{"annotations": ann})
+	if err != nil {
+		return err
+	}
+	metadataDir := filepath.Join(root, "metadata")
+	if err := os.MkdirAll(metadataDir, 0o755); err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	if err := writeWhole(filepath.Join(metadataDir, "annotations.yaml"), data); err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	df, err := f.dockerfile(mediaType, manifestsDir, metadataDir)
+	if err != nil {
+		return err
+	}
+	return writeWhole("bundle.Dockerfile", []byte(df))
+}
+
+// dockerfile is opm's bundle.Dockerfile: COPY sources relative to the
+// working directory, the build context.
+func (f *bundleGenFlags) dockerfile(mediaType, manifestsDir, metadataDir string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	relManifests, err1 := filepath.Rel(wd, manifestsDir)
+	relMetadata, err2 := filepath.Rel(wd, metadataDir)
+	if err := errors.Join(err1, err2); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "FROM %s\n\n", f.baseImage)
+	for _, kv := range [][2]string{{annMediaType, mediaType}, {annManifests, "manifests/"}, {annMetadata, "metadata/"}, {annPackage, f.pkg}, {annChannels, f.channels}} {
+		fmt.Fprintf(&b, "LABEL %s=%s\n", kv[0], kv[1])
+	}
+	if f.defaultChannel != "" {
+		fmt.Fprintf(&b, "LABEL %s=%s\n\n", annDefaultChannel, f.defaultChannel)
+	}
+	fmt.Fprintf(&b, "COPY %s /manifests/\nCOPY %s /metadata/\n", relManifests, relMetadata)
+	return b.String(), nil
+}
+
+// bundleMediaType is opm's media type of a manifests directory: helm for
+// a chart, registry+v1 when a top-level file is a ClusterServiceVersion,
+// plain otherwise.
+func bundleMediaType(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			files = append(files, e.Name())
+		}
+	}
+	if len(files) == 0 {
+		return "", fmt.Errorf("The directory %s contains no yaml files", dir)
+	}
+	sort.Strings(files)
+	for _, name := range files {
+		if name == "Chart.yaml" {
+			return "helm", nil
+		}
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return "", err
+		}
+		var obj struct {
+			Kind string `json:"kind"`
+		}
+		if yaml.Unmarshal(data, &obj) == nil && obj.Kind == manifest.KindCSV {
+			return "registry+v1", nil
+		}
+	}
+	return "plain", nil
+}
+
+// copyNewFiles copies the regular files of from into to, leaving files
+// that already exist there alone (as opm does).
+func copyNewFiles(from, to string) error {
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		target := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if _, err := os.Stat(target); err == nil {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return writeWhole(target, data)
+	})
+}
+
+// newAlphaBundleExtractCmd is opm alpha bundle extract: olmcat bundle
+// extract with opm's default namespace and its --debug flag.
+func newAlphaBundleExtractCmd() *cobra.Command {
+	cmd := newBundleExtractCmd()
+	cmd.Use = "extract -c <configmap>"
+	ns := cmd.Flags().Lookup("namespace")
+	ns.DefValue = "openshift-operator-lifecycle-manager"
+	_ = ns.Value.Set(ns.DefValue)
+	cmd.Flags().Bool("debug", false, "enable debug logging (accepted; olmcat logs what it wrote)")
+	return cmd
+}
+
+// writeWhole replaces dest with data all at once (opm's generate always
+// overwrites these files).
+func writeWhole(dest string, data []byte) error {
+	return atomicfile.Write(dest, true, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
