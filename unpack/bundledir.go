@@ -78,14 +78,20 @@ func readAnnotations(p string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read bundle annotations: %w", err)
 	}
+	return parseAnnotations(data, p)
+}
+
+// parseAnnotations parses the content of an annotations.yaml; where names
+// it in errors.
+func parseAnnotations(data []byte, where string) (map[string]string, error) {
 	var doc struct {
 		Annotations map[string]string `json:"annotations"`
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", p, err)
+		return nil, fmt.Errorf("parse %s: %w", where, err)
 	}
 	if len(doc.Annotations) == 0 {
-		return nil, fmt.Errorf("%s: no annotations", p)
+		return nil, fmt.Errorf("%s: no annotations", where)
 	}
 	return doc.Annotations, nil
 }

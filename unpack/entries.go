@@ -60,13 +60,14 @@ func decodeEntries(cm *corev1.ConfigMap) ([]File, error) {
 
 // entryPaths returns the function giving each key its bundle path: the
 // AnnotationPaths map when Extract wrote one, else manifests/<key>, except
-// that opm's metadata files (dependencies.yaml, properties.yaml, stored
-// beside the manifests without a kind) go to metadata/.
+// that metadata files without a kind go to metadata/: opm's
+// dependencies.yaml and properties.yaml, and the annotations.yaml of a
+// ConfigMap made with kubectl create configmap --from-file=<bundle>/metadata.
 func entryPaths(cm *corev1.ConfigMap) (func(key string, content []byte) string, error) {
 	raw, ok := cm.Annotations[AnnotationPaths]
 	if !ok {
 		return func(key string, content []byte) string {
-			if key == "dependencies.yaml" || key == "properties.yaml" {
+			if key == "dependencies.yaml" || key == "properties.yaml" || key == AnnotationsFile {
 				if tm, err := manifest.Identify(content); err == nil && tm.Kind == "" {
 					return "metadata/" + key
 				}

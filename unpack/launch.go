@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -75,18 +76,29 @@ func newLaunchOptions(opts []LaunchOption) launchOptions {
 // ConfigMap already holds a bundle that loads. It returns the state as Lookup does;
 // with a CatalogSource that does not exist it creates nothing and reports
 // CatalogSourceMissing.
+//
+// Before anything is created it checks that the caller may make every
+// request it needs (an *AccessError lists the missing rights), and when a
+// step fails anyway (admission: a quota, a webhook) it deletes what this
+// run created.
 func Launch(ctx context.Context, c Clients, image, namespace string, opts ...LaunchOption) (*BundleLookup, error) {
 	o := newLaunchOptions(opts)
 	if err := o.validate(image, namespace); err != nil {
 		return nil, err
 	}
-	name := Name(image)
-	var pullSecrets []string
+	if err := checkAccess(ctx, c, namespace, launchPermissions(o.catalogSource != nil)); err != nil {
+		return nil, err
+	}
+	spec := jobSpec{
+		name: Name(image), namespace: namespace, image: image,
+		toolImage: o.toolImage, toolBinary: o.toolBinary,
+		timeoutSeconds: int64(o.timeout / time.Second),
+	}
 	var owner *metav1.OwnerReference
 	if ref := o.catalogSource; ref != nil {
 		cs, err := c.getCatalogSource(ctx, *ref)
 		if apierrors.IsNotFound(err) {
-			return newLookup(image, namespace, name, pending(ReasonCatalogSourceMissing, "referenced catalogsource not found")), nil
+			return newLookup(image, namespace, spec.name, pending(ReasonCatalogSourceMissing, "referenced catalogsource not found")), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("get catalogsource %s: %w", ref, err)
@@ -95,34 +107,37 @@ func Launch(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 			APIVersion: cs.GetAPIVersion(), Kind: cs.GetKind(), Name: cs.GetName(), UID: cs.GetUID(),
 			Controller: ptr.To(false), BlockOwnerDeletion: ptr.To(false),
 		}
-		pullSecrets = catalogSecrets(cs.Object)
+		spec.pullSecrets = catalogSecrets(cs.Object)
 	}
-
-	cm, err := ensureConfigMap(ctx, c, namespace, name, owner)
-	if err != nil {
+	var u undo
+	if err := ensureObjects(ctx, c, spec, owner, &u); err != nil {
+		// Remove what this run created, even when ctx was cancelled.
+		if uerr := u.run(context.WithoutCancel(ctx)); uerr != nil {
+			return nil, fmt.Errorf("%w (%v)", err, uerr)
+		}
 		return nil, err
 	}
-	cmOwner := metav1.OwnerReference{
+	return Lookup(ctx, c, image, namespace, opts...)
+}
+
+// ensureObjects ensures the ConfigMap, its RBAC and the Job of spec,
+// recording in u what it creates.
+func ensureObjects(ctx context.Context, c Clients, spec jobSpec, owner *metav1.OwnerReference, u *undo) error {
+	cm, err := ensureConfigMap(ctx, c, spec.namespace, spec.name, owner, u)
+	if err != nil {
+		return err
+	}
+	spec.owner = metav1.OwnerReference{
 		APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID,
 		Controller: ptr.To(false), BlockOwnerDeletion: ptr.To(false),
 	}
-	if err := ensureRBAC(ctx, c, namespace, name, cmOwner); err != nil {
-		return nil, err
-	}
-	spec := jobSpec{
-		name: name, namespace: namespace, image: image,
-		toolImage: o.toolImage, toolBinary: o.toolBinary,
-		timeoutSeconds: int64(o.timeout / time.Second),
-		pullSecrets:    pullSecrets,
-		owner:          cmOwner,
+	if err := ensureRBAC(ctx, c, spec.namespace, spec.name, spec.owner, u); err != nil {
+		return err
 	}
 	// The ConfigMap may already hold the bundle of a Job its TTL removed:
 	// no new Job then, the bundle is not unpacked twice.
 	unpacked := len(cm.Data)+len(cm.BinaryData) > 0 && loadsBundle(cm)
-	if err := ensureJob(ctx, c, spec.build(), unpacked); err != nil {
-		return nil, err
-	}
-	return Lookup(ctx, c, image, namespace, opts...)
+	return ensureJob(ctx, c, spec.build(), unpacked)
 }
 
 func loadsBundle(cm *corev1.ConfigMap) bool {
@@ -140,6 +155,13 @@ func (o launchOptions) validate(image, namespace string) error {
 		return fmt.Errorf("catalogsource %s must be in the unpack namespace %s (owner references cannot cross namespaces)", o.catalogSource, namespace)
 	case o.timeout < 0:
 		return fmt.Errorf("negative timeout %s", o.timeout)
+	}
+	// A reference the kubelet cannot pull would make a Job whose pod never
+	// starts: refuse it before anything is created.
+	for _, ref := range []struct{ what, image string }{{"bundle image", image}, {"tool image", o.toolImage}} {
+		if _, err := name.ParseReference(ref.image); err != nil {
+			return fmt.Errorf("%s %q is not an image reference ([registry/]repository[:tag][@digest])", ref.what, ref.image)
+		}
 	}
 	return nil
 }
@@ -161,7 +183,7 @@ func catalogSecrets(obj map[string]any) []string {
 // ensureConfigMap creates the empty unpack ConfigMap, or makes sure an
 // existing one carries the managed label; its owners and data are left as
 // they are (a ConfigMap shared by two catalogs keeps its first owner).
-func ensureConfigMap(ctx context.Context, c Clients, namespace, name string, owner *metav1.OwnerReference) (*corev1.ConfigMap, error) {
+func ensureConfigMap(ctx context.Context, c Clients, namespace, name string, owner *metav1.OwnerReference, u *undo) (*corev1.ConfigMap, error) {
 	cms := c.Kube.CoreV1().ConfigMaps(namespace)
 	want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name: name, Namespace: namespace, Labels: map[string]string{LabelManaged: "true"},
@@ -171,6 +193,7 @@ func ensureConfigMap(ctx context.Context, c Clients, namespace, name string, own
 	}
 	cm, err := cms.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
+		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return cms.Delete(ctx, name, o) }, cm)
 		return cm, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -91,7 +93,12 @@ func Load(cm *corev1.ConfigMap) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configmap %s: %w", where, err)
 	}
-	m := &Manifest{Bundle: &Bundle{Files: files, Annotations: bundleAnnotations(cm.Annotations), Image: cm.Annotations[AnnotationSourceImage]}}
+	ann := bundleAnnotations(cm.Annotations)
+	files, err = liftAnnotationsFile(files, ann)
+	if err != nil {
+		return nil, fmt.Errorf("configmap %s: %w", where, err)
+	}
+	m := &Manifest{Bundle: &Bundle{Files: files, Annotations: ann, Image: cm.Annotations[AnnotationSourceImage]}}
 	for _, f := range files {
 		if err := m.add(f); err != nil {
 			return nil, fmt.Errorf("configmap %s key %q: %w", where, f.Key, err)
@@ -103,6 +110,29 @@ func Load(cm *corev1.ConfigMap) (*Manifest, error) {
 	}
 	b.Name = b.CSV.Name
 	return m, nil
+}
+
+// liftAnnotationsFile takes a metadata/annotations.yaml entry (a
+// ConfigMap made from a bundle's metadata directory rather than by Extract)
+// out of files and adds its annotations to ann; the ConfigMap's own
+// annotations win.
+func liftAnnotationsFile(files []File, ann map[string]string) ([]File, error) {
+	for i, f := range files {
+		if f.Path != "metadata/"+AnnotationsFile {
+			continue
+		}
+		fromFile, err := parseAnnotations(f.Content, "key "+strconv.Quote(f.Key))
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range fromFile {
+			if _, ok := ann[k]; !ok {
+				ann[k] = v
+			}
+		}
+		return slices.Delete(files, i, i+1), nil
+	}
+	return files, nil
 }
 
 // add sorts one file into the manifest.

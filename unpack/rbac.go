@@ -3,6 +3,7 @@ package unpack
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -15,7 +16,7 @@ import (
 // ConfigMap and nothing else: a Role with one rule on that ConfigMap by
 // name, bound to the ServiceAccount. RBAC cannot limit create by name, so
 // the effective rights are get and update, which is all Extract needs.
-func ensureRBAC(ctx context.Context, c Clients, namespace, name string, owner metav1.OwnerReference) error {
+func ensureRBAC(ctx context.Context, c Clients, namespace, name string, owner metav1.OwnerReference, u *undo) error {
 	meta := func() metav1.ObjectMeta {
 		return metav1.ObjectMeta{
 			Name: name, Namespace: namespace,
@@ -23,14 +24,13 @@ func ensureRBAC(ctx context.Context, c Clients, namespace, name string, owner me
 			OwnerReferences: []metav1.OwnerReference{owner},
 		}
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: meta()}
-	if _, err := c.Kube.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create serviceaccount %s/%s: %w", namespace, name, err)
-	}
-	if err := ensureRole(ctx, c, &rbacv1.Role{ObjectMeta: meta(), Rules: []rbacv1.PolicyRule{configMapRule(name)}}); err != nil {
+	if err := ensureServiceAccount(ctx, c, u, &corev1.ServiceAccount{ObjectMeta: meta()}); err != nil {
 		return err
 	}
-	return ensureRoleBinding(ctx, c, &rbacv1.RoleBinding{
+	if err := ensureRole(ctx, c, u, &rbacv1.Role{ObjectMeta: meta(), Rules: []rbacv1.PolicyRule{configMapRule(name)}}); err != nil {
+		return err
+	}
+	return ensureRoleBinding(ctx, c, u, &rbacv1.RoleBinding{
 		ObjectMeta: meta(),
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
@@ -46,12 +46,66 @@ func configMapRule(name string) rbacv1.PolicyRule {
 	}
 }
 
-// ensureRole creates want, or appends its rule to an existing Role that
-// lacks it.
-func ensureRole(ctx context.Context, c Clients, want *rbacv1.Role) error {
-	roles := c.Kube.RbacV1().Roles(want.Namespace)
-	_, err := roles.Create(ctx, want, metav1.CreateOptions{})
+// ensureServiceAccount creates want, or points an existing one at want's
+// owner.
+func ensureServiceAccount(ctx context.Context, c Clients, u *undo, want *corev1.ServiceAccount) error {
+	sas := c.Kube.CoreV1().ServiceAccounts(want.Namespace)
+	sa, err := sas.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
+		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return sas.Delete(ctx, want.Name, o) }, sa)
+		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create serviceaccount %s/%s: %w", want.Namespace, want.Name, err)
+	}
+	have, err := sas.Get(ctx, want.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("get serviceaccount %s/%s: %w", want.Namespace, want.Name, err)
+	}
+	if !reown(&have.ObjectMeta, want.OwnerReferences[0]) {
+		return nil
+	}
+	if _, err := sas.Update(ctx, have, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("update owner of serviceaccount %s/%s: %w", want.Namespace, want.Name, err)
+	}
+	return nil
+}
+
+// reown makes owner, the unpack ConfigMap, an owner of obj in place of any
+// earlier ConfigMap of that name (one deleted and created again: the
+// garbage collector would delete obj under the new Job). It reports
+// whether obj changed.
+func reown(obj *metav1.ObjectMeta, owner metav1.OwnerReference) bool {
+	refs := obj.OwnerReferences[:0:0]
+	found := false
+	for _, r := range obj.OwnerReferences {
+		switch {
+		case r.UID == owner.UID:
+			found = true
+			refs = append(refs, r)
+		case r.APIVersion == owner.APIVersion && r.Kind == owner.Kind && r.Name == owner.Name:
+			// a ConfigMap of the same name that no longer exists
+		default:
+			refs = append(refs, r)
+		}
+	}
+	if found && len(refs) == len(obj.OwnerReferences) {
+		return false
+	}
+	if !found {
+		refs = append(refs, owner)
+	}
+	obj.OwnerReferences = refs
+	return true
+}
+
+// ensureRole creates want, or appends its rule to an existing Role that
+// lacks it and points it at want's owner.
+func ensureRole(ctx context.Context, c Clients, u *undo, want *rbacv1.Role) error {
+	roles := c.Kube.RbacV1().Roles(want.Namespace)
+	role, err := roles.Create(ctx, want, metav1.CreateOptions{})
+	if err == nil {
+		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return roles.Delete(ctx, want.Name, o) }, role)
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
@@ -61,12 +115,14 @@ func ensureRole(ctx context.Context, c Clients, want *rbacv1.Role) error {
 	if err != nil {
 		return fmt.Errorf("get role %s/%s: %w", want.Namespace, want.Name, err)
 	}
-	for _, r := range have.Rules {
-		if equality.Semantic.DeepEqual(r, want.Rules[0]) {
-			return nil
-		}
+	changed := reown(&have.ObjectMeta, want.OwnerReferences[0])
+	if !slices.ContainsFunc(have.Rules, func(r rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(r, want.Rules[0]) }) {
+		have.Rules = append(have.Rules, want.Rules[0])
+		changed = true
 	}
-	have.Rules = append(have.Rules, want.Rules[0])
+	if !changed {
+		return nil
+	}
 	if _, err := roles.Update(ctx, have, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update role %s/%s: %w", want.Namespace, want.Name, err)
 	}
@@ -75,12 +131,13 @@ func ensureRole(ctx context.Context, c Clients, want *rbacv1.Role) error {
 
 // ensureRoleBinding creates want, or replaces an existing RoleBinding whose
 // subjects or role differ (roleRef is immutable, so it is deleted and
-// created again).
-func ensureRoleBinding(ctx context.Context, c Clients, want *rbacv1.RoleBinding) error {
+// created again), or points one that matches at want's owner.
+func ensureRoleBinding(ctx context.Context, c Clients, u *undo, want *rbacv1.RoleBinding) error {
 	rbs := c.Kube.RbacV1().RoleBindings(want.Namespace)
 	for attempt := 0; attempt < 2; attempt++ {
-		_, err := rbs.Create(ctx, want, metav1.CreateOptions{})
+		rb, err := rbs.Create(ctx, want, metav1.CreateOptions{})
 		if err == nil {
+			u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return rbs.Delete(ctx, want.Name, o) }, rb)
 			return nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -91,6 +148,12 @@ func ensureRoleBinding(ctx context.Context, c Clients, want *rbacv1.RoleBinding)
 			return fmt.Errorf("get rolebinding %s/%s: %w", want.Namespace, want.Name, err)
 		}
 		if equality.Semantic.DeepEqual(have.Subjects, want.Subjects) && have.RoleRef == want.RoleRef {
+			if !reown(&have.ObjectMeta, want.OwnerReferences[0]) {
+				return nil
+			}
+			if _, err := rbs.Update(ctx, have, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("update owner of rolebinding %s/%s: %w", want.Namespace, want.Name, err)
+			}
 			return nil
 		}
 		if err := rbs.Delete(ctx, want.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {

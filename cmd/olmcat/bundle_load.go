@@ -48,6 +48,9 @@ blob. Either way it is reported on stderr.`,
 						args[0], pm.PackageName, len(pm.Channels), pm.DefaultChannel)
 				}
 			}
+			if m.Bundle.Annotations[declcfg.AnnotationPackage] == "" {
+				return missingMetadata(args[0])
+			}
 			b, err := bundleBlob(m.Bundle)
 			if err != nil {
 				return fmt.Errorf("bundle load %s: %w", args[0], err)
@@ -62,6 +65,19 @@ blob. Either way it is reported on stderr.`,
 	cmd.Flags().StringVarP(&kubeconfig, "kubeconfig", "k", "", "kubeconfig file (default $KUBECONFIG, ~/.kube/config, else in-cluster)")
 	cmd.Flags().StringVarP(&output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
 	return cmd
+}
+
+// missingMetadata explains a ConfigMap that holds a bundle's manifests
+// but not its metadata (kubectl create configmap --from-file=manifests/):
+// without the package and channels there is no olm.bundle blob.
+func missingMetadata(ref string) error {
+	ns, name, _ := strings.Cut(ref, "/")
+	return fmt.Errorf(`bundle load %s: the ConfigMap holds manifests but no bundle metadata: no %s annotation, no annotations.yaml entry and no PackageManifest, so the bundle's package and channels are unknown. Make it from the bundle directory with one of
+  olmcat bundle extract -m <bundle-dir> -n %s -c %s     (into an existing ConfigMap)
+  kubectl create configmap %s -n %s --from-file=<bundle-dir>/manifests --from-file=<bundle-dir>/metadata
+or add the annotations to it:
+  kubectl annotate configmap %s -n %s %s=<package> %s=<channel>[,<channel>]`,
+		ref, declcfg.AnnotationPackage, ns, name, name, ns, name, ns, declcfg.AnnotationPackage, declcfg.AnnotationChannels)
 }
 
 // bundleBlob renders a loaded bundle as opm render renders a bundle image:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,4 +286,49 @@ func TestBundleLoadPackageManifest(t *testing.T) {
 	require.Equal(t, "olm.bundle", blob.Schema)
 	require.Equal(t, "foo", blob.Package)
 	require.Equal(t, "foo.v0.1.0", blob.Name)
+}
+
+// TestBundleLoadManifestsOnly: a ConfigMap made with kubectl create
+// configmap --from-file=<bundle>/manifests has no bundle metadata; bundle
+// load says what is missing and how to make it, and each way it names
+// works: the metadata directory as entries (--from-file=<bundle>/metadata)
+// or the package and channel annotations.
+func TestBundleLoadManifestsOnly(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	kubeconfig := c.Kubeconfig(t, c.AdminConfig())
+	dir := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"
+	image := "example/foo-bundle:v0.1.0"
+	cms := c.Admin(t).CoreV1().ConfigMaps(ns)
+	ctx := context.Background()
+	create := func(name string, data map[string]string) {
+		t.Helper()
+		_, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Annotations: map[string]string{unpack.AnnotationSourceImage: image}}, Data: data}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+
+	create("manifests-only", readManifests(t, dir+"/manifests"))
+	_, stderr, code := runCLI(t, "bundle", "load", ns+"/manifests-only", "--kubeconfig", kubeconfig)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "the ConfigMap holds manifests but no bundle metadata: no operators.operatorframework.io.bundle.package.v1 annotation")
+	require.Contains(t, stderr, "--from-file=<bundle-dir>/metadata")
+	require.Contains(t, stderr, "kubectl annotate configmap manifests-only -n "+ns+" operators.operatorframework.io.bundle.package.v1=<package>")
+
+	withMetadata := readManifests(t, dir+"/manifests")
+	maps.Copy(withMetadata, readManifests(t, dir+"/metadata"))
+	create("with-metadata", withMetadata)
+	got, stderr, code := runCLI(t, "bundle", "load", ns+"/with-metadata", "--kubeconfig", kubeconfig)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, opmImageRender(t, dir, image), got)
+
+	cm, err := cms.Get(ctx, "manifests-only", metav1.GetOptions{})
+	require.NoError(t, err)
+	cm.Annotations["operators.operatorframework.io.bundle.package.v1"] = "foo"
+	cm.Annotations["operators.operatorframework.io.bundle.channels.v1"] = "beta"
+	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	out, stderr, code := runCLI(t, "bundle", "load", ns+"/manifests-only", "--kubeconfig", kubeconfig)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, `"package": "foo"`)
 }
