@@ -50,7 +50,7 @@ func (e *AccessError) Error() string {
 // request of perms in namespace (SelfSubjectAccessReview), so that a
 // caller lacking one learns all that are missing and nothing is created.
 func checkAccess(ctx context.Context, c Clients, namespace string, perms []permission) error {
-	reviews := c.Kube.AuthorizationV1().SelfSubjectAccessReviews()
+	reviews := c.accessReviews()
 	var denied []string
 	for _, p := range perms {
 		for _, verb := range p.verbs {

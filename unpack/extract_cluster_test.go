@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,12 +13,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 // fixtureBundles returns every bundle directory (manifests/ and
@@ -105,7 +106,7 @@ func roundTrip(t *testing.T, client kubernetes.Interface, ns, name, dir string, 
 	ctx := context.Background()
 	before := createConfigMap(t, client, ns, name)
 	image := "example/" + filepath.Base(dir) + ":v1"
-	_, err := Extract(ctx, client, ns, name, WithBundleDir(dir), WithGzip(gzipped), WithSourceImage(image))
+	_, err := jobtool.Extract(ctx, adminWriter(t), ns, name, jobtool.WithBundleDir(dir), jobtool.WithGzip(gzipped), jobtool.WithSourceImage(image))
 	if err != nil && !gzipped && strings.Contains(err.Error(), "over the limit") {
 		assertUnchanged(t, client, ns, name, before.ResourceVersion)
 		t.Skipf("plain bundle over 1 MiB, refused before writing: %v", err)
@@ -204,7 +205,7 @@ func TestExtractOverLimit(t *testing.T) {
 	for _, gzipped := range []bool{false, true} {
 		name := fmt.Sprintf("big-%v", gzipped)
 		before := createConfigMap(t, client, ns, name)
-		_, err := Extract(context.Background(), client, ns, name, WithBundleDir(dir), WithGzip(gzipped))
+		_, err := jobtool.Extract(context.Background(), adminWriter(t), ns, name, jobtool.WithBundleDir(dir), jobtool.WithGzip(gzipped))
 		if err == nil {
 			t.Fatalf("gzip %v: extract of a >1 MiB bundle succeeded", gzipped)
 		}
@@ -225,8 +226,8 @@ func TestExtractOverLimit(t *testing.T) {
 func TestExtractMissingConfigMap(t *testing.T) {
 	c := kubetest.Get(t)
 	dir := "../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"
-	_, err := Extract(context.Background(), c.Admin(t), c.Namespace(t), "absent", WithBundleDir(dir))
-	if !apierrors.IsNotFound(err) {
+	_, err := jobtool.Extract(context.Background(), adminWriter(t), c.Namespace(t), "absent", jobtool.WithBundleDir(dir))
+	if !jobtool.IsStatus(err, http.StatusNotFound) {
 		t.Fatalf("extract into a missing ConfigMap: %v, want NotFound", err)
 	}
 }
@@ -252,7 +253,7 @@ func TestExtractKeysAndBinary(t *testing.T) {
 		"manifests/icon.bin":          binary,
 	})
 	createConfigMap(t, client, ns, "keys")
-	if _, err := Extract(context.Background(), client, ns, "keys", WithBundleDir(dir)); err != nil {
+	if _, err := jobtool.Extract(context.Background(), adminWriter(t), ns, "keys", jobtool.WithBundleDir(dir)); err != nil {
 		t.Fatal(err)
 	}
 	cm, err := client.CoreV1().ConfigMaps(ns).Get(context.Background(), "keys", metav1.GetOptions{})

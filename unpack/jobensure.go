@@ -16,7 +16,7 @@ import (
 // existing Job that matches it (jobMatches), and deletes and recreates one
 // whose spec or owners drifted.
 func ensureJob(ctx context.Context, c Clients, want *batchv1.Job, keepMissing bool) error {
-	jobs := c.Kube.BatchV1().Jobs(want.Namespace)
+	jobs := c.jobs(want.Namespace)
 	have, err := jobs.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err) && keepMissing:

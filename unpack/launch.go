@@ -184,7 +184,7 @@ func catalogSecrets(obj map[string]any) []string {
 // existing one carries the managed label; its owners and data are left as
 // they are (a ConfigMap shared by two catalogs keeps its first owner).
 func ensureConfigMap(ctx context.Context, c Clients, namespace, name string, owner *metav1.OwnerReference, u *undo) (*corev1.ConfigMap, error) {
-	cms := c.Kube.CoreV1().ConfigMaps(namespace)
+	cms := c.configMaps(namespace)
 	want := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name: name, Namespace: namespace, Labels: map[string]string{LabelManaged: "true"},
 	}}

@@ -100,7 +100,7 @@ func TestNameIsSHA256OfTheReference(t *testing.T) {
 // job fetches the stored unpack Job.
 func getJob(t *testing.T, clients Clients, ns, name string) *batchv1.Job {
 	t.Helper()
-	job, err := clients.Kube.BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
+	job, err := clients.jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func getJob(t *testing.T, clients Clients, ns, name string) *batchv1.Job {
 
 func getConfigMap(t *testing.T, clients Clients, ns, name string) *corev1.ConfigMap {
 	t.Helper()
-	cm, err := clients.Kube.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+	cm, err := clients.configMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

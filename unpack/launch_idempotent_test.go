@@ -26,15 +26,15 @@ func takeSnapshot(t *testing.T, clients Clients, ns, name string) snapshot {
 		}
 		s[kind] = [2]string{string(o.GetUID()), o.GetResourceVersion()}
 	}
-	cm, err := clients.Kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	cm, err := clients.configMaps(ns).Get(ctx, name, metav1.GetOptions{})
 	add("ConfigMap", cm, err)
-	sa, err := clients.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	sa, err := clients.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
 	add("ServiceAccount", sa, err)
-	role, err := clients.Kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	role, err := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
 	add("Role", role, err)
-	rb, err := clients.Kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, err := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
 	add("RoleBinding", rb, err)
-	job, err := clients.Kube.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	job, err := clients.jobs(ns).Get(ctx, name, metav1.GetOptions{})
 	add("Job", job, err)
 	return s
 }
@@ -73,22 +73,22 @@ func TestLaunchIdempotent(t *testing.T) {
 	// Drift every object.
 	six := int32(6)
 	job.Spec.BackoffLimit = &six
-	if _, err := clients.Kube.BatchV1().Jobs(ns).Update(ctx, job, metav1.UpdateOptions{}); err != nil {
+	if _, err := clients.jobs(ns).Update(ctx, job, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	role, _ := clients.Kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	role, _ := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
 	role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}
-	if _, err := clients.Kube.RbacV1().Roles(ns).Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+	if _, err := clients.roles(ns).Update(ctx, role, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rb, _ := clients.Kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, _ := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
 	rb.Subjects = []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: ns}}
-	if _, err := clients.Kube.RbacV1().RoleBindings(ns).Update(ctx, rb, metav1.UpdateOptions{}); err != nil {
+	if _, err := clients.roleBindings(ns).Update(ctx, rb, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cm := getConfigMap(t, clients, ns, name)
 	cm.Labels = map[string]string{"other": "x"}
-	if _, err := clients.Kube.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	if _, err := clients.configMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -103,11 +103,11 @@ func TestLaunchIdempotent(t *testing.T) {
 	if after["RoleBinding"][0] == first["RoleBinding"][0] {
 		t.Error("drifted rolebinding was not recreated")
 	}
-	rb, _ = clients.Kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, _ = clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
 	if len(rb.Subjects) != 1 || rb.Subjects[0].Name != name {
 		t.Errorf("rolebinding subjects %v", rb.Subjects)
 	}
-	role, _ = clients.Kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	role, _ = clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
 	if after["Role"][0] != first["Role"][0] || len(role.Rules) != 2 || role.Rules[1].ResourceNames[0] != name {
 		t.Errorf("role not repaired in place: %+v", role.Rules)
 	}

@@ -73,15 +73,15 @@ func TestLaunchObjects(t *testing.T) {
 	}
 	cmOwner := []metav1.OwnerReference{ownerRef("v1", "ConfigMap", name, cm.UID)}
 
-	sa, err := clients.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	sa, err := clients.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	role, err := clients.Kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	role, err := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rb, err := clients.Kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, err := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

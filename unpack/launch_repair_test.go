@@ -70,18 +70,18 @@ func TestLaunchReownsAfterConfigMapRecreated(t *testing.T) {
 	_, err := Launch(ctx, clients, image, ns)
 	require.NoError(t, err)
 	old := getConfigMap(t, clients, ns, name).UID
-	require.NoError(t, clients.Kube.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}))
+	require.NoError(t, clients.configMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}))
 
 	_, err = Launch(ctx, clients, image, ns)
 	require.NoError(t, err)
 	cm := getConfigMap(t, clients, ns, name)
 	require.NotEqual(t, old, cm.UID)
 	want := []metav1.OwnerReference{ownerRef("v1", "ConfigMap", name, cm.UID)}
-	sa, err := clients.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	sa, err := clients.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
-	role, err := clients.Kube.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{})
+	role, err := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
-	rb, err := clients.Kube.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	rb, err := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
 	for kind, o := range map[string]metav1.Object{"ServiceAccount": sa, "Role": role, "RoleBinding": rb, "Job": getJob(t, clients, ns, name)} {
 		require.Equal(t, want, o.GetOwnerReferences(), kind)
@@ -93,13 +93,13 @@ func TestLaunchReownsAfterConfigMapRecreated(t *testing.T) {
 func requireNoUnpackObjects(t *testing.T, clients Clients, ns, name string) {
 	t.Helper()
 	ctx := context.Background()
-	k := clients.Kube
+	k := clients
 	for kind, get := range map[string]func() error{
-		"ConfigMap":      func() error { _, err := k.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); return err },
-		"ServiceAccount": func() error { _, err := k.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{}); return err },
-		"Role":           func() error { _, err := k.RbacV1().Roles(ns).Get(ctx, name, metav1.GetOptions{}); return err },
-		"RoleBinding":    func() error { _, err := k.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{}); return err },
-		"Job":            func() error { _, err := k.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{}); return err },
+		"ConfigMap":      func() error { _, err := k.configMaps(ns).Get(ctx, name, metav1.GetOptions{}); return err },
+		"ServiceAccount": func() error { _, err := k.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{}); return err },
+		"Role":           func() error { _, err := k.roles(ns).Get(ctx, name, metav1.GetOptions{}); return err },
+		"RoleBinding":    func() error { _, err := k.roleBindings(ns).Get(ctx, name, metav1.GetOptions{}); return err },
+		"Job":            func() error { _, err := k.jobs(ns).Get(ctx, name, metav1.GetOptions{}); return err },
 	} {
 		if err := get(); !apierrors.IsNotFound(err) {
 			t.Errorf("%s %s/%s: %v, want NotFound", kind, ns, name, err)
@@ -182,7 +182,7 @@ func TestLaunchUndoesFailedRun(t *testing.T) {
 	ctx := context.Background()
 	image := "example/quota-bundle:v1"
 	name := Name(image)
-	_, err := clients.Kube.CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
+	_, err := c.Admin(t).CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-jobs"},
 		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}},
 	}, metav1.CreateOptions{})
@@ -193,13 +193,13 @@ func TestLaunchUndoesFailedRun(t *testing.T) {
 	requireNoUnpackObjects(t, clients, ns, name)
 
 	// A ServiceAccount that was there before the run is not this run's.
-	sa, err := clients.Kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	sa, err := clients.serviceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	_, err = Launch(ctx, clients, image, ns)
 	require.ErrorContains(t, err, "create job")
-	kept, err := clients.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
+	kept, err := clients.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, sa.UID, kept.UID)
-	_, err = clients.Kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	_, err = clients.configMaps(ns).Get(ctx, name, metav1.GetOptions{})
 	require.True(t, apierrors.IsNotFound(err), "configmap of the failed run: %v", err)
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 // Manifest is what a ConfigMap holds: a bundle and, for bundles in the
@@ -121,7 +122,7 @@ func liftAnnotationsFile(files []File, ann map[string]string) ([]File, error) {
 		if f.Path != "metadata/"+AnnotationsFile {
 			continue
 		}
-		fromFile, err := parseAnnotations(f.Content, "key "+strconv.Quote(f.Key))
+		fromFile, err := jobtool.ParseAnnotations(f.Content, "key "+strconv.Quote(f.Key))
 		if err != nil {
 			return nil, err
 		}

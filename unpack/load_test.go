@@ -1,6 +1,9 @@
 package unpack
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -95,4 +98,17 @@ func TestLoadErrorsNameTheKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gzipBase64 encodes content as opm's gzip+base64 entries.
+func gzipBase64(content []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(content); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return []byte(base64.StdEncoding.EncodeToString(buf.Bytes())), nil
 }

@@ -86,7 +86,7 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 			return nil, fmt.Errorf("get catalogsource %s: %w", ref, err)
 		}
 	}
-	job, err := c.Kube.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
+	job, err := c.jobs(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		// A finished Job is deleted after its TTL; the ConfigMap stays.
 		if m := loadUnpacked(ctx, c, namespace, name); m != nil {
@@ -111,7 +111,7 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 		}
 		return newLookup(image, namespace, name, pending(ReasonJobIncomplete, msg)), nil
 	}
-	cm, err := c.Kube.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	cm, err := c.configMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("get configmap %s/%s: %w", namespace, name, err)
 	}
@@ -129,7 +129,7 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 // loadUnpacked returns the bundle the unpack ConfigMap holds, or nil when
 // it is missing, empty or does not load.
 func loadUnpacked(ctx context.Context, c Clients, namespace, name string) *Manifest {
-	cm, err := c.Kube.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	cm, err := c.configMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil || len(cm.Data)+len(cm.BinaryData) == 0 {
 		return nil
 	}
@@ -154,12 +154,12 @@ func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCond
 // message does.
 func pendingPods(ctx context.Context, c Clients, job *batchv1.Job) (string, error) {
 	msg := "unpack job not completed"
-	pods, err := c.Kube.CoreV1().Pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job.Name})
+	pods, err := c.pods(job.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "job-name=" + job.Name})
 	if err != nil {
 		return "", fmt.Errorf("list pods of job %s/%s: %w", job.Namespace, job.Name, err)
 	}
 	var waiting []string
-	for _, pod := range pods.Items {
+	for _, pod := range pods {
 		if pod.Status.Phase != corev1.PodPending {
 			continue
 		}
@@ -175,4 +175,9 @@ func pendingPods(ctx context.Context, c Clients, job *batchv1.Job) (string, erro
 		msg += ": " + strings.Join(waiting, " | ")
 	}
 	return msg, nil
+}
+
+// ConfigMap returns the ConfigMap namespace/name.
+func (c Clients) ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
+	return c.configMaps(namespace).Get(ctx, name, metav1.GetOptions{})
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 func wantCondition(t *testing.T, l *BundleLookup, typ, reason, message string) {
@@ -45,7 +46,7 @@ func TestLookupTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCondition(t, l, ConditionPending, ReasonCatalogSourceMissing, "referenced catalogsource not found")
-	if _, err := clients.Kube.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := clients.configMaps(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("configmap created without a catalog source: %v", err)
 	}
 
@@ -69,14 +70,14 @@ func TestLookupTransitions(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: name + "-x", Labels: map[string]string{"job-name": name}},
 		Spec:       corev1.PodSpec{ServiceAccountName: name, Containers: []corev1.Container{{Name: "extract", Image: "olmcat:test"}}},
 	}
-	pod, err = clients.Kube.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+	pod, err = clients.pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pod.Status.Phase = corev1.PodPending
 	pod.Status.InitContainerStatuses = []corev1.ContainerStatus{{Name: "pull", Image: image,
 		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: "Back-off pulling image"}}}}
-	if _, err := clients.Kube.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+	if _, err := c.Admin(t).CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if l, err = Lookup(ctx, clients, image, ns, withCS); err != nil {
@@ -87,14 +88,11 @@ func TestLookupTransitions(t *testing.T) {
 
 	// The Job's extract container writes the ConfigMap as the Job's
 	// service account, then the Job completes.
-	sa, err := NewClients(c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
-	if err != nil {
+	saWriter := configMapClient(t, c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
+	if _, err := jobtool.Extract(ctx, saWriter, ns, name, jobtool.WithBundleDir("../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"), jobtool.WithGzip(true), jobtool.WithSourceImage(image)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Extract(ctx, sa.Kube, ns, name, WithBundleDir("../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"), WithGzip(true), WithSourceImage(image)); err != nil {
-		t.Fatal(err)
-	}
-	kubetest.CompleteJob(t, clients.Kube, ns, name)
+	kubetest.CompleteJob(t, c.Admin(t), ns, name)
 	if l, err = Lookup(ctx, clients, image, ns, withCS); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +105,7 @@ func TestLookupTransitions(t *testing.T) {
 	if _, err := Launch(ctx, clients, failing, ns, withCS); err != nil {
 		t.Fatal(err)
 	}
-	kubetest.FailJob(t, clients.Kube, ns, Name(failing), "DeadlineExceeded", "Job was active longer than specified deadline")
+	kubetest.FailJob(t, c.Admin(t), ns, Name(failing), "DeadlineExceeded", "Job was active longer than specified deadline")
 	if l, err = Lookup(ctx, clients, failing, ns, withCS); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +124,7 @@ func TestLookupCompleteButNotABundle(t *testing.T) {
 	if _, err := Launch(ctx, clients, image, ns); err != nil {
 		t.Fatal(err)
 	}
-	kubetest.CompleteJob(t, clients.Kube, ns, Name(image))
+	kubetest.CompleteJob(t, c.Admin(t), ns, Name(image))
 	l, err := Lookup(ctx, clients, image, ns)
 	if err != nil {
 		t.Fatal(err)
@@ -147,12 +145,12 @@ func TestLookupAfterJobTTL(t *testing.T) {
 	if _, err := Launch(ctx, clients, image, ns); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Extract(ctx, clients.Kube, ns, name, WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.1.0"), WithGzip(true)); err != nil {
+	if _, err := jobtool.Extract(ctx, adminWriter(t), ns, name, jobtool.WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.1.0"), jobtool.WithGzip(true)); err != nil {
 		t.Fatal(err)
 	}
-	kubetest.CompleteJob(t, clients.Kube, ns, name)
+	kubetest.CompleteJob(t, c.Admin(t), ns, name)
 	background := metav1.DeletePropagationBackground
-	if err := clients.Kube.BatchV1().Jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
+	if err := clients.jobs(ns).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &background}); err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []struct {
@@ -167,7 +165,7 @@ func TestLookupAfterJobTTL(t *testing.T) {
 			t.Fatalf("%s after the job's TTL: conditions %+v, manifest %v", step.what, l.Conditions, l.Manifest)
 		}
 	}
-	if _, err := clients.Kube.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+	if _, err := clients.jobs(ns).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("launch recreated the job of an unpacked bundle: %v", err)
 	}
 }

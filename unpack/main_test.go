@@ -3,13 +3,16 @@ package unpack
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 // The cluster tests share one API server (started on first use).
@@ -25,4 +28,32 @@ func createConfigMap(t *testing.T, client kubernetes.Interface, namespace, name 
 		t.Fatal(err)
 	}
 	return cm
+}
+
+// configMapClient is jobtool.Extract's client authenticated as cfg.
+func configMapClient(t *testing.T, cfg *rest.Config) *jobtool.ConfigMaps {
+	t.Helper()
+	w, err := NewConfigMapClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// adminWriter is jobtool.Extract's client as the test cluster's admin.
+func adminWriter(t *testing.T) *jobtool.ConfigMaps {
+	t.Helper()
+	return configMapClient(t, kubetest.Get(t).AdminConfig())
+}
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package unpack
 import (
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 // Labels and annotations shared with OLM and opm.
@@ -13,17 +15,17 @@ const (
 	LabelUnpackRef = "operatorframework.io/bundle-unpack-ref"
 
 	// AnnotationSourceImage records the bundle image a ConfigMap came from.
-	AnnotationSourceImage = "olm.sourceImage"
+	AnnotationSourceImage = jobtool.AnnotationSourceImage
 	// AnnotationContentEncoding is set to EncodingGzipBase64 when the
 	// ConfigMap's entries are gzipped and base64-encoded in binaryData.
-	AnnotationContentEncoding = "olm.contentEncoding"
+	AnnotationContentEncoding = jobtool.AnnotationContentEncoding
 	// EncodingGzipBase64 is the only content encoding besides plain text.
-	EncodingGzipBase64 = "gzip+base64"
-
-	// AnnotationPaths maps each ConfigMap key to the bundle file it holds
-	// ("manifests/x.yaml", "metadata/dependencies.yaml"), a JSON object. opm
-	// does not write it; Load falls back to manifests/<key> without it.
-	AnnotationPaths = "olmcat.operator-catalog.io/paths"
+	EncodingGzipBase64 = jobtool.EncodingGzipBase64
+	// AnnotationPaths maps each ConfigMap key to the bundle file it holds.
+	AnnotationPaths = jobtool.AnnotationPaths
+	// AnnotationsFile is the bundle metadata file whose annotations are
+	// the ConfigMap's annotations.
+	AnnotationsFile = jobtool.AnnotationsFile
 )
 
 // Name is the name of every object unpacking image uses: the lowercase hex

@@ -49,7 +49,7 @@ func configMapRule(name string) rbacv1.PolicyRule {
 // ensureServiceAccount creates want, or points an existing one at want's
 // owner.
 func ensureServiceAccount(ctx context.Context, c Clients, u *undo, want *corev1.ServiceAccount) error {
-	sas := c.Kube.CoreV1().ServiceAccounts(want.Namespace)
+	sas := c.serviceAccounts(want.Namespace)
 	sa, err := sas.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
 		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return sas.Delete(ctx, want.Name, o) }, sa)
@@ -102,7 +102,7 @@ func reown(obj *metav1.ObjectMeta, owner metav1.OwnerReference) bool {
 // ensureRole creates want, or appends its rule to an existing Role that
 // lacks it and points it at want's owner.
 func ensureRole(ctx context.Context, c Clients, u *undo, want *rbacv1.Role) error {
-	roles := c.Kube.RbacV1().Roles(want.Namespace)
+	roles := c.roles(want.Namespace)
 	role, err := roles.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
 		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return roles.Delete(ctx, want.Name, o) }, role)
@@ -133,7 +133,7 @@ func ensureRole(ctx context.Context, c Clients, u *undo, want *rbacv1.Role) erro
 // subjects or role differ (roleRef is immutable, so it is deleted and
 // created again), or points one that matches at want's owner.
 func ensureRoleBinding(ctx context.Context, c Clients, u *undo, want *rbacv1.RoleBinding) error {
-	rbs := c.Kube.RbacV1().RoleBindings(want.Namespace)
+	rbs := c.roleBindings(want.Namespace)
 	for attempt := 0; attempt < 2; attempt++ {
 		rb, err := rbs.Create(ctx, want, metav1.CreateOptions{})
 		if err == nil {

@@ -2,6 +2,7 @@ package unpack
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 // TestServiceAccountWritesOnlyItsConfigMap authenticates as the unpack
@@ -25,19 +27,21 @@ func TestServiceAccountWritesOnlyItsConfigMap(t *testing.T) {
 	if _, err := Launch(ctx, clients, image, ns); err != nil {
 		t.Fatal(err)
 	}
-	createConfigMap(t, clients.Kube, ns, "other")
-	sa, err := NewClients(c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
+	createConfigMap(t, c.Admin(t), ns, "other")
+	saCfg := c.TokenConfig(c.ServiceAccountToken(t, ns, name))
+	saWriter := configMapClient(t, saCfg)
+	sa, err := NewClients(saCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.0.0")
-	if _, err := Extract(ctx, sa.Kube, ns, name, dir); err != nil {
+	dir := jobtool.WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.0.0")
+	if _, err := jobtool.Extract(ctx, saWriter, ns, name, dir); err != nil {
 		t.Fatalf("extract into its own configmap: %v", err)
 	}
-	if _, err := Extract(ctx, sa.Kube, ns, "other", dir); !apierrors.IsForbidden(err) {
+	if _, err := jobtool.Extract(ctx, saWriter, ns, "other", dir); !jobtool.IsStatus(err, http.StatusForbidden) {
 		t.Errorf("extract into another configmap: %v, want Forbidden", err)
 	}
-	cms := sa.Kube.CoreV1().ConfigMaps(ns)
+	cms := sa.configMaps(ns)
 	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: ns}, Data: map[string]string{"x": "y"}}
 	for what, call := range map[string]func() error{
 		"update another configmap": func() error { _, err := cms.Update(ctx, other, metav1.UpdateOptions{}); return err },
@@ -49,7 +53,7 @@ func TestServiceAccountWritesOnlyItsConfigMap(t *testing.T) {
 		"list configmaps":       func() error { _, err := cms.List(ctx, metav1.ListOptions{}); return err },
 		"get another configmap": func() error { _, err := cms.Get(ctx, "other", metav1.GetOptions{}); return err },
 		"read its job": func() error {
-			_, err := sa.Kube.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+			_, err := sa.jobs(ns).Get(ctx, name, metav1.GetOptions{})
 			return err
 		},
 	} {

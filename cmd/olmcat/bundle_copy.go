@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/unpack"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 func newBundleCopyCmd() *cobra.Command {
@@ -30,9 +30,9 @@ annotations name and the metadata directory to <dest>/manifests and
 				if err != nil {
 					return fmt.Errorf("bundle copy --self: %w", err)
 				}
-				return unpack.CopyFile(exe, args[0], 0o755)
+				return jobtool.CopyFile(exe, args[0], 0o755)
 			}
-			return unpack.CopyBundle(from, args[0])
+			return jobtool.CopyBundle(from, args[0])
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "/", "root to find the bundle under")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/unpack"
+	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
 func newBundleExtractCmd() *cobra.Command {
@@ -33,23 +33,23 @@ limit fails before anything is written, naming its biggest files.`,
 			if configMap == "" || namespace == "" {
 				return usageError(fmt.Errorf("both -c/--configmapname and -n/--namespace are required"))
 			}
-			opts := []unpack.ExtractOption{unpack.WithBundleDir(bundleDir), unpack.WithGzip(gzip),
-				unpack.WithDataLimit(dataLimit), unpack.WithSourceImage(os.Getenv("CONTAINER_IMAGE"))}
+			opts := []jobtool.ExtractOption{jobtool.WithBundleDir(bundleDir), jobtool.WithGzip(gzip),
+				jobtool.WithDataLimit(dataLimit), jobtool.WithSourceImage(os.Getenv("CONTAINER_IMAGE"))}
 			if manifests != "" {
-				opts = append(opts, unpack.WithManifestsDir(manifests))
+				opts = append(opts, jobtool.WithManifestsDir(manifests))
 			}
 			if annotations != "" {
-				opts = append(opts, unpack.WithAnnotationsFile(annotations))
+				opts = append(opts, jobtool.WithAnnotationsFile(annotations))
 			}
-			clients, err := bundleClients(kubeconfig, cmd.ErrOrStderr())
+			client, err := configMapClient(kubeconfig)
 			if err != nil {
 				return err
 			}
-			cm, err := unpack.Extract(cmd.Context(), clients.Kube, namespace, configMap, opts...)
+			n, err := jobtool.Extract(cmd.Context(), client, namespace, configMap, opts...)
 			if err != nil {
 				return fmt.Errorf("bundle extract: %w", err)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d files into configmap %s/%s\n", len(cm.Data)+len(cm.BinaryData), namespace, configMap)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %d files into configmap %s/%s\n", n, namespace, configMap)
 			return nil
 		},
 	}
@@ -60,7 +60,7 @@ limit fails before anything is written, naming its biggest files.`,
 	f.StringVarP(&configMap, "configmapname", "c", "", "name of the existing ConfigMap to write")
 	f.StringVarP(&namespace, "namespace", "n", "", "namespace of the ConfigMap")
 	f.BoolVarP(&gzip, "gzip", "z", false, "store files gzipped and base64-encoded in binaryData")
-	f.IntVarP(&dataLimit, "datalimit", "l", unpack.DefaultDataLimit, "most bytes the ConfigMap's values may hold")
+	f.IntVarP(&dataLimit, "datalimit", "l", jobtool.DefaultDataLimit, "most bytes the ConfigMap's values may hold")
 	f.StringVarP(&kubeconfig, "kubeconfig", "k", "", "kubeconfig file (default $KUBECONFIG, ~/.kube/config, else in-cluster)")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -42,6 +43,7 @@ var depRules = []struct {
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd"}},
 	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/crashpoint", "internal/pathcheck"}},
 	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile", "internal/tempdir", "internal/crashpoint", "internal/pathcheck"}},
+	{pkg: "unpack/jobtool", forbidden: []string{"*"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd"}},
 	{pkg: "registry/...", forbidden: []string{"migrate", "cmd"}},
 }
@@ -331,5 +333,34 @@ func f() error {
 	}
 	if pattern.MatchString("olmcat does not follow links") {
 		t.Fatal("a sentence about olmcat is not a command")
+	}
+}
+
+// binaryRules: packages a build of the binary must not link. client-go's
+// typed clientset brings every API group of Kubernetes (most of the
+// binary's size; the bundle commands use the dynamic client), and the slim
+// build shipped in images and run by the unpack Job has no Kubernetes
+// client or API types at all.
+var binaryRules = []struct {
+	tags      string
+	forbidden []string
+}{
+	{tags: "", forbidden: []string{"k8s.io/client-go/kubernetes", "k8s.io/client-go/applyconfigurations"}},
+	{tags: "slim", forbidden: []string{"k8s.io/client-go/", "k8s.io/api/", "k8s.io/apimachinery/pkg/runtime"}},
+}
+
+func TestBinaryDependencies(t *testing.T) {
+	for _, rule := range binaryRules {
+		out, err := exec.Command("go", "list", "-tags", rule.tags, "-deps", ".").Output()
+		if err != nil {
+			t.Fatalf("go list -tags %q -deps: %v", rule.tags, err)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			for _, f := range rule.forbidden {
+				if strings.HasPrefix(pkg, f) {
+					t.Errorf("the binary built with tags %q links %s (forbidden: %s)", rule.tags, pkg, f)
+				}
+			}
+		}
 	}
 }

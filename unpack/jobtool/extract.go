@@ -1,15 +1,12 @@
-package unpack
+package jobtool
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"path/filepath"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
+	"time"
 )
 
 // ExtractOption configures Extract.
@@ -69,8 +66,9 @@ func WithDataLimit(n int) ExtractOption {
 // olm.sourceImage and olm.contentEncoding annotations, and the
 // key-to-file map of AnnotationPaths. The bundle is read and sized first:
 // a bundle over the data limit fails before the ConfigMap is touched. It
-// needs get and update on that ConfigMap only.
-func Extract(ctx context.Context, client kubernetes.Interface, namespace, name string, opts ...ExtractOption) (*corev1.ConfigMap, error) {
+// needs get and update on that ConfigMap only, and returns the number of
+// entries written.
+func Extract(ctx context.Context, client *ConfigMaps, namespace, name string, opts ...ExtractOption) (int, error) {
 	o := extractOptions{dataLimit: DefaultDataLimit}
 	WithBundleDir("/")(&o)
 	for _, opt := range opts {
@@ -78,37 +76,50 @@ func Extract(ctx context.Context, client kubernetes.Interface, namespace, name s
 	}
 	dir, err := readBundleDir(o.manifestsDir, o.annotationsPath)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	enc, err := encodeFiles(dir.Files, o.gzip)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if err := enc.checkLimit(o.dataLimit, o.gzip); err != nil {
-		return nil, err
+		return 0, err
 	}
 	annotations, err := o.annotations(dir)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-
-	var updated *corev1.ConfigMap
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cm, err := client.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	write := func() error {
+		cm, err := client.Get(ctx, namespace, name)
 		if err != nil {
 			return err
 		}
-		cm.Data = enc.Data
-		cm.BinaryData = enc.BinaryData
-		cm.Annotations = annotations
-		updated, err = client.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{})
+		meta, _ := cm["metadata"].(map[string]any)
+		if meta == nil {
+			return fmt.Errorf("configmap without metadata")
+		}
+		meta["annotations"] = annotations
+		cm["data"], cm["binaryData"] = enc.Data, enc.BinaryData
+		_, err = client.Update(ctx, namespace, name, cm)
 		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("write bundle to configmap %s/%s: %w", namespace, name, err)
 	}
-	return updated, nil
+	// Another writer between get and update is a conflict: read again.
+	for attempt := 1; ; attempt++ {
+		err = write()
+		if !IsStatus(err, http.StatusConflict) || attempt == conflictRetries {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write bundle to configmap %s/%s: %w", namespace, name, err)
+	}
+	return len(enc.Data) + len(enc.BinaryData), nil
 }
+
+// conflictRetries is how often Extract reads and writes on conflicts, as
+// client-go's default retry.
+const conflictRetries = 5
 
 // annotations are the ConfigMap annotations for dir: the bundle's own
 // annotations plus the source image, content encoding and key-to-file map.

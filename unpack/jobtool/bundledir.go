@@ -1,4 +1,4 @@
-package unpack
+package jobtool
 
 import (
 	"fmt"
@@ -78,12 +78,12 @@ func readAnnotations(p string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read bundle annotations: %w", err)
 	}
-	return parseAnnotations(data, p)
+	return ParseAnnotations(data, p)
 }
 
-// parseAnnotations parses the content of an annotations.yaml; where names
+// ParseAnnotations parses the content of an annotations.yaml; where names
 // it in errors.
-func parseAnnotations(data []byte, where string) (map[string]string, error) {
+func ParseAnnotations(data []byte, where string) (map[string]string, error) {
 	var doc struct {
 		Annotations map[string]string `json:"annotations"`
 	}
