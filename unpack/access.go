@@ -83,12 +83,17 @@ type undo struct {
 	steps []func(context.Context) error
 }
 
-// created records the deletion of an object this run created; del gets
-// the object's UID as a precondition so that only that object goes.
-func (u *undo) created(del func(context.Context, metav1.DeleteOptions) error, uid metav1.Object) {
-	id := uid.GetUID()
+// deleter deletes objects of one resource by name.
+type deleter interface {
+	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
+}
+
+// created records obj, which this run created through d, for deletion;
+// its UID is the precondition, so that only that object goes.
+func (u *undo) created(d deleter, obj metav1.Object) {
+	name, uid := obj.GetName(), obj.GetUID()
 	u.steps = append(u.steps, func(ctx context.Context) error {
-		return del(ctx, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &id}})
+		return d.Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	})
 }
 

@@ -75,6 +75,11 @@ func (c Clients) getCatalogSource(ctx context.Context, ref CatalogSourceRef) (*u
 	return c.Dynamic.Resource(CatalogSourceGVR).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 }
 
+// ConfigMap returns the ConfigMap namespace/name.
+func (c Clients) ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
+	return c.configMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
 // objects is a typed view of one resource through the dynamic client.
 type objects[T any] struct {
 	ri         dynamic.ResourceInterface

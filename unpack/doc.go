@@ -4,10 +4,12 @@
 // as a bundle.
 //
 // The pieces, one file each:
-//   - Extract writes a bundle directory into an existing ConfigMap
-//     (opm alpha bundle extract): sanitized keys, binaryData for non-UTF-8
-//     content, optional gzip+base64, the bundle annotations, the source
-//     image, and the 1 MiB ConfigMap limit checked before anything is written.
+//   - jobtool.Extract (package jobtool, what the Job runs, kept free of
+//     Kubernetes client libraries) writes a bundle directory into an
+//     existing ConfigMap (opm alpha bundle extract): sanitized keys,
+//     binaryData for non-UTF-8 content, optional gzip+base64, the bundle
+//     annotations, the source image, and the 1 MiB ConfigMap limit checked
+//     before anything is written.
 //   - Load reads such a ConfigMap back into a Manifest: the CSV, CRDs, other
 //     objects, metadata files and an optional PackageManifest.
 //   - Launch ensures the ConfigMap, ServiceAccount, Role, RoleBinding and Job
@@ -15,8 +17,8 @@
 //     Lookup turns their state into BundleLookup conditions.
 //   - WriteLocal stores a ConfigMap as <root>/<bundle>.tar.gz, the ConfigMap
 //     ("local") bundle source of rukpak.
-//   - CopyBundle is the copier the Job runs inside the bundle image, which
-//     has no shell.
+//   - jobtool.CopyBundle is the copier the Job runs inside the bundle
+//     image, which has no shell.
 //
 // Names, labels, annotations, condition types and reasons are upstream's
 // (OLM's bundle unpacker and opm's ConfigMap writer), so tools that know

@@ -193,7 +193,7 @@ func ensureConfigMap(ctx context.Context, c Clients, namespace, name string, own
 	}
 	cm, err := cms.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
-		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return cms.Delete(ctx, name, o) }, cm)
+		u.created(cms, cm)
 		return cm, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {

@@ -176,8 +176,3 @@ func pendingPods(ctx context.Context, c Clients, job *batchv1.Job) (string, erro
 	}
 	return msg, nil
 }
-
-// ConfigMap returns the ConfigMap namespace/name.
-func (c Clients) ConfigMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
-	return c.configMaps(namespace).Get(ctx, name, metav1.GetOptions{})
-}

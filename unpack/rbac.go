@@ -52,7 +52,7 @@ func ensureServiceAccount(ctx context.Context, c Clients, u *undo, want *corev1.
 	sas := c.serviceAccounts(want.Namespace)
 	sa, err := sas.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
-		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return sas.Delete(ctx, want.Name, o) }, sa)
+		u.created(sas, sa)
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
@@ -105,7 +105,7 @@ func ensureRole(ctx context.Context, c Clients, u *undo, want *rbacv1.Role) erro
 	roles := c.roles(want.Namespace)
 	role, err := roles.Create(ctx, want, metav1.CreateOptions{})
 	if err == nil {
-		u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return roles.Delete(ctx, want.Name, o) }, role)
+		u.created(roles, role)
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
@@ -137,7 +137,7 @@ func ensureRoleBinding(ctx context.Context, c Clients, u *undo, want *rbacv1.Rol
 	for attempt := 0; attempt < 2; attempt++ {
 		rb, err := rbs.Create(ctx, want, metav1.CreateOptions{})
 		if err == nil {
-			u.created(func(ctx context.Context, o metav1.DeleteOptions) error { return rbs.Delete(ctx, want.Name, o) }, rb)
+			u.created(rbs, rb)
 			return nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
