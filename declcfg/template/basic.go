@@ -56,6 +56,7 @@ func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.
 			return nil, &Error{File: o.file, Entry: entryName(cfg.Bundles[i].Origin.Index), Field: "image",
 				Err: fmt.Errorf("%q renders bundle %s of package %q, which the template has no olm.package entry for", refs[i], b.Name, b.Package)}
 		}
+		b.CsvJSON = "" // only the semver template reads it (package icon)
 		cfg.Bundles[i] = *b
 	}
 	return cfg, nil
