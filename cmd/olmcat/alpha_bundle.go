@@ -30,7 +30,7 @@ const (
 // newAlphaBundleCmd groups opm's alpha bundle commands.
 func newAlphaBundleCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bundle", Short: "Operator bundle commands (opm alpha bundle)"}
-	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleExtractCmd())
+	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleExtractCmd(), newAlphaBundleUnpackCmd(), newAlphaBundleValidateCmd())
 	return cmd
 }
 
@@ -89,7 +89,7 @@ func (f *bundleGenFlags) generate() error {
 			return err
 		}
 		manifestsDir = filepath.Join(root, "manifests")
-		if err := copyNewFiles(abs, manifestsDir); err != nil {
+		if err := copyFiles(abs, manifestsDir, false); err != nil {
 			return &exitError{code: exitInvalid, err: err}
 		}
 	}
@@ -177,9 +177,9 @@ func bundleMediaType(dir string) (string, error) {
 	return "plain", nil
 }
 
-// copyNewFiles copies the regular files of from into to, leaving files
-// that already exist there alone (as opm does).
-func copyNewFiles(from, to string) error {
+// copyFiles copies the regular files of from into to, replacing files
+// that already exist there only when overwrite is set.
+func copyFiles(from, to string, overwrite bool) error {
 	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -192,7 +192,7 @@ func copyNewFiles(from, to string) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if _, err := os.Stat(target); err == nil {
+		if _, err := os.Stat(target); err == nil && !overwrite {
 			return nil
 		}
 		data, err := os.ReadFile(path)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/image/imagetest"
 )
 
 // TestAlphaBundleGenerate: annotations.yaml and bundle.Dockerfile are
@@ -64,4 +66,45 @@ func TestAlphaBundleExtractFlags(t *testing.T) {
 	require.NotNil(t, cmd)
 	assert.Equal(t, "openshift-operator-lifecycle-manager", cmd.Flag("namespace").Value.String())
 	assert.Equal(t, "/", cmd.Flag("manifestsdir").Value.String())
+}
+
+// TestAlphaBundleUnpackValidate pulls bundle images from a loopback
+// registry: unpack copies the image's content into --out, validate
+// passes a good bundle and names the problem of a bad one.
+func TestAlphaBundleUnpackValidate(t *testing.T) {
+	reg := imagetest.New(t)
+	_, imgFlags := imageTestEnv(t)
+	good := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"
+	ref := pushBundleImage(t, reg, "foo/bundle:v0.1.0", good)
+	bad := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(bad, "metadata"), os.DirFS(filepath.Join(good, "metadata"))))
+	require.NoError(t, os.MkdirAll(filepath.Join(bad, "manifests"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "manifests", "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"), 0o644))
+	badRef := pushBundleImage(t, reg, "foo/bundle:bad", bad)
+
+	out := filepath.Join(t.TempDir(), "out")
+	_, stderr, code := runCLI(t, append([]string{"alpha", "bundle", "unpack", ref, "-o", out}, imgFlags...)...)
+	require.Equal(t, 0, code, stderr)
+	for _, f := range []string{"manifests/foo.v0.1.0.csv.yaml", "manifests/foos.test.foo.crd.yaml", "metadata/annotations.yaml"} {
+		want, err := os.ReadFile(filepath.Join(good, f))
+		require.NoError(t, err)
+		got, err := os.ReadFile(filepath.Join(out, f))
+		require.NoError(t, err, f)
+		assert.Equal(t, string(want), string(got), f)
+	}
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", badRef, "-o", t.TempDir()}, imgFlags...)...)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "bundle format validation failed")
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", badRef, "-v", "-o", t.TempDir()}, imgFlags...)...)
+	assert.Equal(t, 0, code, stderr)
+
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "validate", "-t", ref, "-b", "podman"}, imgFlags...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "All validation tests have been completed successfully")
+	assert.Contains(t, stderr, "needs no container daemon")
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "validate", "-t", badRef}, imgFlags...)...)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "Bundle validation errors")
+	_, _, code = runCLI(t, "alpha", "bundle", "validate")
+	assert.Equal(t, exitUsage, code)
 }

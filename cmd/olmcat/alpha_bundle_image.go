@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/registry/source"
+)
+
+// pullBundle pulls the bundle image ref and checks that it is one; the
+// caller closes the result.
+func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*image.Extracted, error) {
+	in, err := source.Detect(ref)
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: err}
+	}
+	if in.Kind != source.KindImage {
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not an image reference", ref)}
+	}
+	_, extracted, err := img.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	if extracted.Kind != image.KindBundle {
+		extracted.Close()
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not a bundle image (no %s label)", ref, image.LabelBundlePackage)}
+	}
+	return extracted, nil
+}
+
+// validateBundleDir checks a bundle as rendering it does (annotations,
+// manifests, CSV, owned CRDs, dependencies).
+func validateBundleDir(dir string) error {
+	_, _, err := declcfg.BundleFromFS(os.DirFS(dir))
+	return err
+}
+
+// newAlphaBundleUnpackCmd is opm alpha bundle unpack: a bundle image's
+// content into a directory, validated first.
+func newAlphaBundleUnpackCmd() *cobra.Command {
+	var out string
+	var skipValidation, debug bool
+	var img *imageFlags
+	cmd := &cobra.Command{
+		Use:   "unpack BUNDLE_NAME[:TAG|@DIGEST]",
+		Short: "Unpacks the content of an operator bundle image into a directory",
+		Long: `Pull a bundle image without a daemon, validate it (as rendering it does;
+-v skips that) and copy its whole content (manifests/, metadata/) into
+--out, as opm alpha bundle unpack did.`,
+		Example: `  olmcat alpha bundle unpack registry.example.com/ns/etcd-bundle:v0.9.4 -o ./etcd-bundle`,
+		Args:    exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if st, err := os.Stat(out); err == nil && !st.IsDir() {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("out %s is not a directory", out)}
+			}
+			b, err := pullBundle(cmd, img, args[0])
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if !skipValidation {
+				if err := validateBundleDir(b.Root); err != nil {
+					return &exitError{code: exitInvalid, err: fmt.Errorf("bundle format validation failed: %w", err)}
+				}
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return &exitError{code: exitInvalid, err: err}
+			}
+			return copyFiles(b.Root, out, true)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "out", "o", "./", "directory in which to unpack operator bundle content")
+	fl.BoolVarP(&skipValidation, "skip-validation", "v", false, "disable bundle validation")
+	fl.BoolVarP(&debug, "debug", "d", false, "enable debug log output (accepted)")
+	img = addRegistryFlags(fl)
+	fl.StringVarP(&img.caFile, "root-ca", "c", "", "file path of a root CA to use when communicating with image registries")
+	fl.BoolVarP(&img.useHTTP, "skip-tls", "s", false, "use plain HTTP (deprecated: --use-http)")
+	_ = fl.MarkDeprecated("skip-tls", "use --use-http and --skip-tls-verify instead")
+	return cmd
+}
+
+// newAlphaBundleValidateCmd is opm alpha bundle validate (deprecated in
+// opm too): pull a bundle image and validate it.
+func newAlphaBundleValidateCmd() *cobra.Command {
+	var tag, optional string
+	var img *imageFlags
+	cmd := &cobra.Command{
+		Use:        "validate",
+		Short:      "Validate bundle image",
+		Deprecated: "This subcommand is deprecated and will be removed in a future release. Migrate to operator-sdk bundle validate",
+		Long: `Pull the bundle image --tag without a daemon and validate it as
+rendering it does (annotations, manifests, CSV, owned CRDs, dependencies).
+The optional validators (operatorhub, bundle-objects) are operator-sdk's:
+olmcat names them and does not run them.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tag == "" {
+				return usageError(errors.New(`required flag(s) "tag" not set`))
+			}
+			noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+			for _, v := range strings.Split(optional, ",") {
+				switch v = strings.TrimSpace(v); v {
+				case "":
+				case "operatorhub", "bundle-objects":
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: optional validator %q not run: it is operator-sdk's (operator-sdk bundle validate --select-optional)\n", v)
+				default:
+					return usageError(fmt.Errorf("--optional-validators %q: want operatorhub or bundle-objects", v))
+				}
+			}
+			b, err := pullBundle(cmd, img, tag)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if err := validateBundleDir(b.Root); err != nil {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("Bundle validation errors: %w", err)}
+			}
+			fmt.Fprintln(cmd.ErrOrStderr(), "All validation tests have been completed successfully")
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&tag, "tag", "t", "", "The path of a registry to pull from, image name and its tag that present the bundle image")
+	addDaemonToolFlag(fl, "image-builder", "b", "docker", "Tool used to pull and unpack bundle images")
+	fl.StringVarP(&optional, "optional-validators", "o", "", "Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects]")
+	img = addRegistryFlags(fl)
+	return cmd
+}
