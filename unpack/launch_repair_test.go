@@ -182,10 +182,16 @@ func TestLaunchUndoesFailedRun(t *testing.T) {
 	ctx := context.Background()
 	image := "example/quota-bundle:v1"
 	name := Name(image)
-	_, err := c.Admin(t).CoreV1().ResourceQuotas(ns).Create(ctx, &corev1.ResourceQuota{
+	// No quota controller runs: the test writes the quota's status.
+	quotas := c.Admin(t).CoreV1().ResourceQuotas(ns)
+	none := corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}
+	quota, err := quotas.Create(ctx, &corev1.ResourceQuota{
 		ObjectMeta: metav1.ObjectMeta{Name: "no-jobs"},
-		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"count/jobs.batch": resource.MustParse("0")}},
+		Spec:       corev1.ResourceQuotaSpec{Hard: none},
 	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	quota.Status = corev1.ResourceQuotaStatus{Hard: none, Used: none}
+	_, err = quotas.UpdateStatus(ctx, quota, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
 	_, err = Launch(ctx, clients, image, ns)
