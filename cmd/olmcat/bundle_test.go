@@ -227,7 +227,7 @@ func TestBundleLocal(t *testing.T) {
 	require.Equal(t, want, got)
 
 	_, stderr, code = runCLI(t, "bundle", "local", ns+"/foo", "--root", root, "--kubeconfig", admin)
-	require.Equal(t, 1, code)
+	require.Equal(t, 2, code, "an existing output is a usage error")
 	require.Contains(t, stderr, "exists (use --force")
 	_, stderr, code = runCLI(t, "bundle", "local", ns+"/foo", "--root", root, "--kubeconfig", admin, "--force")
 	require.Equal(t, 0, code, stderr)
