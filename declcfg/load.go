@@ -235,6 +235,9 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 	var in io.Reader = f
 	if packages != nil {
 		data, err := readAll(f)
+		if err == nil {
+			err = checkNUL(data)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("load %s: %w", rel, err)
 		}

@@ -31,7 +31,7 @@ func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) e
 // may point into the stream's buffer and is valid only until fn returns
 // (addBlob copies what it keeps), which saves copying every blob.
 func decodeStream(r io.Reader, own bool, fn func(blob json.RawMessage, index int) error) error {
-	br := bufio.NewReaderSize(r, 8*1024) // json.Decoder buffers on its own
+	br := bufio.NewReaderSize(&nulGuard{r: r}, 8*1024) // json.Decoder buffers on its own
 	first, err := firstNonSpace(br)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -43,6 +43,54 @@ func decodeStream(r io.Reader, own bool, fn func(blob json.RawMessage, index int
 		return decodeJSONObjects(br, own, fn)
 	}
 	return decodeYAMLStream(br, fn)
+}
+
+// ErrNUL is matched (errors.Is) by the error for a NUL byte in a blob
+// stream. No JSON or YAML catalog holds one (JSON strings escape it); a
+// file a crash left zeroed (its size written, its data not) is all NULs,
+// and the YAML reader would take it for an empty document.
+var ErrNUL = errors.New("NUL byte")
+
+// nulError is ErrNUL at an offset.
+type nulError struct{ offset int64 }
+
+func (e *nulError) Error() string {
+	return fmt.Sprintf("NUL byte at byte offset %d: not a JSON or YAML catalog file (a file zeroed by a crash?)", e.offset)
+}
+func (e *nulError) Is(target error) bool { return target == ErrNUL }
+
+// nulGuard passes reads through, failing at the first NUL byte: the bytes
+// before it are returned, then the error. One IndexByte per read
+// (vectorized), so the scan costs little next to the decode.
+type nulGuard struct {
+	r   io.Reader
+	off int64
+	err error
+}
+
+func (g *nulGuard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.r.Read(p)
+	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+		g.err = &nulError{offset: g.off + int64(i)}
+		g.off += int64(i)
+		if i == 0 {
+			return 0, g.err
+		}
+		return i, nil
+	}
+	g.off += int64(n)
+	return n, err
+}
+
+// checkNUL is nulGuard for input read whole.
+func checkNUL(data []byte) error {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return &nulError{offset: int64(i)}
+	}
+	return nil
 }
 
 // firstNonSpace peeks at the first byte that is not JSON/YAML whitespace
