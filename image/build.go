@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // Paths and command of the images Build makes.
@@ -82,7 +83,7 @@ type Built struct {
 	Index v1.ImageIndex
 	// ServeCache reports whether a pre-built serve cache is shipped.
 	ServeCache bool
-	tmp        string
+	dir        *tempdir.Dir // the marked temporary directory
 }
 
 // Close removes the temporary files.
@@ -90,7 +91,7 @@ func (b *Built) Close() error {
 	if b == nil {
 		return nil
 	}
-	return os.RemoveAll(b.tmp)
+	return b.dir.Remove()
 }
 
 // Build makes a catalog image index from the declarative config
@@ -112,11 +113,12 @@ func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err 
 	if len(o.platforms) == 0 {
 		return nil, errors.New("build: no platform")
 	}
-	tmp, err := os.MkdirTemp(o.tempDir, "olmcat-build-*")
+	work, err := newTempDir(o.tempDir, buildPrefix, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	b = &Built{tmp: tmp}
+	tmp := work.Path
+	b = &Built{dir: work}
 	defer func() {
 		if err != nil {
 			b.Close()

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // Extracted is the catalog (or bundle) of an image, extracted into a
@@ -23,6 +25,7 @@ type Extracted struct {
 	// file below Root (Root itself for bundles, which hold manifests/ and
 	// metadata/).
 	Local string
+	dir   *tempdir.Dir // Root, marked as this process's
 }
 
 // Close removes the temporary directory.
@@ -31,6 +34,9 @@ func (u *Extracted) Close() error {
 		return nil
 	}
 	err := u.Pulled.Close()
+	if u.dir != nil {
+		return errors.Join(err, u.dir.Remove())
+	}
 	if u.Root == "" {
 		return err
 	}
@@ -76,19 +82,20 @@ func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
 	if cat.Kind == KindBundle {
 		wanted = []string{"manifests", "metadata"}
 	}
-	root, err := os.MkdirTemp(p.opts.tempDir, "olmcat-image-*")
+	tmp, err := newTempDir(p.opts.tempDir, extractPrefix, p.opts.note)
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", p.Ref, err)
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(root)
+			_ = tmp.Remove()
 		}
 	}()
+	root := tmp.Path
 	if err := p.Extract(ctx, root, wanted); err != nil {
 		return nil, err
 	}
-	u = &Extracted{Catalog: cat, Pulled: p, Root: root, Local: root}
+	u = &Extracted{Catalog: cat, Pulled: p, Root: root, Local: root, dir: tmp}
 	if cat.Kind == KindBundle {
 		return u, nil
 	}

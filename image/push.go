@@ -12,6 +12,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/operator-catalog/olmcat/internal/crashpoint"
+	"github.com/operator-catalog/olmcat/internal/outdir"
 )
 
 // Push writes idx to the registry as ref, with the same auth, TLS and
@@ -42,34 +45,32 @@ func Push(ctx context.Context, ref string, idx v1.ImageIndex, opts ...Option) er
 // annotated with ref as org.opencontainers.image.ref.name. dir must not
 // exist or be empty, unless replace is set and dir is an OCI layout (it
 // holds an oci-layout file): anything else is never replaced. The layout
-// is written beside dir and renamed into place, so a failed write leaves
-// nothing and an old layout stays whole until the new one is complete.
+// is written beside dir (inside it when dir is a mount point) and moved
+// into place after a commit record (internal/outdir), so a failed or
+// killed write leaves the old layout or, once the next write of dir ran,
+// the new one whole.
 func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool) (err error) {
+	if _, err := outdir.Recover(dir); err != nil {
+		return fmt.Errorf("write OCI layout: %w", err)
+	}
 	old, err := CheckLayoutDir(dir, replace)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), "."+filepath.Base(dir)+"-*")
+	tx, err := outdir.Begin(dir, old)
 	if err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	p, err := layout.Write(tmp, empty.Index)
+	defer func() { _ = tx.Abort() }() // a no-op once committed
+	p, err := layout.Write(tx.Dir(), empty.Index)
 	if err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
 	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: ref})); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
-	if old {
-		return swapDir(tmp, dir)
-	}
-	os.Remove(dir) // an empty dir is replaced
-	if err := os.Rename(tmp, dir); err != nil {
+	crashpoint.Hit("written OCI layout " + dir)
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
 	return nil
@@ -97,19 +98,3 @@ func CheckLayoutDir(dir string, replace bool) (exists bool, err error) {
 // ErrLayoutExists is returned by WriteLayout for an existing layout it
 // was not asked to replace.
 var ErrLayoutExists = errors.New("an OCI layout exists there")
-
-// swapDir puts the complete directory tmp in place of dir: dir is moved
-// aside first and removed once tmp is in place.
-func swapDir(tmp, dir string) error {
-	aside := tmp + ".old"
-	if err := os.Rename(dir, aside); err != nil {
-		return fmt.Errorf("write OCI layout: %w", err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return errors.Join(fmt.Errorf("write OCI layout: %w", err), os.Rename(aside, dir))
-	}
-	if err := os.RemoveAll(aside); err != nil {
-		return fmt.Errorf("write OCI layout: remove the old layout %s: %w", aside, err)
-	}
-	return nil
-}

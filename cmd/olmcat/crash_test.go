@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/internal/outdir"
 )
 
@@ -24,7 +25,8 @@ import (
 // complete (byte for byte what an uninterrupted run writes), the inputs
 // unchanged and no temporary directory anywhere.
 
-// buildCrashBinary builds cmd/olmcat with the crashtest tag.
+// buildCrashBinary builds cmd/olmcat with the crashtest tag, static, so
+// that build can put it into the images it makes.
 func buildCrashBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -32,6 +34,7 @@ func buildCrashBinary(t *testing.T) string {
 	}
 	bin := filepath.Join(t.TempDir(), "olmcat-crashtest")
 	build := exec.Command("go", "build", "-tags", "crashtest", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	require.NoError(t, build.Run())
 	return bin
@@ -74,9 +77,9 @@ type crashCase struct {
 	// rerunExit are the exit codes a rerun may have besides 0 (add's
 	// rerun refuses bundles a finished commit already added).
 	rerunExit []int
-	// tellsAtEnd: the command reports what it recovered in its final
-	// summary, which the probe (killed before it writes) never prints;
-	// its message is checked by the command's own tests.
+	// tellsAtEnd: the command does not print what it recovered before
+	// its first write (migrate: in its final summary, which the probe
+	// never reaches; build: not at all), so that is not checked here.
 	tellsAtEnd bool
 }
 
@@ -181,12 +184,19 @@ func tempLeft(t *testing.T, dir string) []string {
 	return left
 }
 
-// TestCrashHarness kills add, migrate and convert at every step of their
-// write paths and checks what the rerun leaves.
+// TestCrashHarness kills add, migrate, convert, build --oci-layout and
+// unpack (image to folder) at every step of their write paths and checks
+// what the rerun leaves.
 func TestCrashHarness(t *testing.T) {
 	bin := buildCrashBinary(t)
+	reg := imagetest.New(t)
+	_, imageFlags := imageTestEnv(t)
+	// The subprocesses read the registries.conf the environment names.
+	require.NoError(t, os.WriteFile(os.Getenv(registriesConfEnv), nil, 0o644))
+	fbcRef := pushConfigsImage(t, reg, "crash/fbc:v1", "../../fixtures/legacy/small-fbb/opm-migrate")
 	couch := func(v string) string { return filepath.Join(fixtureBundles, "community/couchdb-operator", v) }
 	small := filepath.Join(legacyFixtures, "small-fbb", "index.db")
+	oldLayout := ""
 	cases := []crashCase{{
 		// Two packages changed in one call, one of them with an earlier
 		// bundle that must survive (issue: a kill during the swap lost it).
@@ -218,6 +228,32 @@ func TestCrashHarness(t *testing.T) {
 			out := filepath.Join(dir, "out")
 			copyTree(t, opmManifests, out)
 			return []string{"convert", "-q", "--layout", "objects", "--force", in, out}, out, []string{in}
+		},
+	}, {
+		// Replacing a layout: the layout is written by
+		// go-containerregistry inside the temporary directory, then
+		// committed.
+		name: "build --oci-layout --force",
+		setup: func(t *testing.T, bin, dir string) ([]string, string, []string) {
+			in := filepath.Join(dir, "in")
+			copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate", in)
+			out := filepath.Join(dir, "oci")
+			if oldLayout == "" { // built once, copied for every step
+				oldLayout = filepath.Join(t.TempDir(), "oci")
+				stderr, code := crashRun{bin: bin, tmp: filepath.Join(dir, "tmp")}.run(t, "build", opmManifests, "example.com/ns/old:v1", "--push=false", "--oci-layout", oldLayout)
+				require.Equal(t, 0, code, stderr)
+			}
+			copyTree(t, oldLayout, out)
+			return []string{"build", in, "example.com/ns/catalog:v1", "--push=false", "--oci-layout", out, "--force"}, out, []string{in}
+		},
+		tellsAtEnd: true,
+	}, {
+		name: "unpack --force",
+		setup: func(t *testing.T, bin, dir string) ([]string, string, []string) {
+			out := filepath.Join(dir, "fbc")
+			copyTree(t, opmManifests, out)
+			args := append([]string{"unpack", fbcRef, out, "--force"}, imageFlags...)
+			return args, out, nil
 		},
 	}}
 	for _, c := range cases {
