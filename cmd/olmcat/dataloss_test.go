@@ -38,9 +38,17 @@ func buildBinary(t *testing.T) string {
 // been refused) is killed and fails the test.
 func runBinary(t *testing.T, bin string, args ...string) (string, int) {
 	t.Helper()
+	return runBinaryEnv(t, bin, nil, args...)
+}
+
+// runBinaryEnv is runBinary with the environment env (nil: this
+// process's).
+func runBinaryEnv(t *testing.T, bin string, env []string, args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
