@@ -260,3 +260,34 @@ func TestCrashHarness(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { runCrashCase(t, bin, c) })
 	}
 }
+
+// TestMigrateForceKilledBetweenRenames: migrate --force killed between
+// moving the old output aside and moving the new one in left no output,
+// two directories nobody removed and no word about them. The next run now
+// finishes the replacement first and says so (in its summary and its
+// report), and nothing is left beside the output.
+func TestMigrateForceKilledBetweenRenames(t *testing.T) {
+	bin := buildCrashBinary(t)
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	require.NoError(t, os.Mkdir(tmp, 0o755))
+	out := filepath.Join(dir, "out", "catalog")
+	copyTree(t, opmManifests, out)
+	db := filepath.Join(legacyFixtures, "small-fbb", "index.db")
+	args := []string{"migrate", "--no-deprecation-warning", "--force", db, out}
+	stderr, code := crashRun{bin: bin, tmp: tmp, on: "move new output into place"}.run(t, args...)
+	require.Equal(t, -1, code, stderr)
+	require.NoDirExists(t, out, "killed between the renames")
+
+	report := filepath.Join(dir, "report.json")
+	stderr, code = crashRun{bin: bin, tmp: tmp}.run(t, append(args, "--report", report)...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "finished the write of "+out+" that an earlier run had committed when it was killed")
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	require.Contains(t, string(data), "finished the write of")
+	require.Empty(t, tempLeft(t, dir))
+	ents, err := os.ReadDir(filepath.Dir(out))
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "only the output beside it")
+}

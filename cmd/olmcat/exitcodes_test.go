@@ -53,3 +53,17 @@ func TestInterruptExits130(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, ents, "nothing written, nothing left")
 }
+
+// TestValidateSaysWhatTheInputIs: validate of a sqlite index points at
+// migrate, and of a missing path says it does not exist, instead of
+// "invalid catalog: 1 problem(s)" after a stat or "not a directory" error.
+func TestValidateSaysWhatTheInputIs(t *testing.T) {
+	db := filepath.Join(legacyFixtures, "small-fbb", "index.db")
+	_, stderr, code := runCLI(t, "validate", db)
+	assert.Equal(t, exitInvalid, code)
+	assert.Equal(t, "Error: "+db+" is a legacy sqlite index, not a declarative config; olmcat migrate "+db+" <dir> converts it (then validate <dir>)\n", stderr)
+	missing := filepath.Join(t.TempDir(), "nonexist")
+	_, stderr, code = runCLI(t, "validate", missing)
+	assert.Equal(t, exitInvalid, code)
+	assert.Equal(t, "Error: "+missing+" does not exist\n", stderr)
+}

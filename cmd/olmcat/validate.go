@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -96,7 +97,12 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 // images are refused: validate reads declarative configs.
 func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (renderInput, error) {
 	in, err := source.Detect(arg)
-	if err != nil || in.Kind != source.KindImage {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("%s does not exist", arg)}
+	case err == nil && in.Kind == source.KindSQLite:
+		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("%s is a legacy sqlite index, not a declarative config; olmcat migrate %s <dir> converts it (then validate <dir>)", arg, arg)}
+	case err != nil || in.Kind != source.KindImage:
 		return renderInput{Input: source.Input{Ref: arg}, name: arg}, nil // LoadDir reports bad paths
 	}
 	local, u, err := f.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
