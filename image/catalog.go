@@ -25,7 +25,7 @@ type Extracted struct {
 	// file below Root (Root itself for bundles, which hold manifests/ and
 	// metadata/).
 	Local string
-	dir   *tempdir.Dir // Root, marked as this process's
+	dir   *tempdir.Dir // holds Root; marked as this process's
 }
 
 // Close removes the temporary directory.
@@ -91,7 +91,12 @@ func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
 			_ = tmp.Remove()
 		}
 	}()
-	root := tmp.Path
+	// The image root is a folder of the marked directory: the owner
+	// marker is no file of the image.
+	root := filepath.Join(tmp.Path, "root")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		return nil, fmt.Errorf("image %s: %w", p.Ref, err)
+	}
 	if err := p.Extract(ctx, root, wanted); err != nil {
 		return nil, err
 	}
