@@ -199,33 +199,16 @@ func (w *DirWriter) Dir() string { return w.tmp }
 
 // packageOf returns the one package all blobs of cfg belong to.
 func packageOf(cfg *DeclarativeConfig) (string, error) {
-	names := map[string]struct{}{}
-	for _, p := range cfg.Packages {
-		names[p.Name] = struct{}{}
-	}
-	for _, c := range cfg.Channels {
-		names[c.Package] = struct{}{}
-	}
-	for _, b := range cfg.Bundles {
-		names[b.Package] = struct{}{}
-	}
-	for _, d := range cfg.Deprecations {
-		names[d.Package] = struct{}{}
-	}
-	for _, o := range cfg.Others {
-		names[o.Package] = struct{}{}
-	}
+	names := packageNames(cfg)
 	switch len(names) {
 	case 0:
 		return "", errors.New("no blobs to write")
 	case 1:
-		for n := range names {
-			return n, nil
-		}
+		return names[0], nil
 	}
-	list := make([]string, 0, len(names))
-	for n := range names {
-		list = append(list, fmt.Sprintf("%q", n))
+	list := make([]string, len(names))
+	for i, n := range names {
+		list[i] = fmt.Sprintf("%q", n)
 	}
 	sort.Strings(list)
 	return "", fmt.Errorf("blobs of more than one package: %s", strings.Join(list, ", "))
@@ -366,41 +349,6 @@ func (w *DirWriter) Abort() error {
 	}
 	w.finished = true
 	return w.tx.Abort()
-}
-
-// SplitByPackage groups the blobs of cfg by package, keeping their order.
-// Blobs without a package are under "".
-func SplitByPackage(cfg *DeclarativeConfig) map[string]*DeclarativeConfig {
-	out := map[string]*DeclarativeConfig{}
-	get := func(n string) *DeclarativeConfig {
-		c := out[n]
-		if c == nil {
-			c = &DeclarativeConfig{}
-			out[n] = c
-		}
-		return c
-	}
-	for _, p := range cfg.Packages {
-		c := get(p.Name)
-		c.Packages = append(c.Packages, p)
-	}
-	for _, ch := range cfg.Channels {
-		c := get(ch.Package)
-		c.Channels = append(c.Channels, ch)
-	}
-	for _, b := range cfg.Bundles {
-		c := get(b.Package)
-		c.Bundles = append(c.Bundles, b)
-	}
-	for _, d := range cfg.Deprecations {
-		c := get(d.Package)
-		c.Deprecations = append(c.Deprecations, d)
-	}
-	for _, o := range cfg.Others {
-		c := get(o.Package)
-		c.Others = append(c.Others, o)
-	}
-	return out
 }
 
 // WriteDir writes cfg to outDir (see NewDirWriter for the options) and

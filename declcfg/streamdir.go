@@ -130,7 +130,7 @@ func filePackages(ctx context.Context, r *os.Root, files []string, o loadOptions
 	}
 	filePkgs := make([][]string, len(files))
 	err := loadEachFile(ctx, r, files, o, func(i int, cfg *DeclarativeConfig) {
-		filePkgs[i] = configPackages(cfg)
+		filePkgs[i] = packageNames(cfg)
 	})
 	return filePkgs, err
 }
@@ -146,24 +146,24 @@ func eachPackage(ctx context.Context, r *os.Root, files []string, filePkgs [][]s
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	loaded, taken := prefetchFiles(ctx, r, files, o, plan.fileOrder, 2*o.concurrency)
-	cache := map[int]*DeclarativeConfig{}
+	cache := map[int]map[string]*DeclarativeConfig{}
 	for _, pkg := range plan.packages {
 		part := &DeclarativeConfig{}
 		for _, i := range plan.files[pkg] {
-			cfg, ok := cache[i]
+			split, ok := cache[i]
 			if !ok {
 				res := <-loaded[i]
 				taken()
 				if res.err != nil {
 					return &fileError{file: i, err: res.err}
 				}
-				if !sameNames(configPackages(res.cfg), filePkgs[i]) {
+				split = SplitByPackage(res.cfg)
+				if !sameNames(split, filePkgs[i]) {
 					return &fileError{file: i, err: fmt.Errorf("load %s: %w", files[i], errPlanMismatch)}
 				}
-				cfg = res.cfg
-				cache[i] = cfg
+				cache[i] = split
 			}
-			appendPackage(part, cfg, pkg)
+			part.Merge(split[pkg])
 			if plan.refs[i]--; plan.refs[i] == 0 {
 				delete(cache, i)
 			}
@@ -189,43 +189,17 @@ type fileError struct {
 func (e *fileError) Error() string { return e.err.Error() }
 func (e *fileError) Unwrap() error { return e.err }
 
-func sameNames(a, b []string) bool {
-	if len(a) != len(b) {
+// sameNames reports whether split holds exactly the packages names.
+func sameNames(split map[string]*DeclarativeConfig, names []string) bool {
+	if len(split) != len(names) {
 		return false
 	}
-	for _, n := range a {
-		if !slices.Contains(b, n) {
+	for _, n := range names {
+		if _, ok := split[n]; !ok {
 			return false
 		}
 	}
 	return true
-}
-
-// configPackages lists the distinct package names of cfg's blobs, ""
-// standing for blobs without a package.
-func configPackages(cfg *DeclarativeConfig) []string {
-	var names []string
-	add := func(n string) {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	for i := range cfg.Packages {
-		add(cfg.Packages[i].Name)
-	}
-	for i := range cfg.Channels {
-		add(cfg.Channels[i].Package)
-	}
-	for i := range cfg.Bundles {
-		add(cfg.Bundles[i].Package)
-	}
-	for i := range cfg.Others {
-		add(cfg.Others[i].Package)
-	}
-	for i := range cfg.Deprecations {
-		add(cfg.Deprecations[i].Package)
-	}
-	return names
 }
 
 // packagePlan is the write order of a directory streamed by package.
@@ -299,23 +273,4 @@ func prefetchFiles(ctx context.Context, r *os.Root, files []string, o loadOption
 		}
 	}()
 	return out, func() { <-slots }
-}
-
-// appendPackage appends cfg's blobs of package pkg to dst, in cfg's order.
-func appendPackage(dst, cfg *DeclarativeConfig, pkg string) {
-	dst.Packages = appendOf(dst.Packages, cfg.Packages, func(b *Package) bool { return b.Name == pkg })
-	dst.Channels = appendOf(dst.Channels, cfg.Channels, func(b *Channel) bool { return b.Package == pkg })
-	dst.Bundles = appendOf(dst.Bundles, cfg.Bundles, func(b *Bundle) bool { return b.Package == pkg })
-	dst.Others = appendOf(dst.Others, cfg.Others, func(b *Meta) bool { return b.Package == pkg })
-	dst.Deprecations = appendOf(dst.Deprecations, cfg.Deprecations, func(b *Deprecation) bool { return b.Package == pkg })
-}
-
-// appendOf appends the elements of src that keep accepts to dst.
-func appendOf[T any](dst, src []T, keep func(*T) bool) []T {
-	for i := range src {
-		if keep(&src[i]) {
-			dst = append(dst, src[i])
-		}
-	}
-	return dst
 }

@@ -192,7 +192,7 @@ func scanFilePackages(ctx context.Context, r *os.Root, files []string, o loadOpt
 }
 
 // scanPackages lists the distinct packages of one file's blobs, as
-// configPackages would list them after a full decode. Of a file of plain
+// packageNames would list them after a full decode. Of a file of plain
 // JSON objects only each blob's top-level keys are read (which also finds
 // where the blob ends); anything else (YAML, a byte order mark, a blob whose keys
 // do not read, a file too large to read whole) is framed and checked by

@@ -56,74 +56,23 @@ func sortEntries(e []ChannelEntry) {
 	slices.SortStableFunc(e, func(a, b ChannelEntry) int { return cmp.Compare(a.Name, b.Name) })
 }
 
-// blobGroup holds the indexes of one package's blobs in a config.
-type blobGroup struct {
-	packages, channels, bundles, others, deprecations []int
-}
-
 // forEachBlob calls fn with every blob of cfg in opm's write order without
 // modifying cfg: per package name (sorted): olm.package, olm.channel by
 // name (entries by name), olm.bundle by name, others by schema,
 // olm.deprecations; blobs without a package come last.
 func forEachBlob(cfg *DeclarativeConfig, o streamOptions, fn func(v any) error) error {
-	groups, names := groupBlobs(cfg)
-	for _, n := range names {
-		if err := groups[n].each(cfg, o, fn); err != nil {
+	for g := range byPackage(cfg) {
+		if err := g.each(cfg, o, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// groupBlobs groups cfg's blobs by package; names are the packages in
-// order, "" (blobs of no package) last.
-func groupBlobs(cfg *DeclarativeConfig) (map[string]*blobGroup, []string) {
-	groups := map[string]*blobGroup{}
-	group := func(name string) *blobGroup {
-		g := groups[name]
-		if g == nil {
-			g = &blobGroup{}
-			groups[name] = g
-		}
-		return g
-	}
-	for i := range cfg.Packages {
-		g := group(cfg.Packages[i].Name)
-		g.packages = append(g.packages, i)
-	}
-	for i := range cfg.Channels {
-		g := group(cfg.Channels[i].Package)
-		g.channels = append(g.channels, i)
-	}
-	for i := range cfg.Bundles {
-		g := group(cfg.Bundles[i].Package)
-		g.bundles = append(g.bundles, i)
-	}
-	for i := range cfg.Others {
-		g := group(cfg.Others[i].Package)
-		g.others = append(g.others, i)
-	}
-	for i := range cfg.Deprecations {
-		g := group(cfg.Deprecations[i].Package)
-		g.deprecations = append(g.deprecations, i)
-	}
-	names := make([]string, 0, len(groups))
-	for n := range groups {
-		if n != "" {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	if _, ok := groups[""]; ok {
-		names = append(names, "")
-	}
-	return groups, names
-}
-
 // each calls fn with the group's blobs in opm's order: the package,
 // channels by name (entries sorted), bundles by name, others by schema,
 // deprecations.
-func (g *blobGroup) each(cfg *DeclarativeConfig, o streamOptions, fn func(v any) error) error {
+func (g *packageGroup) each(cfg *DeclarativeConfig, o streamOptions, fn func(v any) error) error {
 	for _, i := range g.packages {
 		if err := fn(&cfg.Packages[i]); err != nil {
 			return err
