@@ -82,7 +82,7 @@ commands that do the same.`,
 		imgArgs := imageFlagArgs(cmd.Flags())
 		start := "mkdir catalog"
 		if fromIndex != "" {
-			start = "olmcat unpack " + shellQuote(fromIndex) + " catalog --layout opm" + imgArgs
+			start = copyStep(fromIndex, imgArgs)
 		}
 		notice.print(cmd, start, "olmcat add catalog "+quoteAll(bundles)+mode.modeArg()+imgArgs, finishStep(out, imgArgs))
 		noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())

@@ -27,7 +27,7 @@ func (c *indexEditCmd) register(cmd *cobra.Command, containerToolDefault string)
 // run prints the notice with the suggested steps, then applies op.
 func (c *indexEditCmd) run(cmd *cobra.Command, op func() catalogOp, steps ...string) error {
 	imgArgs := imageFlagArgs(cmd.Flags())
-	all := append([]string{"olmcat unpack " + shellQuote(c.fromIndex) + " catalog --layout opm" + imgArgs}, steps...)
+	all := append([]string{copyStep(c.fromIndex, imgArgs)}, steps...)
 	c.notice.print(cmd, append(all, finishStep(c.out, imgArgs))...)
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
 	if err := c.out.check(c.img); err != nil {

@@ -19,6 +19,7 @@ import (
 func TestOPMIndexNotices(t *testing.T) {
 	t.Setenv(noDeprecationWarningEnv, "")
 	missing := filepath.Join(t.TempDir(), "missing")
+	dir := t.TempDir()
 	for _, tc := range []struct {
 		args  []string
 		code  int
@@ -26,6 +27,10 @@ func TestOPMIndexNotices(t *testing.T) {
 	}{
 		{[]string{"index", "add", "-f", missing, "-b", "b1,b2", "-t", "r.example/ns/i:2", "--use-http"}, exitInvalid,
 			"olmcat unpack " + missing + " catalog --layout opm --use-http && olmcat add catalog b1 b2 --use-http && olmcat build catalog r.example/ns/i:2 --use-http"},
+		{[]string{"index", "add", "-f", dir, "-b", "b1", "-t", "r.example/i:2"}, exitInvalid,
+			"cp -r " + dir + " catalog && olmcat add catalog b1 && olmcat build catalog r.example/i:2"},
+		{[]string{"registry", "rm", "-d", dir, "-o", "a", "--output", filepath.Join(dir, "..", "o")}, exitInvalid,
+			"cp -r " + dir + " " + filepath.Join(dir, "..", "o") + " && rm -r " + filepath.Join(dir, "..", "o") + "/a"},
 		{[]string{"index", "add", "-b", "b1", "--generate", "-i", "o.example/opm:1", "--mode", "semver"}, exitInvalid,
 			"mkdir catalog && olmcat add catalog b1 --mode semver && olmcat generate dockerfile catalog -i o.example/opm:1"},
 		{[]string{"index", "rm", "-f", missing, "-o", "a,b", "-t", "r.example/i:2"}, exitInvalid,

@@ -89,3 +89,16 @@ func keepOnlyStep(dir string, keep []string) string {
 	}
 	return s + " -exec rm -r {} +"
 }
+
+// copyStep is the suggested first step: the catalog of ref in ./catalog
+// (a catalog dir copied, a database migrated, an image unpacked).
+func copyStep(ref, imgArgs string) string {
+	st, err := os.Stat(ref)
+	switch {
+	case err == nil && st.IsDir():
+		return "cp -r " + shellQuote(ref) + " catalog"
+	case err == nil:
+		return "olmcat migrate " + shellQuote(ref) + " catalog"
+	}
+	return "olmcat unpack " + shellQuote(ref) + " catalog --layout opm" + imgArgs
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,9 +37,14 @@ func (c *registryEditCmd) steps(cmd *cobra.Command, specific ...string) []string
 	if out == "" {
 		out = "catalog"
 	}
-	s := []string{"olmcat migrate " + shellQuote(c.database) + " " + shellQuote(out)}
-	for _, sp := range specific {
-		s = append(s, strings.ReplaceAll(sp, "catalog", shellQuote(out)))
+	s := []string{copyStep(c.database, imageFlagArgs(cmd.Flags()))}
+	if _, err := os.Stat(c.database); err != nil {
+		s[0] = "olmcat migrate " + shellQuote(c.database) + " catalog" // named, yet to be made
+	}
+	s = append(s, specific...)
+	for i := range s {
+		s[i] = strings.ReplaceAll(s[i], " catalog", " "+shellQuote(out))
+		s[i] = strings.ReplaceAll(s[i], "catalog/", shellQuote(out)+"/")
 	}
 	return s
 }
