@@ -8,6 +8,7 @@
 #
 #   scripts/bench-index.sh                 # /tmp/bench/index.db, 5 runs
 #   RUNS=3 OPM=path/to/opm scripts/bench-index.sh
+#   PART=prune scripts/bench-index.sh      # only the prune half (add, prune, all)
 #
 # index add -b <10 bundles> --generate: opm and olmcat from the sqlite
 # index image; olmcat also from the database file and from its migrated
@@ -20,6 +21,7 @@
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 RUNS=${RUNS:-5}
+PART=${PART:-all}
 OPM=${OPM:-$HOME/.cache/opm-v1.73.0/opm}
 bench_setup bench-index
 if [ ! -x "$OPM" ]; then
@@ -48,6 +50,7 @@ keep=$(ls "$CATALOG" | head -10 | paste -sd,)
 echo "index image $index, $(tr ',' '\n' <<<"$bundles" | wc -l) bundle images, keeping packages $keep"
 cd "$work"
 
+if [ "$PART" != prune ]; then
 echo "== index add of 10 bundles (--generate)"
 BENCH_BEFORE_EACH='rm -rf database index.Dockerfile'
 bench_run "opm index add, sqlite image" "$OPM" index add -f "$index" -b "$bundles" --generate --use-http
@@ -55,6 +58,8 @@ bench_run "olmcat index add, sqlite image" "$BIN" index add -f "$index" -b "$bun
 bench_run "olmcat index add, sqlite file" "$BIN" index add -f "$DB" -b "$bundles" --generate -i opm:v1.73.0 --use-http --no-image-cache --no-deprecation-warning
 bench_run "olmcat index add, catalog dir" "$BIN" index add -f "$CATALOG" -b "$bundles" --generate -i opm:v1.73.0 --use-http --no-image-cache --no-deprecation-warning
 
+fi
+if [ "$PART" = add ]; then exit 0; fi
 echo "== prune keeping 10 packages"
 BENCH_BEFORE_EACH='cp "$DB" prune.db'
 bench_run "opm registry prune, file copy" "$OPM" registry prune -d prune.db -p "$keep"

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/indexop"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -226,7 +227,7 @@ func packageYAML(pkg string, cfg *declcfg.DeclarativeConfig) []byte {
 		b.WriteString("channels:\n")
 	}
 	for _, ch := range chans {
-		fmt.Fprintf(&b, "    - name: %s\n      currentCSV: %s\n", yamlScalar(ch.Name), yamlScalar(channelHead(ch)))
+		fmt.Fprintf(&b, "    - name: %s\n      currentCSV: %s\n", yamlScalar(ch.Name), yamlScalar(indexop.ChannelHead(ch)))
 	}
 	def := ""
 	for _, p := range cfg.Packages {
@@ -234,23 +235,6 @@ func packageYAML(pkg string, cfg *declcfg.DeclarativeConfig) []byte {
 	}
 	fmt.Fprintf(&b, "defaultChannel: %s\n", yamlScalar(def))
 	return []byte(b.String())
-}
-
-// channelHead is the entry nothing in the channel replaces or skips.
-func channelHead(ch declcfg.Channel) string {
-	below := map[string]bool{}
-	for _, e := range ch.Entries {
-		below[e.Replaces] = true
-		for _, s := range e.Skips {
-			below[s] = true
-		}
-	}
-	for _, e := range ch.Entries {
-		if !below[e.Name] {
-			return e.Name
-		}
-	}
-	return ""
 }
 
 // yamlScalar writes s as YAML would: plain when it reads back as the

@@ -51,11 +51,23 @@ func (g *graph) result(added []*node) (*declcfg.DeclarativeConfig, []string, err
 	return out, g.changes, nil
 }
 
-// head is the bundle of ch that no other entry replaces or skips.
+// head is the bundle heading ch.
 func (g *graph) head(ch *declcfg.Channel) *node {
 	if ch == nil {
 		return nil
 	}
+	name := ChannelHead(*ch)
+	for _, n := range g.nodes {
+		if n.name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// ChannelHead is the first entry of ch that no entry replaces or skips
+// ("" if there is none): the channel's head in a valid channel.
+func ChannelHead(ch declcfg.Channel) string {
 	below := map[string]bool{}
 	for _, e := range ch.Entries {
 		below[e.Replaces] = true
@@ -64,16 +76,11 @@ func (g *graph) head(ch *declcfg.Channel) *node {
 		}
 	}
 	for _, e := range ch.Entries {
-		if below[e.Name] {
-			continue
-		}
-		for _, n := range g.nodes {
-			if n.name == e.Name {
-				return n
-			}
+		if !below[e.Name] {
+			return e.Name
 		}
 	}
-	return nil
+	return ""
 }
 
 // packageMeta sets the package's description and icon from the CSV of
