@@ -8,13 +8,10 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log"
 	"net"
 	"net/http"
@@ -24,18 +21,15 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
-	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/internal/bundleimages"
 )
 
 func main() {
-	index := flag.String("index", "", "legacy index database to push as REG/index:bench")
+	index := flag.String("index", "", "legacy index database to push as REG/bench/index:bench")
 	bundles := flag.String("bundles", "", "comma-separated bundle directories (manifests/, metadata/) to push")
 	flag.Parse()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -46,10 +40,9 @@ func main() {
 	go func() { _ = srv.Serve(ln) }()
 	host := ln.Addr().String()
 	if *index != "" {
-		img, err := imageOf(map[string]string{"operators.operatorframework.io.index.database.v1": "/database/index.db"},
-			map[string]string{*index: "database/index.db"})
+		img, err := indexImage(*index)
 		must(err)
-		fmt.Println("index", push(host, "index:bench", img))
+		fmt.Println("index", push(host, "bench/index:bench", img))
 	}
 	for _, dir := range strings.Split(*bundles, ",") {
 		if dir == "" {
@@ -73,67 +66,26 @@ func must(err error) {
 }
 
 func push(host, repoTag string, img v1.Image) string {
-	ref := host + "/" + repoTag
-	r, err := name.ParseReference(ref, name.Insecure)
-	must(err)
-	must(remote.Write(r, img))
-	return ref
+	must(bundleimages.Push(host, repoTag, img))
+	return host + "/" + repoTag
 }
 
 // bundleImage is a bundle dir as one layer with the bundle labels.
 func bundleImage(dir string) (v1.Image, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "metadata", "annotations.yaml"))
+	files, err := bundleimages.DirFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	var ann struct {
-		Annotations map[string]string `json:"annotations"`
-	}
-	if err := yaml.Unmarshal(data, &ann); err != nil {
-		return nil, err
-	}
-	files := map[string]string{}
-	for _, sub := range []string{"manifests", "metadata"} {
-		err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, p)
-			files[p] = filepath.ToSlash(rel)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return imageOf(ann.Annotations, files)
+	return bundleimages.Image(files)
 }
 
-// imageOf is an image with labels and one layer holding each local file
-// at its path.
-func imageOf(labels, files map[string]string) (v1.Image, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for src, dest := range files {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return nil, err
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: dest, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(data); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
+// indexImage is a sqlite index image: database/index.db and opm's label.
+func indexImage(db string) (v1.Image, error) {
+	data, err := os.ReadFile(db)
 	if err != nil {
 		return nil, err
 	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
+	img, err := bundleimages.Image([]bundleimages.File{{Path: "database/index.db", Data: data}})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +94,6 @@ func imageOf(labels, files map[string]string) (v1.Image, error) {
 		return nil, err
 	}
 	cfg = cfg.DeepCopy()
-	cfg.Config.Labels = labels
-	cfg.OS, cfg.Architecture = "linux", "amd64"
+	cfg.Config.Labels = map[string]string{"operators.operatorframework.io.index.database.v1": "/database/index.db"}
 	return mutate.ConfigFile(img, cfg)
 }
