@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -51,20 +47,8 @@ type crashRun struct {
 // run returns stderr and the exit code (-1 when killed by a signal).
 func (r crashRun) run(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, r.bin, args...)
-	cmd.Env = append(os.Environ(), "TMPDIR="+r.tmp, fmt.Sprintf("OLMCAT_CRASH_AT=%d", r.at), "OLMCAT_CRASH_ON="+r.on, "OLMCAT_CRASH_LOG="+r.log)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	require.NoError(t, ctx.Err(), "%v did not finish: %s", args, stderr.String())
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return stderr.String(), ee.ExitCode()
-	}
-	require.NoError(t, err)
-	return stderr.String(), 0
+	env := append(os.Environ(), "TMPDIR="+r.tmp, fmt.Sprintf("OLMCAT_CRASH_AT=%d", r.at), "OLMCAT_CRASH_ON="+r.on, "OLMCAT_CRASH_LOG="+r.log)
+	return runBinaryEnv(t, r.bin, env, args...)
 }
 
 // crashCase is one command under the harness.
