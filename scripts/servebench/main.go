@@ -3,6 +3,9 @@
 // optionally drains api.Registry/ListBundles, and prints the time to
 // SERVING, the peak RSS at SERVING (VmHWM), the peak RSS after ListBundles,
 // the RSS after ListBundles and the user+sys CPU seconds of the server.
+// With -ghz it runs a mixed load of -clients clients for -duration
+// instead (load.go) and reports each RPC's calls, errors and latency and
+// the server's peak RSS after it (scripts/loadtest-serve.sh).
 //
 // The server command is given after "--" and must take "-p PORT" (the
 // port is appended). Used by scripts/bench-serve-*.sh:
@@ -35,12 +38,17 @@ import (
 func main() {
 	list := flag.Bool("list", false, "drain ListBundles once SERVING and report memory after it")
 	timeout := flag.Duration("timeout", 5*time.Minute, "give up when not SERVING by then")
+	var ld load
+	flag.StringVar(&ld.ghz, "ghz", "", "once SERVING, run the mixed load with this ghz binary and report it")
+	flag.IntVar(&ld.clients, "clients", 50, "concurrent clients of the load")
+	flag.DurationVar(&ld.duration, "duration", 20*time.Second, "how long the load runs")
+	flag.StringVar(&ld.dir, "dir", os.TempDir(), "where the load's request data and reports are written")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: servebench [-list] -- SERVER-COMMAND [ARG ...]")
+		fmt.Fprintln(os.Stderr, "usage: servebench [-list] [-ghz GHZ -clients N -duration D -dir DIR] -- SERVER-COMMAND [ARG ...]")
 		os.Exit(2)
 	}
-	if err := run(flag.Args(), *list, *timeout); err != nil {
+	if err := run(flag.Args(), *list, *timeout, ld); err != nil {
 		fmt.Fprintln(os.Stderr, "servebench:", err)
 		os.Exit(1)
 	}
@@ -51,18 +59,20 @@ type result struct {
 	ready               time.Duration
 	hwmReady, hwmListed int64 // kB
 	rssListed           int64 // kB
+	load                []rpcResult
+	hwmLoaded           int64 // kB, after the load
 	bundles             int
 	cpu                 time.Duration
 }
 
-func run(argv []string, list bool, timeout time.Duration) error {
+func run(argv []string, list bool, timeout time.Duration, ld load) error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cmd := exec.Command(argv[0], append(argv[1:], "-p", strconv.Itoa(port))...)
-	var stderr strings.Builder
+	var stderr tail
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -71,7 +81,7 @@ func run(argv []string, list bool, timeout time.Duration) error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	r, err := measure(cmd.Process.Pid, addr, start, list, timeout, exited)
+	r, err := measure(cmd.Process.Pid, addr, start, list, timeout, exited, ld)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -86,6 +96,11 @@ func run(argv []string, list bool, timeout time.Duration) error {
 		r.cpu = ps.UserTime() + ps.SystemTime()
 	}
 	fmt.Printf("serving %.3f s, peak RSS at serving %d MB", r.ready.Seconds(), r.hwmReady/1024)
+	if ld.ghz != "" {
+		fmt.Printf(", CPU %.2f s, load of %d clients for %s:\n", r.cpu.Seconds(), ld.clients, ld.duration)
+		printLoad(r.load, r.hwmLoaded)
+		return nil
+	}
 	if list {
 		fmt.Printf(", ListBundles %d bundles, peak RSS %d MB, RSS after %d MB", r.bundles, r.hwmListed/1024, r.rssListed/1024)
 	}
@@ -93,7 +108,7 @@ func run(argv []string, list bool, timeout time.Duration) error {
 	return nil
 }
 
-func measure(pid int, addr string, start time.Time, list bool, timeout time.Duration, exited <-chan error) (result, error) {
+func measure(pid int, addr string, start time.Time, list bool, timeout time.Duration, exited <-chan error, ld load) (result, error) {
 	var r result
 	// gRPC's default reconnect backoff starts at one second: the first
 	// attempts fail while the server starts, and the backoff, not the
@@ -126,6 +141,13 @@ func measure(pid int, addr string, start time.Time, list bool, timeout time.Dura
 		}
 	}
 	if r.hwmReady, err = procStatus(pid, "VmHWM"); err != nil {
+		return r, err
+	}
+	if ld.ghz != "" {
+		if r.load, err = runLoad(conn, addr, ld); err != nil {
+			return r, err
+		}
+		r.hwmLoaded, err = procStatus(pid, "VmHWM")
 		return r, err
 	}
 	if !list {
@@ -165,6 +187,20 @@ func procStatus(pid int, field string) (int64, error) {
 	}
 	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
 }
+
+// tail keeps the last 64 KiB written to it: a server that logs every
+// call under load must not grow the prober.
+type tail struct{ b []byte }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - 64<<10; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string { return string(t.b) }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

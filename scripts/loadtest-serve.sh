@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Load test of `olmcat serve` side by side with the real `opm serve` (the
+# migrated catalog directory) and `opm registry serve` (the legacy index),
+# on loopback only: each server is started, and once SERVING, ghz drives
+# it with CLIENTS concurrent clients (one connection each) for DURATION,
+# the RPCs weighted as OLM calls them on a catalog sync (see mix in
+# scripts/servebench/load.go): GetPackage and GetBundleForChannel over
+# every package and channel, one client each on ListBundles,
+# ListPackages and Health.Check. Prints per server and client count each
+# RPC's calls, errors (non-OK answers; there must be none), p50 and p99
+# latency, and the server's peak RSS (VmHWM) after the load.
+#
+#   OPM=path/to/opm scripts/loadtest-serve.sh          # 10,000 bundles, 50 and 200 clients, 20 s
+#   CLIENTS=50 DURATION=10s OPM= scripts/loadtest-serve.sh   # olmcat only
+#
+# ghz is installed from the Go module proxy at GHZ_VERSION into
+# TOOLS_DIR/ghz-GHZ_VERSION (TOOLS_DIR default ~/.cache/olmcat-test) when
+# missing. Every run is
+# bounded: DURATION of load plus at most a minute for the calls in flight.
+source "$(dirname "$0")/bench-lib.sh"
+CLIENTS=${CLIENTS:-50 200}
+DURATION=${DURATION:-20s}
+OPM=${OPM-$HOME/.cache/opm-v1.73.0/opm}
+GHZ_VERSION=${GHZ_VERSION:-v0.121.0}
+TOOLS_DIR=${TOOLS_DIR:-$HOME/.cache/olmcat-test}
+GHZ=$TOOLS_DIR/ghz-$GHZ_VERSION/ghz
+
+bench_setup loadtest-serve
+if [ ! -x "$GHZ" ]; then
+	echo "loadtest-serve: installing ghz $GHZ_VERSION into $(dirname "$GHZ")" >&2
+	mkdir -p "$(dirname "$GHZ")"
+	GOBIN=$(dirname "$GHZ") go install "github.com/bojand/ghz/cmd/ghz@$GHZ_VERSION"
+fi
+servers=("olmcat serve <dir>|$BIN serve $CATALOG" "olmcat serve <index.db>|$BIN serve --no-deprecation-warning $DB")
+if [ -n "$OPM" ]; then
+	if [ ! -x "$OPM" ]; then
+		echo "loadtest-serve: $OPM is not an executable opm binary (set OPM, or OPM= for olmcat only)" >&2
+		exit 2
+	fi
+	servers+=("opm serve <dir>|$OPM serve $CATALOG" "opm registry serve -d <index.db>|$OPM registry serve -d $DB")
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "ghz $GHZ_VERSION, $DURATION per run, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for entry in "${servers[@]}"; do
+	label=${entry%%|*}
+	read -r -a cmd <<<"${entry#*|}"
+	for c in $CLIENTS; do
+		echo "$label, $c clients:"
+		"$PROBER" -timeout 5m -ghz "$GHZ" -clients "$c" -duration "$DURATION" -dir "$work" -- "${cmd[@]}"
+	done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
