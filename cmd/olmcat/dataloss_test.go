@@ -21,7 +21,7 @@ import (
 // buildBinary builds cmd/olmcat into a temporary directory and returns its
 // path. The data-loss tests run the real binary: what they guard is what a
 // user's shell sees (files on disk, exit codes, signals).
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")

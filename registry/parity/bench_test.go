@@ -14,8 +14,9 @@ import (
 const benchDBEnv = "OLMCAT_PARITY_BENCH_DB"
 
 // BenchmarkParity checks a large legacy index (10,000 bundles from
-// scripts/gen-bench-db.sh) against its fresh migration, and reports the
-// calls made per RPC. It skips when the database is absent.
+// scripts/gen-bench-db.sh) against its fresh migration, each side served
+// in process and over loopback gRPC, and reports the calls made per RPC.
+// It skips when the database is absent.
 //
 //	scripts/gen-bench-db.sh && go test ./registry/parity -run '^$' -bench Parity -benchtime 1x
 func BenchmarkParity(b *testing.B) {
@@ -31,11 +32,17 @@ func BenchmarkParity(b *testing.B) {
 	if _, err := migrate.Migrate(ctx, db, out); err != nil {
 		b.Fatalf("migrate %s: %v", db, err)
 	}
-	b.ResetTimer()
+	for _, loopback := range []bool{false, true} {
+		name := map[bool]string{false: "in-process", true: "loopback"}[loopback]
+		b.Run(name, func(b *testing.B) { benchCheck(b, ctx, db, out, WithLoopback(loopback)) })
+	}
+}
+
+func benchCheck(b *testing.B, ctx context.Context, db, out string, opts ...Option) {
 	var res *Result
 	for range b.N {
 		var err error
-		if res, err = Check(ctx, db, out); err != nil {
+		if res, err = Check(ctx, db, out, opts...); err != nil {
 			b.Fatal(err)
 		}
 	}
