@@ -119,49 +119,21 @@ func heapGrowth(keep func() any) uint64 {
 }
 
 // What a check keeps for the whole run grows with the catalog, so it is
-// kept compact: a claimed name costs 16 bytes (its hash, not the string
-// and a map entry), a spilled bundle one word (its span) in one slice.
-func TestCheckStateStaysCompactPerName(t *testing.T) {
-	const names = 100_000
-	grown := heapGrowth(func() any {
-		s := newNameSet()
-		for i := range names {
-			require.True(t, s.add(fmt.Sprintf("some-operator.v%d.%d.0-with-a-longish-suffix", i/100, i%100)))
-		}
-		return s
-	})
-	t.Logf("%d names: %d bytes, %.1f a name", names, grown, float64(grown)/names)
-	// 16 bytes a key, twice while a merge copies, plus the map of recent
-	// additions: a string set would take over 90.
-	assert.Less(t, grown, uint64(40*names), "claimed names cost more than their hashes")
-
+// kept small: a spilled bundle's place in the file, not the bundle.
+func TestSpillKeepsPlacesNotBundles(t *testing.T) {
 	sp, err := newSpill(t.TempDir())
 	require.NoError(t, err)
 	defer sp.close()
 	const bundles, packages = 100_000, 1000
-	grown = heapGrowth(func() any {
+	grown := heapGrowth(func() any {
 		for i := range bundles {
-			require.NoError(t, sp.add(&api.Bundle{PackageName: fmt.Sprintf("pkg-%04d", i%packages), CsvName: fmt.Sprintf("b%d", i)}))
+			require.NoError(t, sp.add(&api.Bundle{PackageName: fmt.Sprintf("pkg-%04d", i%packages), CsvName: fmt.Sprintf("b%d", i),
+				CsvJson: strings.Repeat("x", 100)}))
 		}
 		require.NoError(t, sp.done())
 		return sp
 	})
 	t.Logf("%d bundles: %d bytes, %.1f a bundle", bundles, grown, float64(grown)/bundles)
-	assert.Less(t, grown, uint64(12*bundles), "the spill's index of the answer costs more than a word a bundle")
-	assert.Len(t, sp.of("pkg-0007"), bundles/packages)
-}
-
-// A name is claimed once, whether it is among the recent additions or
-// already merged into the sorted keys.
-func TestNameSetClaimsOnce(t *testing.T) {
-	s := newNameSet()
-	const n = 3*nameSetRecent + 5
-	for i := range n {
-		require.True(t, s.add(fmt.Sprintf("name-%d", i)))
-	}
-	for _, i := range []int{0, nameSetRecent - 1, nameSetRecent, 2 * nameSetRecent, n - 1} {
-		assert.False(t, s.add(fmt.Sprintf("name-%d", i)), "name-%d claimed twice", i)
-	}
-	assert.True(t, s.add("name-new"))
-	assert.Equal(t, n+1, s.len())
+	assert.Less(t, grown, uint64(64*bundles), "the spill keeps more than the place of each bundle")
+	assert.Len(t, sp.spans["pkg-0007"], bundles/packages)
 }

@@ -28,12 +28,11 @@ type checkRun struct {
 	// Set by lists, read-only afterwards.
 	listBundlesFailed bool // a side refused ListBundles: its share per package is not compared
 
-	claimed *nameSet // the names GetChannelEntriesThatReplace was asked about
-
-	mu       sync.Mutex // guards the fields below
-	lbWorst  Class      // the worst class of ListBundles' differences so far
-	firstCh  *ckey      // the first channel of the catalog, for the probes
-	channels bool       // firstCh is final
+	mu       sync.Mutex      // guards the fields below
+	claimed  map[string]bool // the names GetChannelEntriesThatReplace was asked about
+	lbWorst  Class           // the worst class of ListBundles' differences so far
+	firstCh  *ckey           // the first channel of the catalog, for the probes
+	channels bool            // firstCh is final
 }
 
 // run makes every call on both sides and aggregates the result as it
@@ -44,7 +43,7 @@ type checkRun struct {
 // the not-found probes). Only a few packages' answers are in memory at
 // any time.
 func run(ctx context.Context, sides [2]*side, backends [2]source.Kind, o options) (res *Result, err error) {
-	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: newNameSet()}
+	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{}}
 	defer func() {
 		for _, sp := range r.spills {
 			if sp != nil {

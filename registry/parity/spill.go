@@ -5,28 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"sync"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
-	"github.com/operator-catalog/olmcat/internal/strarena"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
-
-// span locates one marshalled bundle in a spill file, in one word: the
-// offset in the high 40 bits, the length in the low 24, or spanLong
-// there for a bundle that long or longer (its length is in spill.long).
-type span uint64
-
-const (
-	spanLenBits = 24
-	spanLong    = 1<<spanLenBits - 1
-	maxSpillOff = 1<<(64-spanLenBits) - 1
-)
-
-func (sp span) off() int64 { return int64(sp >> spanLenBits) }
 
 // spill holds one side's ListBundles answer on disk, in a temporary file
 // removed when the check ends, with where each package's bundles are in
@@ -37,23 +22,17 @@ type spill struct {
 	w    *bufio.Writer
 	size int64
 	// Set while the answer streams in, read-only afterwards.
-	pkgIDs map[string]int32
-	pkgs   []string
-	// spans are the bundles in the order served until done, then grouped
-	// by package (in served order within each): package i's are
-	// spans[start[i]:start[i+1]]. Flat slices, not one per package, so
-	// that what is kept per bundle is one word in one allocation.
-	spans []span
-	start []int32
-	long  map[int64]int // by offset, the length of each bundle of spanLong bytes or more
-	pkgOf []int32       // by span, the package's index, until done
+	spans map[string][]spillSpan // by package, its bundles in the order served
+	pkgs  []string               // the packages in the order first served
 	gvks  map[manifest.GVK]bool
-	strs  strarena.Arena // the strings pkgIDs, pkgs and gvks keep
 
 	mu     sync.Mutex // guards recent and err
 	recent []*cachedIndex
 	err    error // the first read error; the check fails with it
 }
+
+// spillSpan locates one marshalled bundle in the spill file.
+type spillSpan struct{ off, n int64 }
 
 type cachedIndex struct {
 	pkg string
@@ -69,7 +48,7 @@ func newSpill(dir string) (*spill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spill ListBundles answer: %w", err)
 	}
-	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), pkgIDs: map[string]int32{}, long: map[int64]int{}, gvks: map[manifest.GVK]bool{}}, nil
+	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), spans: map[string][]spillSpan{}, gvks: map[manifest.GVK]bool{}}, nil
 }
 
 // add appends one bundle of the answer.
@@ -81,61 +60,24 @@ func (s *spill) add(b *api.Bundle) error {
 	if _, err := s.w.Write(data); err != nil {
 		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
 	}
-	if s.size > maxSpillOff {
-		return fmt.Errorf("spill bundle %s: the answer exceeds %d bytes", b.GetCsvName(), int64(maxSpillOff))
-	}
 	pkg := b.GetPackageName()
-	id, ok := s.pkgIDs[pkg]
-	if !ok {
-		id = int32(len(s.pkgs))
-		pkg = s.strs.Clone(pkg)
-		s.pkgIDs[pkg] = id
+	if _, ok := s.spans[pkg]; !ok {
 		s.pkgs = append(s.pkgs, pkg)
 	}
-	n := min(len(data), spanLong)
-	if n == spanLong {
-		s.long[s.size] = len(data)
-	}
-	s.spans = append(s.spans, span(s.size)<<spanLenBits|span(n))
-	s.pkgOf = append(s.pkgOf, id)
+	s.spans[pkg] = append(s.spans[pkg], spillSpan{off: s.size, n: int64(len(data))})
 	s.size += int64(len(data))
 	for _, g := range gvksOf(b) {
-		if !s.gvks[g] {
-			s.gvks[cloneGVK(&s.strs, g)] = true
-		}
+		s.gvks[g] = true
 	}
 	return nil
 }
 
-// done ends the writing and groups the spans by package.
+// done ends the writing.
 func (s *spill) done() error {
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("spill ListBundles answer: %w", err)
 	}
-	s.start = make([]int32, len(s.pkgs)+1)
-	for _, p := range s.pkgOf {
-		s.start[p+1]++
-	}
-	for i := range s.pkgs {
-		s.start[i+1] += s.start[i]
-	}
-	grouped := make([]span, len(s.spans))
-	next := slices.Clone(s.start[:len(s.pkgs)])
-	for i, sp := range s.spans {
-		grouped[next[s.pkgOf[i]]] = sp
-		next[s.pkgOf[i]]++
-	}
-	s.spans, s.pkgOf = grouped, nil
 	return nil
-}
-
-// of returns the spans of pkg's bundles, in the order served.
-func (s *spill) of(pkg string) []span {
-	id, ok := s.pkgIDs[pkg]
-	if !ok || s.start == nil {
-		return nil
-	}
-	return s.spans[s.start[id]:s.start[id+1]]
 }
 
 // close removes the file.
@@ -146,19 +88,15 @@ func (s *spill) close() error {
 
 // bundles reads pkg's bundles back, in the order they were served.
 func (s *spill) bundles(pkg string) ([]*api.Bundle, error) {
-	spans := s.of(pkg)
+	spans := s.spans[pkg]
 	out := make([]*api.Bundle, 0, len(spans))
 	var buf []byte
 	for _, sp := range spans {
-		n := int(sp & spanLong)
-		if n == spanLong {
-			n = s.long[sp.off()]
+		if int64(cap(buf)) < sp.n {
+			buf = make([]byte, sp.n)
 		}
-		if cap(buf) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := s.f.ReadAt(buf, sp.off()); err != nil {
+		buf = buf[:sp.n]
+		if _, err := s.f.ReadAt(buf, sp.off); err != nil {
 			return nil, fmt.Errorf("read back ListBundles answer of %s: %w", pkg, err)
 		}
 		b := &api.Bundle{}

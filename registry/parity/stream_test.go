@@ -63,13 +63,13 @@ func TestCheckRemovesItsSpills(t *testing.T) {
 	assert.Empty(t, left)
 }
 
-// A bundle too long for a span's length bits reads back whole, between
-// short ones of the same package.
+// A large bundle (over 16 MiB) reads back whole, between short ones of
+// the same package.
 func TestSpillReadsLongBundles(t *testing.T) {
 	sp, err := newSpill(t.TempDir())
 	require.NoError(t, err)
 	defer sp.close()
-	long := strings.Repeat("x", spanLong+10)
+	long := strings.Repeat("x", 1<<24+10)
 	want := []*api.Bundle{
 		{PackageName: "p", CsvName: "a"},
 		{PackageName: "p", CsvName: "b", Properties: []*api.Property{{Type: "test.long", Value: long}}},

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"context"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -208,7 +209,15 @@ func (r *checkRun) unitCalls(cat *catalog, pkg string, idx [2]*sideIndex) ([]cal
 
 // claim reports whether name is not claimed yet, and claims it: a name
 // replaced or skipped in several packages is queried once.
-func (r *checkRun) claim(name string) bool { return r.claimed.add(name) }
+func (r *checkRun) claim(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.claimed[name] {
+		return false
+	}
+	r.claimed[strings.Clone(name)] = true // not the answer it came in
+	return true
+}
 
 // catalogWideBatch is how many catalog-wide calls are made and compared
 // before their differences are recorded: the calls and answers in
