@@ -45,10 +45,10 @@ func (s *fileSource) pkg(name string) (*declcfg.ModelPackage, error) {
 	}
 	cfg, err := s.readBlob(ref)
 	if err != nil {
-		return nil, fmt.Errorf("read package %q from %s: %w", name, s.files[ref.file], err)
+		return nil, fmt.Errorf("read package %q from %s: %w", name, s.files[ref.File], err)
 	}
 	if len(cfg.Packages) != 1 || cfg.Packages[0].Name != name {
-		return nil, fmt.Errorf("blob #%d of %s is no longer package %q", ref.index, s.files[ref.file], name)
+		return nil, fmt.Errorf("blob #%d of %s is no longer package %q", ref.Index, s.files[ref.File], name)
 	}
 	p := &cfg.Packages[0]
 	return &declcfg.ModelPackage{Name: p.Name, Description: p.Description, Icon: p.Icon}, nil

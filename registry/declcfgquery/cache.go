@@ -22,7 +22,7 @@ import (
 //
 //	magic "olmcat-declcfgquery-cache\n" + format version byte
 //	key: 32 bytes (catalogKey of the catalog directory)
-//	body: the index (snapshotWriter.index)
+//	body: the index (snapshot, encoded with encoding/gob)
 //	CRC-32C (Castagnoli) of every byte above, 4 bytes big-endian
 //
 // A snapshot is used only when its key matches the catalog on disk and
@@ -32,7 +32,7 @@ const (
 	// cacheVersion is part of the key: bump it whenever the snapshot
 	// layout or what the index derives from the catalog changes, so
 	// snapshots written by an older olmcat are rebuilt rather than served.
-	cacheVersion = 8
+	cacheVersion = 9
 	// cacheFile is the snapshot's name inside the cache directory.
 	cacheFile = "declcfgquery.snapshot"
 )
@@ -66,14 +66,14 @@ func writeCache(dir string, key [32]byte, q *Querier) (err error) {
 		}
 	}()
 	sum := crc32.New(castagnoli)
-	w := &snapshotWriter{w: bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)}
-	w.w.WriteString(cacheMagic)
-	w.w.WriteByte(cacheVersion)
-	w.w.Write(key[:])
-	if err := w.index(q, src); err != nil {
+	w := bufio.NewWriterSize(io.MultiWriter(tmp, sum), 1<<20)
+	w.WriteString(cacheMagic)
+	w.WriteByte(cacheVersion)
+	w.Write(key[:])
+	if err := writeSnapshot(w, q, src); err != nil {
 		return fmt.Errorf("write cache: %w", err)
 	}
-	if err := w.w.Flush(); err != nil {
+	if err := w.Flush(); err != nil {
 		return fmt.Errorf("write cache: %w", err)
 	}
 	if _, err := tmp.Write(sum.Sum(nil)); err != nil {
@@ -112,8 +112,11 @@ func readCache(dir string, key [32]byte, catalog string) (*Querier, error) {
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(sum) {
 		return nil, errors.New("cache checksum mismatch")
 	}
-	r := &snapshotReader{b: body[head:]}
-	ib, src, err := r.index(catalog)
+	r := bytes.NewReader(body[head:])
+	ib, src, err := readSnapshot(r, catalog)
+	if err == nil && r.Len() != 0 {
+		err = errors.New("trailing data after the index")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read cache: %w", err)
 	}

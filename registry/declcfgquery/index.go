@@ -47,8 +47,8 @@ func (ib *indexBuilder) strNum(s string) int32 { return ib.q.strs.add(s) }
 // given.
 func (ib *indexBuilder) member(i int32, channel, replaces, skipRange, deprecation string, skips []string) {
 	q := ib.q
-	m := memberRec{bundle: i, channel: ib.strNum(channel), replaces: ib.strNum(replaces),
-		skipRange: ib.strNum(skipRange), deprecation: ib.strNum(deprecation), skipLo: int32(len(q.skips))}
+	m := memberRec{Bundle: i, Channel: ib.strNum(channel), Replaces: ib.strNum(replaces),
+		SkipRange: ib.strNum(skipRange), Deprecation: ib.strNum(deprecation), SkipLo: int32(len(q.skips))}
 	for _, s := range skips {
 		q.skips = append(q.skips, ib.strNum(s))
 	}
@@ -91,36 +91,36 @@ func (ib *indexBuilder) addPackage(p *api.Package, bundles []*api.Bundle, keep f
 
 // record is the index record of b's channel-independent fields.
 func (ib *indexBuilder) record(b *api.Bundle) (bundleRec, error) {
-	rec := bundleRec{pkg: ib.strNum(b.PackageName), name: ib.strNum(b.CsvName), version: ib.strNum(b.Version),
-		bundleRepo: ib.strNum(imageRepo(b.BundlePath)), bundleRef: ib.strNum(b.BundlePath[len(imageRepo(b.BundlePath)):])}
+	rec := bundleRec{Pkg: ib.strNum(b.PackageName), Name: ib.strNum(b.CsvName), Version: ib.strNum(b.Version),
+		BundleRepo: ib.strNum(imageRepo(b.BundlePath)), BundleRef: ib.strNum(b.BundlePath[len(imageRepo(b.BundlePath)):])}
 	ib.run = ib.run[:0]
 	provided, required, deps := b.ProvidedApis, b.RequiredApis, b.Dependencies
 	ok := true
 	for _, p := range b.Properties {
-		pr := propRec{api: -1, dep: -1}
+		pr := propRec{API: -1, Dep: -1}
 		switch p.Type {
 		case declcfg.PropertyGVK:
-			pr.role, ok = providedAPI, ok && len(provided) > 0
+			pr.Role, ok = providedAPI, ok && len(provided) > 0
 			if ok {
-				pr.api, provided = ib.api(provided[0]), provided[1:]
+				pr.API, provided = ib.api(provided[0]), provided[1:]
 			}
 		case declcfg.PropertyGVKRequired:
-			pr.role, ok = requiredAPI, ok && len(required) > 0
+			pr.Role, ok = requiredAPI, ok && len(required) > 0
 			if ok {
-				pr.api, required = ib.api(required[0]), required[1:]
+				pr.API, required = ib.api(required[0]), required[1:]
 			}
 		}
 		if p.Type == declcfg.PropertyGVKRequired || p.Type == declcfg.PropertyPackageRequired {
 			if ok = ok && len(deps) > 0; ok {
-				pr.dep, deps = ib.dep(deps[0]), deps[1:]
+				pr.Dep, deps = ib.dep(deps[0]), deps[1:]
 			}
 		}
 		if p.Type == declcfg.PropertyPackage && p.Value == ownPackageValue(b.PackageName, b.Version) {
-			pr.value = ownValue
+			pr.Value = ownValue
 		}
 		ib.run = append(ib.run, ib.prop(p, pr))
 	}
-	rec.propLo, rec.propHi = ib.propRun()
+	rec.PropLo, rec.PropHi = ib.propRun()
 	if !ok || len(provided)+len(required)+len(deps) != 0 {
 		return rec, fmt.Errorf("bundle %q: its APIs and dependencies are not those of its properties", b.CsvName)
 	}
@@ -149,15 +149,15 @@ func (ib *indexBuilder) propRun() (lo, hi int32) {
 // table (once per package).
 func (ib *indexBuilder) prop(p *api.Property, pr propRec) int32 {
 	k := [2]string{p.Type, p.Value}
-	if pr.value == ownValue {
+	if pr.Value == ownValue {
 		k[1] = "" // no value normalizes to "": the key of every bundle's own package value
 	}
 	n, ok := ib.propIdx[k]
 	if !ok {
 		n = int32(len(ib.q.props))
-		pr.typ = ib.strNum(p.Type)
-		if pr.value != ownValue {
-			pr.value = ib.strNum(p.Value)
+		pr.Type = ib.strNum(p.Type)
+		if pr.Value != ownValue {
+			pr.Value = ib.strNum(p.Value)
 		}
 		ib.q.props = append(ib.q.props, pr)
 		ib.propIdx[k] = n
@@ -251,18 +251,18 @@ func (q *Querier) sortMembers() {
 	}
 	slices.SortFunc(perm, func(i, j int32) int {
 		a, b := &q.members[i], &q.members[j]
-		ra, rb := &q.bundles[a.bundle], &q.bundles[b.bundle]
-		return cmp.Or(cmp.Compare(q.str(a.channel), q.str(b.channel)), cmp.Compare(q.str(ra.pkg), q.str(rb.pkg)), cmp.Compare(q.str(ra.name), q.str(rb.name)))
+		ra, rb := &q.bundles[a.Bundle], &q.bundles[b.Bundle]
+		return cmp.Or(cmp.Compare(q.str(a.Channel), q.str(b.Channel)), cmp.Compare(q.str(ra.Pkg), q.str(rb.Pkg)), cmp.Compare(q.str(ra.Name), q.str(rb.Name)))
 	})
 	members := make([]memberRec, len(perm))
 	skips := make([]int32, 0, len(q.skips))
 	for k, i := range perm {
 		m := q.members[i]
-		lo, hi := m.skipLo, int32(len(q.skips))
+		lo, hi := m.SkipLo, int32(len(q.skips))
 		if int(i)+1 < len(q.members) {
-			hi = q.members[i+1].skipLo
+			hi = q.members[i+1].SkipLo
 		}
-		m.skipLo = int32(len(skips))
+		m.SkipLo = int32(len(skips))
 		skips = append(skips, q.skips[lo:hi]...)
 		members[k] = m
 	}
@@ -275,8 +275,8 @@ func (q *Querier) sortMembers() {
 func (q *Querier) rangeMembers() error {
 	for i := range q.members {
 		m := &q.members[i]
-		b := &q.bundles[m.bundle]
-		pkg, name, channel := q.str(b.pkg), q.str(b.name), q.str(m.channel)
+		b := &q.bundles[m.Bundle]
+		pkg, name, channel := q.str(b.Pkg), q.str(b.Name), q.str(m.Channel)
 		pi, ok := q.packages[pkg]
 		if !ok {
 			return fmt.Errorf("bundle %q: package %q not found", name, pkg)
@@ -288,7 +288,7 @@ func (q *Querier) rangeMembers() error {
 		switch {
 		case ci.lo < 0:
 			ci.lo = int32(i)
-		case q.str(q.bundles[q.members[i-1].bundle].name) == name:
+		case q.str(q.bundles[q.members[i-1].Bundle].Name) == name:
 			return fmt.Errorf("package %q, channel %q: bundle %q listed twice", pkg, channel, name)
 		}
 		ci.hi = int32(i) + 1
@@ -308,10 +308,10 @@ func (q *Querier) index() {
 		for _, c := range pi.pkg.Channels {
 			ci := pi.channels[c.Name]
 			h := &q.members[ci.head]
-			for _, k := range q.providedGVKs(h.bundle) {
+			for _, k := range q.providedGVKs(h.Bundle) {
 				q.latest[k] = append(q.latest[k], edge{ci.head, -1})
 				for j, s := range q.skipsOf(ci.head) {
-					if _, in := q.member(ci, q.str(s)); in && s != h.replaces {
+					if _, in := q.member(ci, q.str(s)); in && s != h.Replaces {
 						q.latest[k] = append(q.latest[k], edge{ci.head, int32(j)})
 					}
 				}
@@ -330,7 +330,7 @@ func (q *Querier) indexReplacers() {
 	n := len(q.members)
 	for i := range q.members {
 		for _, s := range q.skipsOf(int32(i)) {
-			if s != q.members[i].replaces {
+			if s != q.members[i].Replaces {
 				n++
 			}
 		}
@@ -361,7 +361,7 @@ func (q *Querier) indexReplacers() {
 func (q *Querier) indexProviders() {
 	counts := map[manifest.GVK]int{}
 	for i := range q.members {
-		for _, k := range q.providedGVKs(q.members[i].bundle) {
+		for _, k := range q.providedGVKs(q.members[i].Bundle) {
 			counts[k]++
 		}
 	}
@@ -370,7 +370,7 @@ func (q *Querier) indexProviders() {
 		q.providers[k] = make([]int32, 0, n)
 	}
 	for i := range q.members {
-		for _, k := range q.providedGVKs(q.members[i].bundle) {
+		for _, k := range q.providedGVKs(q.members[i].Bundle) {
 			q.providers[k] = append(q.providers[k], int32(i))
 		}
 	}
@@ -380,9 +380,9 @@ func (q *Querier) indexProviders() {
 // its replaces (each is an edge of its own).
 func (q *Querier) edgeSkips(mi int32) []int32 {
 	var out []int32
-	lo := q.members[mi].skipLo
+	lo := q.members[mi].SkipLo
 	for j, s := range q.skipsOf(mi) {
-		if s != q.members[mi].replaces {
+		if s != q.members[mi].Replaces {
 			out = append(out, lo+int32(j))
 		}
 	}
@@ -393,7 +393,7 @@ func (q *Querier) edgeSkips(mi int32) []int32 {
 // skip other than its replaces.
 func (q *Querier) appendEdges(edges []edge, mi int32) []edge {
 	edges = append(edges, edge{mi, -1})
-	lo := q.members[mi].skipLo
+	lo := q.members[mi].SkipLo
 	for _, k := range q.edgeSkips(mi) {
 		edges = append(edges, edge{mi, k - lo})
 	}
@@ -423,10 +423,10 @@ func (q *Querier) providedGVKs(i int32) []manifest.GVK {
 	var out []manifest.GVK
 	for _, n := range q.propNums(i) {
 		p := &q.props[n]
-		if p.role != providedAPI {
+		if p.Role != providedAPI {
 			continue
 		}
-		if k := q.gvk(p.api); !slices.Contains(out, k) {
+		if k := q.gvk(p.API); !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}

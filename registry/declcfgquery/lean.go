@@ -76,7 +76,7 @@ type fileSource struct {
 
 // blobRef is where a blob is: file number and position in the file's
 // stream.
-type blobRef struct{ file, index int32 }
+type blobRef struct{ File, Index int32 }
 
 type fileStamp struct {
 	size int64
@@ -102,7 +102,7 @@ func (s *fileSource) ref(o declcfg.Origin) (blobRef, error) {
 		s.stamps = append(s.stamps, fileStamp{size: st.Size(), mod: st.ModTime()})
 		s.fileNo[o.File] = n
 	}
-	return blobRef{file: n, index: int32(o.Index)}, nil
+	return blobRef{File: n, Index: int32(o.Index)}, nil
 }
 
 func (s *fileSource) addPackage(mp *declcfg.ModelPackage) error {
@@ -141,30 +141,30 @@ func (s *fileSource) checkFile(n int32) error {
 
 // readBlob decodes the blob ref points at, after checking its file.
 func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
-	if err := s.checkFile(ref.file); err != nil {
+	if err := s.checkFile(ref.File); err != nil {
 		return nil, err
 	}
-	file := s.files[ref.file]
-	blob, err := s.spans.read(s.dir, file, int(ref.index))
+	file := s.files[ref.File]
+	blob, err := s.spans.read(s.dir, file, int(ref.Index))
 	if err != nil {
 		return nil, err
 	}
 	if blob == nil {
-		return declcfg.LoadBlob(context.Background(), s.dir, file, int(ref.index))
+		return declcfg.LoadBlob(context.Background(), s.dir, file, int(ref.Index))
 	}
-	return declcfg.DecodeBlob(s.dir, file, int(ref.index), blob)
+	return declcfg.DecodeBlob(s.dir, file, int(ref.Index), blob)
 }
 
 // manifests decodes bundle i's blob again and converts its manifests as
 // New does.
 func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
 	rec := &q.bundles[i]
-	pkg, name := q.str(rec.pkg), q.str(rec.name)
+	pkg, name := q.str(rec.Pkg), q.str(rec.Name)
 	ref := s.refs[i]
 	fail := func(err error) (string, []string, error) {
-		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", name, s.files[ref.file], err)
+		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", name, s.files[ref.File], err)
 	}
-	if err := s.checkFile(ref.file); err != nil {
+	if err := s.checkFile(ref.File); err != nil {
 		return fail(err)
 	}
 	if m, ok := s.cache.Get(i); ok {
@@ -175,9 +175,9 @@ func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
 		return fail(err)
 	}
 	if len(cfg.Bundles) != 1 || cfg.Bundles[0].Name != name || cfg.Bundles[0].Package != pkg {
-		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.index, name, pkg))
+		return fail(fmt.Errorf("blob #%d is no longer bundle %q of package %q", ref.Index, name, pkg))
 	}
-	d, err := s.convert(pkg, q.str(rec.version), &cfg.Bundles[0])
+	d, err := s.convert(pkg, q.str(rec.Version), &cfg.Bundles[0])
 	if err != nil {
 		return fail(err)
 	}

@@ -207,7 +207,7 @@ func TestFilesMixedLayout(t *testing.T) {
 			src := lean.src.(*fileSource)
 			mi, ok := lean.member(lean.packages[got.PackageName].channels[got.ChannelName], got.CsvName)
 			require.True(t, ok)
-			csvs[src.files[src.refs[lean.members[mi].bundle].file]] = true
+			csvs[src.files[src.refs[lean.members[mi].Bundle].File]] = true
 		}
 	}
 	require.Len(t, csvs, 2, "manifests read back from the JSON and the YAML file")

@@ -81,7 +81,7 @@ type chanIndex struct {
 // member is the index of the channel's member named name.
 func (q *Querier) member(ci *chanIndex, name string) (int32, bool) {
 	i, ok := slices.BinarySearchFunc(q.members[ci.lo:ci.hi], name, func(m memberRec, name string) int {
-		return cmp.Compare(q.str(q.bundles[m.bundle].name), name)
+		return cmp.Compare(q.str(q.bundles[m.Bundle].Name), name)
 	})
 	return ci.lo + int32(i), ok
 }
@@ -91,7 +91,7 @@ func (q *Querier) member(ci *chanIndex, name string) (int32, bool) {
 func (q *Querier) replacer(ci *chanIndex, name string) (int32, bool) {
 	for i := ci.lo; i < ci.hi; i++ {
 		m := &q.members[i]
-		if q.str(m.replaces) == name {
+		if q.str(m.Replaces) == name {
 			return i, true
 		}
 		for _, s := range q.skipsOf(i) {
@@ -115,15 +115,15 @@ func (q *Querier) str(n int32) string { return q.strs.str(n) }
 // properties carry (propRec), in property order, as the conversion
 // derives them.
 type bundleRec struct {
-	pkg, name, version    int32
-	bundleRepo, bundleRef int32
-	propLo, propHi        int32
+	Pkg, Name, Version    int32
+	BundleRepo, BundleRef int32
+	PropLo, PropHi        int32
 }
 
 // bundlePath is rec's image: its repository (shared by the package's
 // bundles, held once) and its tag or digest are held apart.
 func (q *Querier) bundlePath(rec *bundleRec) string {
-	return q.str(rec.bundleRepo) + q.str(rec.bundleRef)
+	return q.str(rec.BundleRepo) + q.str(rec.BundleRef)
 }
 
 // imageRepo is the part of image before its tag or digest (the last ':'
@@ -139,7 +139,7 @@ func imageRepo(image string) string {
 // propNums are bundle i's properties, as numbers in Querier.props.
 func (q *Querier) propNums(i int32) []int32 {
 	b := &q.bundles[i]
-	return q.nums[b.propLo:b.propHi:b.propHi]
+	return q.nums[b.PropLo:b.PropHi:b.PropHi]
 }
 
 // apisOf are bundle i's provided or required APIs, in property order;
@@ -147,8 +147,8 @@ func (q *Querier) propNums(i int32) []int32 {
 func (q *Querier) apisOf(i int32, role apiRole) []*api.GroupVersionKind {
 	var out []*api.GroupVersionKind
 	for _, n := range q.propNums(i) {
-		if p := &q.props[n]; p.role == role {
-			g := q.gvk(p.api)
+		if p := &q.props[n]; p.Role == role {
+			g := q.gvk(p.API)
 			out = append(out, &api.GroupVersionKind{Group: g.Group, Version: g.Version, Kind: g.Kind})
 		}
 	}
@@ -159,9 +159,9 @@ func (q *Querier) apisOf(i int32, role apiRole) []*api.GroupVersionKind {
 func (q *Querier) depsOf(i int32) []*api.Dependency {
 	var out []*api.Dependency
 	for _, n := range q.propNums(i) {
-		if p := &q.props[n]; p.dep >= 0 {
-			d := &q.deps[p.dep]
-			out = append(out, &api.Dependency{Type: q.str(d.typ), Value: q.str(d.value)})
+		if p := &q.props[n]; p.Dep >= 0 {
+			d := &q.deps[p.Dep]
+			out = append(out, &api.Dependency{Type: q.str(d.Type), Value: q.str(d.Value)})
 		}
 	}
 	return out
@@ -171,18 +171,18 @@ func (q *Querier) depsOf(i int32) []*api.Dependency {
 // numbers in Querier.strs. Its skips start at Querier.skips[skipLo] and
 // end where the next member's start: skips are laid out in members order.
 type memberRec struct {
-	bundle                                    int32
-	channel, replaces, skipRange, deprecation int32
-	skipLo                                    int32
+	Bundle                                    int32
+	Channel, Replaces, SkipRange, Deprecation int32
+	SkipLo                                    int32
 }
 
 // skipsOf is member mi's skips, as numbers in strs.
 func (q *Querier) skipsOf(mi int32) []int32 {
 	hi := int32(len(q.skips))
 	if int(mi)+1 < len(q.members) {
-		hi = q.members[mi+1].skipLo
+		hi = q.members[mi+1].SkipLo
 	}
-	return q.skips[q.members[mi].skipLo:hi:hi]
+	return q.skips[q.members[mi].SkipLo:hi:hi]
 }
 
 // skipNames is member mi's skips.
@@ -206,9 +206,9 @@ func (q *Querier) skipNames(mi int32) []string {
 // package and version (ownPackageValue): every bundle has one, and the
 // index need not hold its text.
 type propRec struct {
-	typ, value int32
-	api, dep   int32
-	role       apiRole
+	Type, Value int32
+	API, Dep    int32
+	Role        apiRole
 }
 
 // ownValue is propRec.value of a bundle's own olm.package property.
@@ -216,17 +216,17 @@ const ownValue = -1
 
 // apiRec is a distinct API of a package: its group, version and kind, as
 // numbers in Querier.strs.
-type apiRec struct{ group, version, kind int32 }
+type apiRec struct{ Group, Version, Kind int32 }
 
 // gvk is API n.
 func (q *Querier) gvk(n int32) manifest.GVK {
 	a := &q.apis[n]
-	return manifest.GVK{Group: q.str(a.group), Version: q.str(a.version), Kind: q.str(a.kind)}
+	return manifest.GVK{Group: q.str(a.Group), Version: q.str(a.Version), Kind: q.str(a.Kind)}
 }
 
 // depRec is a distinct dependency of a package: its type and value, as
 // numbers in Querier.strs.
-type depRec struct{ typ, value int32 }
+type depRec struct{ Type, Value int32 }
 
 // apiRole says whether a property's API is provided or required.
 type apiRole uint8
@@ -244,7 +244,7 @@ func (q *Querier) replacerName(r int32) int32 {
 	if n := int32(len(q.members)); r >= n {
 		return q.skips[r-n]
 	}
-	return q.members[r].replaces
+	return q.members[r].Replaces
 }
 
 // replacerMember is the member whose edge replacer r is.
@@ -256,7 +256,7 @@ func (q *Querier) replacerMember(r int32) int32 {
 	// The skips are laid out in members order: the owner of skip k is the
 	// last member whose skips start at or before k.
 	k := r - n
-	return int32(sort.Search(len(q.members), func(i int) bool { return q.members[i].skipLo > k })) - 1
+	return int32(sort.Search(len(q.members), func(i int) bool { return q.members[i].SkipLo > k })) - 1
 }
 
 // edge is one entry of a provider answer: member's replaces edge when

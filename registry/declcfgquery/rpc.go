@@ -174,8 +174,8 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 		if err != nil {
 			return err
 		}
-		if q.bundlePath(&q.bundles[q.members[i].bundle]) == "" {
-			if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
+		if q.bundlePath(&q.bundles[q.members[i].Bundle]) == "" {
+			if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].Bundle); err != nil {
 				return err
 			}
 		}
@@ -193,12 +193,12 @@ func errNoProviders(group, version, kind string) error {
 // entry is the channel entry of an index edge.
 func (q *Querier) entry(e edge) *api.ChannelEntry {
 	m := &q.members[e.member]
-	replaces := q.str(m.replaces)
+	replaces := q.str(m.Replaces)
 	if e.skip >= 0 {
 		replaces = q.str(q.skipsOf(e.member)[e.skip])
 	}
-	b := &q.bundles[m.bundle]
-	return &api.ChannelEntry{PackageName: q.str(b.pkg), ChannelName: q.str(m.channel), BundleName: q.str(b.name), Replaces: replaces}
+	b := &q.bundles[m.Bundle]
+	return &api.ChannelEntry{PackageName: q.str(b.Pkg), ChannelName: q.str(m.Channel), BundleName: q.str(b.Name), Replaces: replaces}
 }
 
 // message assembles member i's api.Bundle without manifests; with edges,
@@ -206,22 +206,22 @@ func (q *Querier) entry(e edge) *api.ChannelEntry {
 // single-bundle RPCs). Nested messages are the index's, shared.
 func (q *Querier) message(i int32, edges bool) (*api.Bundle, error) {
 	m := &q.members[i]
-	rec := &q.bundles[m.bundle]
+	rec := &q.bundles[m.Bundle]
 	b := &api.Bundle{
-		CsvName:      q.str(rec.name),
-		PackageName:  q.str(rec.pkg),
-		ChannelName:  q.str(m.channel),
+		CsvName:      q.str(rec.Name),
+		PackageName:  q.str(rec.Pkg),
+		ChannelName:  q.str(m.Channel),
 		BundlePath:   q.bundlePath(rec),
-		ProvidedApis: q.apisOf(m.bundle, providedAPI),
-		RequiredApis: q.apisOf(m.bundle, requiredAPI),
-		Version:      q.str(rec.version),
-		SkipRange:    q.str(m.skipRange),
-		Dependencies: q.depsOf(m.bundle),
-		Properties:   q.properties(m.bundle),
-		Deprecation:  deprecation(q.str(m.deprecation)),
+		ProvidedApis: q.apisOf(m.Bundle, providedAPI),
+		RequiredApis: q.apisOf(m.Bundle, requiredAPI),
+		Version:      q.str(rec.Version),
+		SkipRange:    q.str(m.SkipRange),
+		Dependencies: q.depsOf(m.Bundle),
+		Properties:   q.properties(m.Bundle),
+		Deprecation:  deprecation(q.str(m.Deprecation)),
 	}
 	if edges {
-		b.Replaces, b.Skips = q.str(m.replaces), q.skipNames(i)
+		b.Replaces, b.Skips = q.str(m.Replaces), q.skipNames(i)
 	}
 	return b, nil
 }
@@ -236,12 +236,12 @@ func (q *Querier) properties(i int32) []*api.Property {
 	out := make([]*api.Property, len(nums))
 	for k, n := range nums {
 		p := &q.props[n]
-		out[k] = &api.Property{Type: q.str(p.typ)}
-		if p.value == ownValue {
+		out[k] = &api.Property{Type: q.str(p.Type)}
+		if p.Value == ownValue {
 			rec := &q.bundles[i]
-			out[k].Value = ownPackageValue(q.str(rec.pkg), q.str(rec.version))
+			out[k].Value = ownPackageValue(q.str(rec.Pkg), q.str(rec.Version))
 		} else {
-			out[k].Value = q.str(p.value)
+			out[k].Value = q.str(p.Value)
 		}
 	}
 	return out
@@ -254,7 +254,7 @@ func (q *Querier) trimmed(i int32) (*api.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].bundle); err != nil {
+	if b.CsvJson, b.Object, err = q.src.manifests(q, q.members[i].Bundle); err != nil {
 		return nil, err
 	}
 	return b, nil

@@ -53,7 +53,7 @@ func TestImageRepo(t *testing.T) {
 			t.Errorf("imageRepo(%q) = %q, want %q", tt.image, repo, tt.repo)
 		}
 		ib := newIndexBuilder()
-		rec := bundleRec{bundleRepo: ib.strNum(repo), bundleRef: ib.strNum(tt.image[len(repo):])}
+		rec := bundleRec{BundleRepo: ib.strNum(repo), BundleRef: ib.strNum(tt.image[len(repo):])}
 		if got := ib.q.bundlePath(&rec); got != tt.image {
 			t.Errorf("bundlePath of %q = %q", tt.image, got)
 		}
