@@ -3,14 +3,14 @@ package main
 import (
 	"os"
 	"runtime/debug"
-	"runtime/metrics"
 )
 
 // The garbage collector budgets of the commands whose live heap is small
-// next to what they allocate. Each applies only where the user has not set
-// the matching GOGC or GOMEMLIMIT, and each returns the function that puts
-// the previous setting back when the command ends, so commands run in one
-// process (tests, a future library caller) do not inherit it.
+// next to what they allocate, each set once when the command starts.
+// Each applies only where the user has not set the matching GOGC or
+// GOMEMLIMIT, and each returns the function that puts the previous
+// setting back when the command ends, so commands run in one process
+// (tests, a future library caller) do not inherit it.
 const (
 	// A plain migrate is a batch run whose live heap is the reader's
 	// rowid index plus the few packages being converted, while it
@@ -22,28 +22,11 @@ const (
 	migrateGCPercent   = 300
 	migrateMemoryLimit = 56 << 20
 
-	// serve <dir> keeps the collector's headroom over the live heap near
-	// serveHeapHeadroom: GOGC is the headroom over what is live, at most
-	// the default 100 (a small catalog, whose live heap is under the
-	// headroom, pays nothing) and at least serveMinGCPercent. While a
-	// catalog directory loads, the live heap is the growing index and the
-	// few packages in flight, and GOGC follows it (gcHeadroom); once
-	// loaded, it is set once from what the server keeps, so a server's
-	// headroom grows with its live heap (e.g. its manifest cache) rather
-	// than staying under a fixed limit.
-	serveHeapHeadroom = 6 << 20
-	serveMinGCPercent = 25
-
 	// During parity the two servers' indexes are most of what is live and
 	// stay for the whole check, while every answer is garbage once
-	// compared, and the answers in flight are a few packages' whatever
-	// the catalog's size: the heap may grow by half of what is live
-	// between cycles, but by no more than parityGCHeadroom, so that the
-	// room for garbage stays the same as the indexes grow (see
-	// gcHeadroom).
-	parityGCPercent    = 50
-	parityGCMinPercent = 10
-	parityGCHeadroom   = 20 << 20
+	// compared: collecting when the heap has grown by half of what is live
+	// rather than all of it keeps the peak lower (BenchmarkGCBudget).
+	parityGCPercent = 50
 )
 
 // migrateGCBudget applies migrate's budget, only for runs that hold
@@ -59,34 +42,8 @@ func migrateGCBudget(f *migrateFlags) (restore func()) {
 	return func() { restoreLimit(); restoreGC() }
 }
 
-// serveHeadroom paces serve's collector by the live heap of a catalog
-// directory's index.
-var serveHeadroom = gcHeadroom{maxPercent: 100, minPercent: serveMinGCPercent, headroom: serveHeapHeadroom}
-
-// loadGCBudget keeps serve's headroom while a catalog directory loads.
-func loadGCBudget() (restore func()) { return serveHeadroom.start() }
-
-// servingGCBudget sets serve's headroom once from what a loaded catalog
-// directory keeps live.
-func servingGCBudget() (restore func()) {
-	return gcPercentUnlessSet(serveHeadroom.percent(liveHeap()))
-}
-
-// liveHeap is the heap the last collection marked live (0 before the
-// first).
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: liveHeapMetric}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
-// parityGCBudget paces parity's collector by its live heap.
-func parityGCBudget() (restore func()) {
-	return gcHeadroom{maxPercent: parityGCPercent, minPercent: parityGCMinPercent, headroom: parityGCHeadroom}.start()
-}
+// parityGCBudget applies parity's budget.
+func parityGCBudget() (restore func()) { return gcPercentUnlessSet(parityGCPercent) }
 
 // gcPercentUnlessSet sets the collector's target unless GOGC is set.
 func gcPercentUnlessSet(percent int) (restore func()) {

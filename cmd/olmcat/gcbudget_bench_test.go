@@ -24,10 +24,10 @@ import (
 
 // BenchmarkGCBudget runs the real binary, as a whole process, on the
 // benchmark index (10,000 bundles from scripts/gen-bench-db.sh) and its
-// migration, with the collector paced by the commands themselves (GOGC
-// unset) and with GOGC set once in the environment, and reports each
-// run's peak RSS and CPU: parity, and serve <dir> from start through
-// SERVING and one ListBundles.
+// migration, with the collector budget the command sets itself (GOGC
+// unset) and with GOGC set in the environment, and reports each run's
+// peak RSS and CPU: parity, and serve <dir> from start through SERVING
+// and one ListBundles.
 //
 //	go test ./cmd/olmcat -run '^$' -bench GCBudget -benchtime 1x -count 5
 func BenchmarkGCBudget(b *testing.B) {
@@ -36,7 +36,7 @@ func BenchmarkGCBudget(b *testing.B) {
 	catalog := filepath.Join(b.TempDir(), "catalog")
 	out, err := exec.Command(bin, "migrate", "--no-deprecation-warning", db, catalog).CombinedOutput()
 	require.NoError(b, err, "%s", out)
-	for _, gc := range []struct{ name, gogc string }{{"paced", ""}, {"gogc-50", "50"}, {"gogc-100", "100"}} {
+	for _, gc := range []struct{ name, gogc string }{{"budget", ""}, {"gogc-50", "50"}, {"gogc-100", "100"}} {
 		env := os.Environ()
 		if gc.gogc != "" {
 			env = append(env, "GOGC="+gc.gogc)

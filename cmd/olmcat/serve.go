@@ -124,26 +124,17 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	}
 	addr := lis.Addr().String()
 	logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
-	restoreServing := func() {}
-	defer func() { restoreServing() }()
 	ready := func(registry.Querier) {
 		profiler.ready()
-		if in.Kind == source.KindDeclcfg {
-			restoreServing = servingGCBudget()
-		}
 		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
 	}
 	return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))
 }
 
 // loader is the catalog load of a serve run: a declarative config with
-// the GC budget of a load, the cache snapshot and, when enforced, its
-// integrity check.
+// the cache snapshot and, when enforced, its integrity check.
 func (f *serveFlags) loader(in source.Input, enforce bool, logger *slog.Logger) func(context.Context) (registry.Querier, error) {
 	return func(ctx context.Context) (registry.Querier, error) {
-		if in.Kind == source.KindDeclcfg {
-			defer loadGCBudget()()
-		}
 		opts := []source.Option{source.WithCacheDir(f.cacheDir), source.WithLogger(logger)}
 		if enforce {
 			opts = append(opts, source.WithCacheIntegrity())
