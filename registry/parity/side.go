@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/registry"
@@ -68,8 +69,9 @@ type side struct {
 
 // openSide connects to ref: a live server is dialled as is; a local
 // catalog is opened and answered by the registry server olmcat serve
-// uses, in process (see inProcess), or with loopback served on a fresh
-// 127.0.0.1 port and dialled like a live one.
+// uses, in process (see inProcess; the same server behind an in-memory
+// gRPC connection answers what the wire cannot carry), or with loopback
+// served on a fresh 127.0.0.1 port and dialled like a live one.
 func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 	in, err := source.Detect(ref)
 	if err != nil {
@@ -91,31 +93,49 @@ func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ref, err)
 	}
-	if !loopback {
-		return &side{ref: ref, kind: in.Kind, client: inProcess{registry.NewServer(q)}, close: q.Close}, nil
+	if loopback {
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			q.Close()
+			return nil, fmt.Errorf("serve %s: listen on loopback: %w", ref, err)
+		}
+		client, stop, err := serveQuerier(q, lis, lis.Addr().String(), dialOpts...)
+		if err != nil {
+			q.Close()
+			return nil, fmt.Errorf("dial in-process server for %s: %w", ref, err)
+		}
+		return &side{ref: ref, kind: in.Kind, client: client, close: func() error { return errors.Join(stop(), q.Close()) }}, nil
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	lis := bufconn.Listen(1 << 20)
+	dial := grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) })
+	wire, stop, err := serveQuerier(q, lis, "passthrough:///in-memory", append(dialOpts, dial)...)
 	if err != nil {
 		q.Close()
-		return nil, fmt.Errorf("serve %s: listen on loopback: %w", ref, err)
+		return nil, fmt.Errorf("dial in-memory server for %s: %w", ref, err)
 	}
+	return &side{ref: ref, kind: in.Kind, client: inProcess{srv: registry.NewServer(q), wire: wire},
+		close: func() error { return errors.Join(stop(), q.Close()) }}, nil
+}
+
+// serveQuerier serves q with the registry gRPC server on lis and dials it
+// at target; stop closes the connection and stops the server.
+func serveQuerier(q registry.Querier, lis net.Listener, target string, dialOpts ...grpc.DialOption) (api.RegistryClient, func() error, error) {
 	srv := registry.NewGRPCServer(q, registry.WithServerOptions(grpc.MaxSendMsgSize(maxMessageSize), grpc.ForceServerCodecV2(codec{})))
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
-	conn, err := grpc.NewClient(lis.Addr().String(), dialOpts...)
+	conn, err := grpc.NewClient(target, dialOpts...)
 	if err != nil {
 		srv.Stop()
 		<-served
-		q.Close()
-		return nil, fmt.Errorf("dial in-process server for %s: %w", ref, err)
+		return nil, nil, err
 	}
-	return &side{ref: ref, kind: in.Kind, client: api.NewRegistryClient(conn), close: func() error {
+	return api.NewRegistryClient(conn), func() error {
 		cerr := conn.Close()
 		srv.Stop()
 		serr := <-served
 		if errors.Is(serr, grpc.ErrServerStopped) {
 			serr = nil
 		}
-		return errors.Join(cerr, serr, q.Close())
-	}}, nil
+		return errors.Join(cerr, serr)
+	}, nil
 }
