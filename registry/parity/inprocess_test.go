@@ -58,7 +58,9 @@ func TestValidUTF8AgreesWithMarshal(t *testing.T) {
 
 // notUTF8Server answers GetBundle and ListBundles with a string that is
 // not UTF-8 (ListBundles after a valid bundle), which grpc cannot marshal.
-type notUTF8Server struct{ api.UnimplementedRegistryServer }
+type notUTF8Server struct {
+	api.UnimplementedRegistryServer
+}
 
 var notUTF8 = string([]byte{0xff, 0xfe})
 
