@@ -22,6 +22,12 @@ const (
 	migrateGCPercent   = 300
 	migrateMemoryLimit = 56 << 20
 
+	// serve <dir> holds its index for as long as it serves while loading
+	// and answering allocate far more, all garbage at once: collecting
+	// when the heap has grown by half of what is live keeps the peak near
+	// what the index needs (BenchmarkGCBudget).
+	serveGCPercent = 50
+
 	// During parity the two servers' indexes are most of what is live and
 	// stay for the whole check, while every answer is garbage once
 	// compared: collecting when the heap has grown by half of what is live
@@ -41,6 +47,10 @@ func migrateGCBudget(f *migrateFlags) (restore func()) {
 	restoreLimit := memoryLimitUnlessSet(migrateMemoryLimit)
 	return func() { restoreLimit(); restoreGC() }
 }
+
+// serveGCBudget applies serve's budget to a catalog directory, for the
+// load and while serving.
+func serveGCBudget() (restore func()) { return gcPercentUnlessSet(serveGCPercent) }
 
 // parityGCBudget applies parity's budget.
 func parityGCBudget() (restore func()) { return gcPercentUnlessSet(parityGCPercent) }

@@ -19,6 +19,8 @@ func TestGCBudgetsAreRestored(t *testing.T) {
 		{name: "migrate", budget: func() func() { return migrateGCBudget(&migrateFlags{}) }, wantPercent: migrateGCPercent, wantLimit: migrateMemoryLimit},
 		{name: "migrate --verify", budget: func() func() { return migrateGCBudget(&migrateFlags{verify: true}) }, wantPercent: 100, wantLimit: math.MaxInt64},
 		{name: "migrate with GOGC and GOMEMLIMIT", env: map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}, budget: func() func() { return migrateGCBudget(&migrateFlags{}) }, wantPercent: 100, wantLimit: math.MaxInt64},
+		{name: "serve <dir>", budget: serveGCBudget, wantPercent: serveGCPercent, wantLimit: math.MaxInt64},
+		{name: "serve <dir> with GOGC", env: map[string]string{"GOGC": "100"}, budget: serveGCBudget, wantPercent: 100, wantLimit: math.MaxInt64},
 		{name: "parity", budget: parityGCBudget, wantPercent: parityGCPercent, wantLimit: math.MaxInt64},
 		{name: "parity with GOGC", env: map[string]string{"GOGC": "100"}, budget: parityGCBudget, wantPercent: 100, wantLimit: math.MaxInt64},
 	}

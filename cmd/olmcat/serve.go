@@ -106,6 +106,9 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	if in.Kind == source.KindSQLite && !f.noWarning {
 		warnDeprecated(ctx, stderr, path, in.Ref)
 	}
+	if in.Kind == source.KindDeclcfg {
+		defer serveGCBudget()()
+	}
 	load := f.loader(in, enforce, logger)
 	if f.opm.cacheOnly {
 		return cacheOnly(ctx, load, logger, path)
