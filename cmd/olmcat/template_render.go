@@ -112,8 +112,10 @@ func writeRendered(w io.Writer, cfg *declcfg.DeclarativeConfig, output string) e
 	var err error
 	if output == "mermaid" {
 		var g *graph.Graph
+		// opm's render-template draws with render-graph's v0 semantics
+		// (skipped bundles and skip edges styled), whatever the flags.
 		if g, err = graph.Build(cfg); err == nil {
-			err = graph.WriteMermaid(&buf, g)
+			err = graph.WriteMermaid(&buf, g, graph.MermaidV0Semantics(true))
 		}
 	} else {
 		err = declcfg.WriteStream(&buf, cfg, declcfg.Format(output), declcfg.KeepEntryOrder())

@@ -60,6 +60,9 @@ func TestRenderTemplateFromImages(t *testing.T) {
 		{[]string{"semver", filepath.Join(templateData, "foo-semver-both.yaml"), "-o", "yaml"}, "render-semver-foo-both.yaml"},
 		{[]string{filepath.Join(templateData, "cockroachdb-semver.json"), "--migrate-level", "bundle-object-to-csv-metadata"}, "render-semver-cockroachdb.json"},
 		{[]string{filepath.Join(templateData, "substitutes-prometheus.json"), "--migrate-level", "bundle-object-to-csv-metadata"}, "render-substitutes-prometheus.json"},
+		{[]string{filepath.Join(templateData, "basic-small-fbb.json"), "-o", "mermaid"}, "render-basic-small-fbb.mermaid"},
+		{[]string{"semver", filepath.Join(templateData, "foo-semver-both.yaml"), "-o", "mermaid"}, "render-semver-foo-both.mermaid"},
+		{[]string{filepath.Join(templateData, "substitutes-prometheus.json"), "-o", "mermaid"}, "render-substitutes-prometheus.mermaid"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			stdout, stderr, code := runCLI(t, append(append([]string{"alpha", "render-template"}, tc.args...), flags...)...)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/graph"
 	"github.com/operator-catalog/olmcat/internal/bundleimages"
 )
 
@@ -42,9 +43,19 @@ func renderFile(t *testing.T, file string, csvMetadata bool, opts ...Option) (*d
 	return Render(context.Background(), data, opts...)
 }
 
+// formatMermaid stands for render-template's -o mermaid: the upgrade graph
+// drawn as opm alpha render-graph draws it.
+const formatMermaid declcfg.Format = "mermaid"
+
 func write(t *testing.T, cfg *declcfg.DeclarativeConfig, f declcfg.Format) string {
 	t.Helper()
 	var buf bytes.Buffer
+	if f == formatMermaid {
+		g, err := graph.Build(cfg)
+		require.NoError(t, err)
+		require.NoError(t, graph.WriteMermaid(&buf, g, graph.MermaidV0Semantics(true)))
+		return buf.String()
+	}
 	require.NoError(t, declcfg.WriteStream(&buf, cfg, f, declcfg.KeepEntryOrder()))
 	return buf.String()
 }
@@ -76,6 +87,10 @@ func TestRenderMatchesOPM(t *testing.T) {
 		{template: "cockroachdb-semver.json", csvMetadata: true, format: "json", golden: "render-semver-cockroachdb.json"},
 		{template: "substitutes-prometheus.json", csvMetadata: true, format: "json", golden: "render-substitutes-prometheus.json"},
 		{template: "substitutes-prometheus.json", csvMetadata: true, format: "yaml", golden: "render-substitutes-prometheus.yaml"},
+		{template: "basic-small-fbb.json", format: formatMermaid, golden: "render-basic-small-fbb.mermaid"},
+		{template: "foo-semver-both.yaml", format: formatMermaid, golden: "render-semver-foo-both.mermaid"},
+		{template: "cockroachdb-semver.json", csvMetadata: true, format: formatMermaid, golden: "render-semver-cockroachdb.mermaid"},
+		{template: "substitutes-prometheus.json", csvMetadata: true, format: formatMermaid, golden: "render-substitutes-prometheus.mermaid"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var opts []Option
