@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
@@ -21,6 +22,16 @@ import (
 // registries.conf insecure settings as pulls (mirrors are for pulls
 // only; a blocked registry is refused).
 func Push(ctx context.Context, ref string, idx v1.ImageIndex, opts ...Option) error {
+	return push(ctx, ref, func(r name.Reference, ro ...remote.Option) error { return remote.WriteIndex(r, idx, ro...) }, opts)
+}
+
+// PushImage writes the single image img to the registry as ref, as Push
+// writes an index.
+func PushImage(ctx context.Context, ref string, img v1.Image, opts ...Option) error {
+	return push(ctx, ref, func(r name.Reference, ro ...remote.Option) error { return remote.Write(r, img, ro...) }, opts)
+}
+
+func push(ctx context.Context, ref string, write func(name.Reference, ...remote.Option) error, opts []Option) error {
 	o := makeOptions(opts)
 	ref = strings.TrimPrefix(ref, ImagePrefix)
 	insecure := false
@@ -35,7 +46,7 @@ func Push(ctx context.Context, ref string, idx v1.ImageIndex, opts ...Option) er
 	if err != nil {
 		return err
 	}
-	if err := remote.WriteIndex(nref, idx, ro...); err != nil {
+	if err := write(nref, ro...); err != nil {
 		return o.remoteError("push", ref, err)
 	}
 	return nil
@@ -49,7 +60,21 @@ func Push(ctx context.Context, ref string, idx v1.ImageIndex, opts ...Option) er
 // into place after a commit record (internal/outdir), so a failed or
 // killed write leaves the old layout or, once the next write of dir ran,
 // the new one whole.
-func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool) (err error) {
+func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool) error {
+	return writeLayout(dir, replace, func(p layout.Path) error {
+		return p.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: ref}))
+	})
+}
+
+// WriteImageLayout writes the single image img as an OCI image layout at
+// dir, as WriteLayout writes an index.
+func WriteImageLayout(dir, ref string, img v1.Image, replace bool) error {
+	return writeLayout(dir, replace, func(p layout.Path) error {
+		return p.AppendImage(img, layout.WithAnnotations(map[string]string{refNameAnnotation: ref}))
+	})
+}
+
+func writeLayout(dir string, replace bool, add func(layout.Path) error) (err error) {
 	if _, err := outdir.Recover(dir); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
@@ -66,7 +91,7 @@ func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool) (err error) {
 	if err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
-	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: ref})); err != nil {
+	if err := add(p); err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
 	crashpoint.Hit("written OCI layout " + dir)

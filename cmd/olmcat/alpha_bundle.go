@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/internal/atomicfile"
@@ -30,7 +31,7 @@ const (
 // newAlphaBundleCmd groups opm's alpha bundle commands.
 func newAlphaBundleCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "bundle", Short: "Operator bundle commands (opm alpha bundle)"}
-	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleExtractCmd(), newAlphaBundleUnpackCmd(), newAlphaBundleValidateCmd())
+	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleBuildCmd(), newAlphaBundleExtractCmd(), newAlphaBundleUnpackCmd(), newAlphaBundleValidateCmd())
 	return cmd
 }
 
@@ -60,59 +61,73 @@ not infer them from an appregistry package directory.`,
 			return f.generate()
 		},
 	}
-	fl := cmd.Flags()
+	f.addFlags(cmd.Flags())
+	return cmd
+}
+
+// addFlags registers the flags generate and build share.
+func (f *bundleGenFlags) addFlags(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.dir, "directory", "d", "", "The directory where bundle manifests for a specific version are located.")
 	fl.StringVarP(&f.pkg, "package", "p", "", "The name of the package that bundle image belongs to")
 	fl.StringVarP(&f.channels, "channels", "c", "", "The list of channels that bundle image belongs to")
 	fl.StringVarP(&f.defaultChannel, "default", "e", "", "The default channel for the bundle image")
 	fl.StringVarP(&f.outputDir, "output-dir", "u", "", "Optional output directory for operator manifests")
 	fl.StringVar(&f.baseImage, "base-image", "scratch", "Use a custom image pullspec as the base bundle image")
-	return cmd
 }
 
 // generate writes annotations.yaml and bundle.Dockerfile.
 func (f *bundleGenFlags) generate() error {
+	_, _, err := f.write(true)
+	return err
+}
+
+// write writes <root>/metadata/annotations.yaml and ./bundle.Dockerfile
+// (copying the manifests to <output-dir>/manifests first with
+// --output-dir) and returns the bundle's manifests and metadata dirs.
+// Without overwrite (opm alpha bundle build without --overwrite) an
+// existing annotations.yaml must hold every generated annotation and is
+// kept, and so is an existing bundle.Dockerfile.
+func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string, err error) {
 	abs, err := filepath.Abs(f.dir)
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	mediaType, err := bundleMediaType(abs)
 	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return "", "", &exitError{code: exitInvalid, err: err}
 	}
 	if f.pkg == "" || f.channels == "" {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", abs)}
+		return "", "", &exitError{code: exitInvalid, err: fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", abs)}
 	}
 	manifestsDir, root := abs, filepath.Dir(abs)
 	if f.outputDir != "" {
 		if root, err = filepath.Abs(f.outputDir); err != nil {
-			return err
+			return "", "", err
 		}
 		manifestsDir = filepath.Join(root, "manifests")
 		if err := copyFiles(abs, manifestsDir, false); err != nil {
-			return &exitError{code: exitInvalid, err: err}
+			return "", "", &exitError{code: exitInvalid, err: err}
 		}
 	}
 	ann := map[string]string{annMediaType: mediaType, annManifests: "manifests/", annMetadata: "metadata/", annPackage: f.pkg, annChannels: f.channels}
 	if f.defaultChannel != "" {
 		ann[annDefaultChannel] = f.defaultChannel
 	}
-	data, err := yaml.Marshal(map[string]any{"annotations": ann})
-	if err != nil {
-		return err
-	}
-	metadataDir := filepath.Join(root, "metadata")
+	metadataDir = filepath.Join(root, "metadata")
 	if err := os.MkdirAll(metadataDir, 0o755); err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return "", "", &exitError{code: exitInvalid, err: err}
 	}
-	if err := writeWhole(filepath.Join(metadataDir, "annotations.yaml"), data); err != nil {
-		return &exitError{code: exitInvalid, err: err}
+	if err := writeAnnotations(filepath.Join(metadataDir, "annotations.yaml"), ann, overwrite); err != nil {
+		return "", "", &exitError{code: exitInvalid, err: err}
+	}
+	if _, err := os.Stat("bundle.Dockerfile"); err == nil && !overwrite {
+		return manifestsDir, metadataDir, nil
 	}
 	df, err := f.dockerfile(mediaType, manifestsDir, metadataDir)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	return writeWhole("bundle.Dockerfile", []byte(df))
+	return manifestsDir, metadataDir, writeWhole("bundle.Dockerfile", []byte(df))
 }
 
 // dockerfile is opm's bundle.Dockerfile: COPY sources relative to the

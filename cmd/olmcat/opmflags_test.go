@@ -18,15 +18,6 @@ import (
 // listed too).
 const opmHelpDir = "../../fixtures/opm-help"
 
-// opmCommandsNotYet are the commands of opm v1.73 that olmcat does not
-// have yet, each with the part of the work that adds it. An entry is
-// removed when its command lands (the test fails on an entry whose
-// command exists, so the list only shrinks).
-var opmCommandsNotYet = map[string]string{
-	// This part's commands still to come.
-	"alpha bundle build": "opmcli",
-}
-
 // opmDefaultsDiffer are the flags whose default deliberately differs
 // from opm's, with the reason (the README's compatibility table says the
 // same).
@@ -112,8 +103,7 @@ func zeroDefault(f *pflag.Flag) bool {
 }
 
 // TestOPMFlags holds olmcat to opm v1.73's command tree: every command of
-// the recorded --help texts exists (or is listed in opmCommandsNotYet),
-// with every flag of the same name, shorthand, default and kind (a bool
+// the recorded --help texts exists, with every flag of the same name, shorthand, default and kind (a bool
 // stays a bool, a comma list a comma list).
 func TestOPMFlags(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(opmHelpDir, "opm*.txt"))
@@ -121,18 +111,12 @@ func TestOPMFlags(t *testing.T) {
 	require.Greater(t, len(files), 30, "recorded help texts")
 	root := newRootCmd()
 	root.InitDefaultCompletionCmd() // cobra adds these when executing
-	seen := map[string]bool{}
 	for _, file := range files {
 		words := strings.Split(strings.TrimSuffix(filepath.Base(file), ".txt"), "-")[1:]
 		path := commandPath(words)
 		name := strings.Join(path, " ")
-		seen[name] = true
 		t.Run("opm "+name, func(t *testing.T) {
 			cmd := findCommand(root, path)
-			if who, ok := opmCommandsNotYet[name]; ok {
-				assert.True(t, cmd == nil, "command %q exists now: remove it from opmCommandsNotYet (%s)", name, who)
-				return
-			}
 			require.NotNil(t, cmd, "olmcat has no command %q", name)
 			cmd.InitDefaultHelpFlag()
 			text, err := os.ReadFile(file)
@@ -141,9 +125,6 @@ func TestOPMFlags(t *testing.T) {
 				checkOPMFlag(t, name, cmd, of)
 			}
 		})
-	}
-	for name := range opmCommandsNotYet {
-		assert.True(t, seen[name], "opmCommandsNotYet lists %q, which opm has no help text for", name)
 	}
 }
 

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/image"
+)
+
+// bundleBuildFlags are opm alpha bundle build's flags and olmcat's
+// --oci-layout and --force.
+type bundleBuildFlags struct {
+	bundleGenFlags
+	tag, ociLayout   string
+	builder          *string
+	overwrite, force bool
+	img              *imageFlags
+}
+
+func newAlphaBundleBuildCmd() *cobra.Command {
+	f := &bundleBuildFlags{}
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Build a bundle image from a bundle directory, without a container daemon",
+		Long: `Generate the bundle's metadata/annotations.yaml and ./bundle.Dockerfile as
+opm alpha bundle generate does (without --overwrite an existing
+annotations.yaml must hold every generated annotation and is kept, and
+so is an existing bundle.Dockerfile), then build the bundle image
+in-process: the manifests at /manifests, the metadata at /metadata,
+labelled with the annotations of annotations.yaml. The build is
+reproducible: the same directory gives the same digest. The image is
+pushed as --tag, or written as an OCI layout with --oci-layout DIR
+(then --tag, optional, names it in the layout and nothing is pushed);
+render reads it as oci:DIR. The digest is printed on stdout.`,
+		Example: `  olmcat alpha bundle build -d ./etcd/0.9.4/manifests -p etcd -c alpha,stable -e stable -t registry.example.com/ns/etcd-bundle:v0.9.4
+  olmcat alpha bundle build -d ./etcd/0.9.4/manifests -p etcd -c stable --oci-layout ./etcd-bundle-oci`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+	}
+	fl := cmd.Flags()
+	f.addFlags(fl)
+	fl.StringVarP(&f.tag, "tag", "t", "", "The image tag applied to the bundle image (pushed there unless --oci-layout)")
+	f.builder = addDaemonToolFlag(fl, "image-builder", "b", "docker", "Tool used to manage container images. One of: [docker, podman, buildah]")
+	fl.BoolVarP(&f.overwrite, "overwrite", "o", false, "To overwrite annotations.yaml locally if existed. By default, overwrite is set to false.")
+	fl.StringVar(&f.ociLayout, "oci-layout", "", "write the image as an OCI image layout in `DIR` instead of pushing it")
+	fl.BoolVar(&f.force, "force", false, "replace an existing OCI layout at --oci-layout")
+	f.img = addRegistryFlags(fl)
+	return cmd
+}
+
+// run generates the metadata, builds the image and pushes or writes it.
+func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
+	switch {
+	case f.dir == "":
+		return usageError(errors.New(`required flag(s) "directory" not set`))
+	case f.tag == "" && f.ociLayout == "":
+		return usageError(errors.New(`required flag(s) "tag" not set (or write an OCI layout with --oci-layout DIR)`))
+	}
+	if b := *f.builder; b != "docker" && b != "podman" && b != "buildah" && b != "none" {
+		return usageError(fmt.Errorf("--image-builder: %s is not supported image builder", b))
+	}
+	regOpts, err := f.img.options()
+	if err != nil {
+		return usageError(err)
+	}
+	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+	manifestsDir, metadataDir, err := f.write(f.overwrite)
+	if err != nil {
+		return err
+	}
+	meta, err := declcfg.ReadBundleMetadata(os.DirFS(filepath.Dir(metadataDir)))
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	var opts []image.BuildOption
+	if f.baseImage != "" && f.baseImage != "scratch" {
+		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
+	}
+	built, err := image.BuildBundle(cmd.Context(), manifestsDir, metadataDir, meta.Annotations, opts...)
+	if err != nil {
+		return &exitError{code: exitInvalid, err: imageError(err)}
+	}
+	defer built.Close()
+	digest, err := built.Image.Digest()
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	where := f.tag
+	if f.ociLayout != "" {
+		where = "oci:" + f.ociLayout
+		err = layoutError(image.WriteImageLayout(f.ociLayout, strings.TrimPrefix(f.tag, image.ImagePrefix), built.Image, f.force))
+	} else {
+		err = image.PushImage(cmd.Context(), f.tag, built.Image, regOpts...)
+	}
+	if err != nil {
+		return &exitError{code: exitInvalid, err: imageError(err)}
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "built bundle %s from %s and %s\n", where, manifestsDir, metadataDir)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", where, digest)
+	return nil
+}
+
+// writeAnnotations writes the annotations file, or, without overwrite,
+// checks an existing one (which is kept): every generated annotation must
+// be there with the same value. The problems are listed together, sorted
+// by key (opm lists them in random order).
+func writeAnnotations(file string, ann map[string]string, overwrite bool) error {
+	if !overwrite {
+		data, err := os.ReadFile(file)
+		if err == nil {
+			return checkAnnotations(file, data, ann)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	data, err := yaml.Marshal(map[string]any{"annotations": ann})
+	if err != nil {
+		return err
+	}
+	return writeWhole(file, data)
+}
+
+// checkAnnotations is opm's ValidateAnnotations of an existing file.
+func checkAnnotations(file string, data []byte, want map[string]string) error {
+	var got struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	if err := yaml.Unmarshal(data, &got); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var errs []string
+	for _, k := range keys {
+		v, ok := got.Annotations[k]
+		switch {
+		case !ok:
+			errs = append(errs, "Missing field: "+k)
+		case v != want[k]:
+			errs = append(errs, fmt.Sprintf("Expect field %q to have value %q instead of %q", k, want[k], v))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s (kept: --overwrite replaces it): [%s]", file, strings.Join(errs, ", "))
+	}
+	return nil
+}
