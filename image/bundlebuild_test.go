@@ -1,0 +1,47 @@
+package image_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/image"
+)
+
+// TestBuildBundleReproducible: the digest depends on the files' names
+// and contents, the labels and image.WithCreated, never on file times; a
+// symlink in the bundle is refused with its path.
+func TestBuildBundleReproducible(t *testing.T) {
+	dir := t.TempDir()
+	manifests, metadata := filepath.Join(dir, "manifests"), filepath.Join(dir, "metadata")
+	require.NoError(t, os.MkdirAll(manifests, 0o755))
+	require.NoError(t, os.MkdirAll(metadata, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(manifests, "csv.yaml"), []byte("kind: ClusterServiceVersion\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(metadata, "annotations.yaml"), []byte("annotations: {}\n"), 0o644))
+	labels := map[string]string{image.LabelBundlePackage: "foo"}
+	digest := func(labels map[string]string, opts ...image.BuildOption) string {
+		t.Helper()
+		b, err := image.BuildBundle(context.Background(), manifests, metadata, labels, append(opts, image.WithBuildTempDir(t.TempDir()))...)
+		require.NoError(t, err)
+		defer b.Close()
+		d, err := b.Image.Digest()
+		require.NoError(t, err)
+		return d.String()
+	}
+	first := digest(labels)
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(manifests, "csv.yaml"), later, later))
+	require.NoError(t, os.Chmod(filepath.Join(manifests, "csv.yaml"), 0o644))
+	assert.Equal(t, first, digest(labels), "file times and modes do not change the digest")
+	assert.NotEqual(t, first, digest(map[string]string{image.LabelBundlePackage: "bar"}))
+	assert.NotEqual(t, first, digest(labels, image.WithCreated(later)))
+
+	require.NoError(t, os.Symlink("csv.yaml", filepath.Join(manifests, "link.yaml")))
+	_, err := image.BuildBundle(context.Background(), manifests, metadata, labels, image.WithBuildTempDir(t.TempDir()))
+	assert.ErrorContains(t, err, "link.yaml: not a regular file or directory")
+}
