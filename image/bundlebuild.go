@@ -3,13 +3,14 @@ package image
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // Where a bundle image holds its parts (operator-registry's bundle
@@ -29,7 +30,7 @@ var bundlePlatform = v1.Platform{OS: "linux", Architecture: "amd64"}
 type BuiltBundle struct {
 	// Image is the bundle image (one manifest, no index).
 	Image v1.Image
-	tmp   string
+	dir   *tempdir.Dir // the marked temporary directory
 }
 
 // Close removes the temporary files.
@@ -37,7 +38,7 @@ func (b *BuiltBundle) Close() error {
 	if b == nil {
 		return nil
 	}
-	return os.RemoveAll(b.tmp)
+	return b.dir.Remove()
 }
 
 // BuildBundle makes a bundle image without a container daemon: the
@@ -54,11 +55,12 @@ func BuildBundle(ctx context.Context, manifestsDir, metadataDir string, labels m
 	for _, opt := range opts {
 		opt(&o)
 	}
-	tmp, err := os.MkdirTemp(o.tempDir, "olmcat-build-*")
+	work, err := newTempDir(o.tempDir, buildPrefix, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build bundle: %w", err)
 	}
-	b = &BuiltBundle{tmp: tmp}
+	tmp := work.Path
+	b = &BuiltBundle{dir: work}
 	defer func() {
 		if err != nil {
 			b.Close()
