@@ -42,6 +42,7 @@ func (o *buildOptions) platformImage(ctx context.Context, p v1.Platform, layers 
 		cmd = append(cmd, "--cache-dir="+CachePath)
 	}
 	return withConfig(img, p, o.created, func(c *v1.Config) {
+		c.Labels[LabelConfigs] = ConfigsPath
 		c.Entrypoint = []string{BinaryPath}
 		c.Cmd = cmd
 		c.User = "1001"
@@ -61,13 +62,14 @@ func (o *buildOptions) onBase(ctx context.Context, p v1.Platform, layers []v1.La
 		return nil, fmt.Errorf("build: %w", err)
 	}
 	return withConfig(img, p, o.created, func(c *v1.Config) {
+		c.Labels[LabelConfigs] = ConfigsPath
 		c.Entrypoint = []string{opmEntryPath}
 		c.Cmd = []string{"serve", ConfigsPath}
 	})
 }
 
-// withConfig sets the platform, creation time, configs label and what
-// edit changes in img's config.
+// withConfig sets the platform and creation time and what edit changes
+// (Labels is never nil) in img's config.
 func withConfig(img v1.Image, p v1.Platform, created time.Time, edit func(*v1.Config)) (v1.Image, error) {
 	cf, err := img.ConfigFile()
 	if err != nil {
@@ -80,7 +82,6 @@ func withConfig(img v1.Image, p v1.Platform, created time.Time, edit func(*v1.Co
 	if cf.Config.Labels == nil {
 		cf.Config.Labels = map[string]string{}
 	}
-	cf.Config.Labels[LabelConfigs] = ConfigsPath
 	edit(&cf.Config)
 	img, err = mutate.ConfigFile(img, cf)
 	if err != nil {

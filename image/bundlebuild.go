@@ -100,23 +100,9 @@ func bundleImage(base v1.Image, layer v1.Layer, labels map[string]string, create
 	if err != nil {
 		return nil, fmt.Errorf("build bundle: %w", err)
 	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return nil, fmt.Errorf("build bundle: config: %w", err)
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = bundlePlatform.OS, bundlePlatform.Architecture
-	cf.Created = v1.Time{Time: created}
-	cf.History = nil
-	if cf.Config.Labels == nil {
-		cf.Config.Labels = map[string]string{}
-	}
-	for k, v := range labels {
-		cf.Config.Labels[k] = v
-	}
-	img, err = mutate.ConfigFile(img, cf)
-	if err != nil {
-		return nil, fmt.Errorf("build bundle: config: %w", err)
-	}
-	return img, nil
+	return withConfig(img, bundlePlatform, created, func(c *v1.Config) {
+		for k, v := range labels {
+			c.Labels[k] = v
+		}
+	})
 }
