@@ -24,8 +24,9 @@ import (
 type LocalOption func(*localOptions)
 
 type localOptions struct {
-	name  string
-	force bool
+	name    string
+	force   bool
+	onSwept func(dir string)
 }
 
 // WithBundleName names the bundle, and so the file <root>/<name>.tar.gz
@@ -38,6 +39,12 @@ func WithBundleName(name string) LocalOption {
 // WithForce replaces an existing archive.
 func WithForce(force bool) LocalOption {
 	return func(o *localOptions) { o.force = force }
+}
+
+// WithOnSwept has fn called with each temporary directory of an earlier,
+// killed write of the same archive that WriteLocal removed.
+func WithOnSwept(fn func(dir string)) LocalOption {
+	return func(o *localOptions) { o.onSwept = fn }
 }
 
 // WriteLocal stores a ConfigMap as a local bundle source (rukpak's "local"
@@ -76,7 +83,7 @@ func WriteLocal(cm *corev1.ConfigMap, root string, opts ...LocalOption) (string,
 		return "", fmt.Errorf("local bundle root: %w", err)
 	}
 	dest := filepath.Join(root, o.name+".tar.gz")
-	if err := atomicfile.Write(dest, o.force, func(w io.Writer) error { return writeTarGz(w, files) }); err != nil {
+	if err := atomicfile.Write(dest, o.force, func(w io.Writer) error { return writeTarGz(w, files) }, atomicfile.OnSwept(o.onSwept)); err != nil {
 		return "", err
 	}
 	return dest, nil

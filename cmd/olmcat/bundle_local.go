@@ -35,7 +35,10 @@ to a temp file and renamed into place; an existing one is kept unless
 			if name == "" {
 				name = cm.Name
 			}
-			path, err := unpack.WriteLocal(cm, root, unpack.WithBundleName(name), unpack.WithForce(force))
+			path, err := unpack.WriteLocal(cm, root, unpack.WithBundleName(name), unpack.WithForce(force),
+				unpack.WithOnSwept(func(dir string) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: removed abandoned temporary directory %s (left by an earlier run that was killed)\n", dir)
+				}))
 			if err != nil {
 				return fmt.Errorf("bundle local: %w", err)
 			}

@@ -35,7 +35,11 @@ func prefix(dest string) string { return "." + filepath.Base(dest) + ".tmp-" }
 // Create prepares writing dest, whose directory must exist. Without
 // force an existing dest is refused (an error matching
 // pathcheck.ErrExists), now and at Commit.
-func Create(dest string, force bool) (*File, error) {
+func Create(dest string, force bool, opts ...Option) (*File, error) {
+	var o writeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if !force {
 		if _, err := os.Lstat(dest); err == nil {
 			return nil, pathcheck.Exists("%s exists", dest)
@@ -45,6 +49,13 @@ func Create(dest string, force bool) (*File, error) {
 	swept, err := tempdir.Sweep(parent, prefix(dest))
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", dest, err)
+	}
+	// Told before anything new is written: a kill during this write
+	// leaves nothing that says what was removed.
+	if o.onSwept != nil {
+		for _, d := range swept {
+			o.onSwept(d)
+		}
 	}
 	dir, err := tempdir.Create(parent, prefix(dest))
 	if err != nil {
@@ -104,10 +115,20 @@ func (f *File) Discard() {
 	_ = f.dir.Remove()
 }
 
+// Option configures Create and Write.
+type Option func(*writeOptions)
+
+type writeOptions struct{ onSwept func(dir string) }
+
+// OnSwept has fn called with each temporary directory of an earlier,
+// killed write of the same destination that was removed, so that the
+// caller can tell the user.
+func OnSwept(fn func(dir string)) Option { return func(o *writeOptions) { o.onSwept = fn } }
+
 // Write writes dest with write (through a buffer) so that dest is either
 // the old file or the whole new one (see Create and Commit).
-func Write(dest string, force bool, write func(io.Writer) error) error {
-	f, err := Create(dest, force)
+func Write(dest string, force bool, write func(io.Writer) error, opts ...Option) error {
+	f, err := Create(dest, force, opts...)
 	if err != nil {
 		return err
 	}
