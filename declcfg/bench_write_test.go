@@ -123,7 +123,7 @@ func TestRealisticCatalogRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ConvertToModel(loaded); err != nil {
+		if _, _, err := toModel(loaded); err != nil {
 			t.Fatal(err)
 		}
 		if len(loaded.Bundles) != 6 {
@@ -153,7 +153,7 @@ func BenchmarkLoadValidateDir(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ConvertToModel(cfg); err != nil {
+		if _, _, err := toModel(cfg); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -385,3 +385,20 @@ func plainRelatedImages(val []byte) ([]RelatedImage, bool) {
 	})
 	return out, err == nil
 }
+
+// ResolveBundleObjects fills Objects and CsvJSON of every bundle of cfg
+// that has none from its inline olm.bundle.object properties, as loading
+// a directory does: a catalog made in memory (converted from a sqlite
+// index, say) then converts to the same model.
+func (cfg *DeclarativeConfig) ResolveBundleObjects() error {
+	for i := range cfg.Bundles {
+		b := &cfg.Bundles[i]
+		if len(b.Objects) > 0 {
+			continue
+		}
+		if err := resolveBundleObjects(b, nil, "", false); err != nil {
+			return fmt.Errorf("bundle %q: %w", b.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,8 +1,9 @@
 // Package declcfg owns the declarative config (file-based catalog) format:
 // the olm.package, olm.channel, olm.bundle and olm.deprecations blobs, the
-// well-known bundle properties, loading a directory tree of JSON/YAML blob
-// streams, writing it in the opm layout or the objects layout, and
-// validating it into a linked Model that servers reuse.
+// well-known bundle properties (Property.Validate checks a value), loading
+// a directory tree of JSON/YAML blob streams and writing it in the opm
+// layout or the objects layout. Linking and validating the blobs into a
+// model is package declcfg/model's.
 //
 // Loading (LoadDir, LoadFile, DecodeStream) reads every .json/.yaml/.yml
 // file under a root, honouring .indexignore files, concurrently and in a
@@ -18,11 +19,4 @@
 // its own file, and falls back to the object's JSON text (or to inline
 // data) whenever YAML could not reproduce the object's bytes, so both
 // layouts convert into each other without loss.
-//
-// Validation (ConvertToModel, Model.Validate) applies opm's rules and
-// reports every problem at once, each naming its file, blob position and
-// blob. The model's rules run per element (ModelPackage, ModelChannel and
-// ModelBundle each have a Validate) and fail with nested *ModelError values
-// (package -> channel -> bundle) that the *ValidationError unwraps to; its
-// flat Problems list, which the CLI prints, is derived from them.
 package declcfg

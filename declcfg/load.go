@@ -30,8 +30,6 @@ type loadOptions struct {
 	concurrency int
 	packages    map[string]bool // nil: every package
 	lean        bool            // WithLeanBundles
-	warn        func(Problem)   // nil: graph warnings are not computed
-	checked     func(PackageCheck)
 }
 
 // WithConcurrency bounds the number of files decoded at once (default

@@ -50,12 +50,12 @@ func TestParseBundleObjectMatchesParseValue(t *testing.T) {
 		got, gerr := parseBundleObject(p)
 		if werr != nil {
 			assert.Error(t, gerr, v)
-			assert.Error(t, checkPropertyValue(p), v)
+			assert.Error(t, p.Validate(), v)
 			continue
 		}
 		assert.NoError(t, gerr, v)
 		assert.Equal(t, want, got, v)
-		assert.NoError(t, checkPropertyValue(p), v)
+		assert.NoError(t, p.Validate(), v)
 	}
 }
 

@@ -7,7 +7,7 @@ import "encoding/json"
 // (refs resolved, data decoded, the object parsed as JSON or YAML), so a
 // catalog fails with the same error, but the object is not kept. Its
 // property's value becomes {"data":""} (a valid inline object, so the
-// property checks of ConvertToModel pass as they did on the real value),
+// property checks of model.FromDeclcfg pass as they did on the real value),
 // Bundle.Objects holds one empty string per object (their count is what
 // the model rules look at) and Bundle.CsvJSON stays empty.
 //

@@ -46,8 +46,8 @@ func TestLeanBundlesKeepAllButObjects(t *testing.T) {
 			require.Equal(t, full.Channels, lean.Channels)
 			require.Equal(t, full.Deprecations, lean.Deprecations)
 			require.Equal(t, full.Others, lean.Others)
-			_, ferr := ConvertToModel(full)
-			_, lerr := ConvertToModel(lean)
+			_, _, ferr := toModel(full)
+			_, _, lerr := toModel(lean)
 			require.Equal(t, ferr, lerr)
 			if filepath.Base(dir) == "opm-migrate" {
 				require.Positive(t, objects, "the fixture has manifests to drop")
@@ -72,8 +72,8 @@ func TestLeanBundlesSameValidationErrors(t *testing.T) {
 	require.NoError(t, err)
 	lean, err := LoadDir(ctx, dir, WithLeanBundles())
 	require.NoError(t, err)
-	_, ferr := ConvertToModel(full)
+	_, _, ferr := toModel(full)
 	require.Error(t, ferr)
-	_, lerr := ConvertToModel(lean)
+	_, _, lerr := toModel(lean)
 	require.EqualError(t, lerr, ferr.Error())
 }

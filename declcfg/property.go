@@ -102,3 +102,46 @@ func truncate(b []byte, n int) string {
 	}
 	return string(b[:n]) + "..."
 }
+
+// Validate checks that the property's value is JSON and, for the
+// well-known types, that it decodes into the type's value.
+func (p Property) Validate() error {
+	invalid := func() error { return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60)) }
+	var dst any
+	switch p.Type {
+	case PropertyPackage:
+		dst = &PackageValue{}
+	case PropertyPackageRequired:
+		dst = &PackageRequiredValue{}
+	case PropertyGVK, PropertyGVKRequired:
+		if _, err := ParseGVKValue(p.Value); err == nil {
+			return nil
+		}
+		dst = &GVKValue{}
+	case PropertyLabel, PropertyLabelRequired:
+		dst = &LabelValue{}
+	case PropertyBundleObject:
+		if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
+			return nil // the common inline form: no need to decode the manifest again
+		}
+		dst = &BundleObjectValue{}
+	case PropertyCSVMetadata:
+		dst = &CSVMetadataValue{}
+	case PropertyConstraint:
+		dst = &map[string]json.RawMessage{}
+	default:
+		if len(p.Value) == 0 || !json.Valid(p.Value) {
+			return invalid()
+		}
+		return nil
+	}
+	// Unmarshal checks the syntax as it goes; only on failure is it worth
+	// telling bad JSON from a schema mismatch.
+	if err := json.Unmarshal(p.Value, dst); err != nil {
+		if len(p.Value) == 0 || !json.Valid(p.Value) {
+			return invalid()
+		}
+		return fmt.Errorf("value does not match the %s schema: %v", p.Type, err)
+	}
+	return nil
+}

@@ -3,9 +3,10 @@ package declcfg
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -119,79 +120,38 @@ func TestWriteDirStreamCanceled(t *testing.T) {
 }
 
 // validateLoaded is what validate did before streaming, with the
-// warnings of a valid catalog.
-func validateLoaded(dir string) (DirValidation, []Problem, error) {
-	var res DirValidation
-	cfg, err := LoadDir(context.Background(), dir)
-	if err != nil {
-		return res, nil, err
-	}
-	res.Packages, res.Channels, res.Bundles = len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles)
-	m, err := ConvertToModel(cfg)
-	if err != nil {
-		return res, nil, err
-	}
-	return res, m.Warnings(), nil
-}
 
-func TestValidateDirSameAsLoadAndConvert(t *testing.T) {
-	invalid := mixedCatalog(t)
-	// Problems in several packages and files, interleaved in file order:
-	// the report must come out in file order as ConvertToModel sorts it.
-	files := map[string]string{
-		"a-all.json": `{"schema":"olm.package","name":"zeta","defaultChannel":"nope"}
-{"schema":"olm.bundle","package":"alpha","name":"alpha.v9","image":"img/alpha:9","properties":[{"type":"olm.package","value":{"packageName":"alpha","version":"not-semver"}}]}
-{"schema":"olm.channel","package":"ghost","name":"stable","entries":[{"name":"ghost.v1"}]}
-{"schema":"olm.package","name":"zeta"}`,
-		"c/alpha-more.json": `{"schema":"olm.channel","package":"alpha","name":"beta","entries":[{"name":"alpha.v1"},{"name":"alpha.v1"},{"name":"alpha.v2"}]}`,
-	}
-	for name, data := range files {
-		require.NoError(t, os.WriteFile(filepath.Join(invalid, filepath.FromSlash(name)), []byte(data), 0o644))
-	}
-	// A load error found only by the full decode (a missing object ref)
-	// after a file that the scan already rejects: LoadDir reports the first
-	// in file order, whichever pass meets it.
-	scanBad, decodeBad := mixedCatalog(t), mixedCatalog(t)
-	require.NoError(t, os.WriteFile(filepath.Join(scanBad, "f", "bad.json"), []byte(`{"schema":"olm.package"`), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(scanBad, "c", "bad.json"), []byte(`{"schema":"olm.bundle","package":"alpha","name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(decodeBad, "f", "bad.json"), []byte(`{"schema":"olm.bundle","package":"aaa","name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(decodeBad, "c", "bad.json"), []byte(`{"schema":"olm.bundle","package":"zeta","name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`), 0o644))
-
-	for _, dir := range []string{scanBad, decodeBad} {
-		_, err := ValidateDir(context.Background(), dir)
-		require.ErrorContains(t, err, "c/bad.json", "the first bad file in file order")
-	}
-	_, err := ValidateDir(context.Background(), invalid)
-	require.ErrorContains(t, err, "problems")
-
-	dirs := append([]string{mixedCatalog(t), invalid, scanBad, decodeBad, t.TempDir(), filepath.Join(t.TempDir(), "missing")}, opmOutputDirs(t)...)
-	for _, dir := range dirs {
-		t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
-			want, wantWarnings, wantErr := validateLoaded(dir)
-			for _, n := range []int{1, 3} {
-				var gotWarnings []Problem
-				got, err := ValidateDir(context.Background(), dir, WithConcurrency(n),
-					WithWarnings(func(p Problem) { gotWarnings = append(gotWarnings, p) }))
-				if wantErr != nil {
-					require.EqualError(t, err, wantErr.Error())
-					var wantVE, gotVE *ValidationError
-					if errors.As(wantErr, &wantVE) {
-						require.ErrorAs(t, err, &gotVE)
-						require.Equal(t, wantVE.Problems, gotVE.Problems)
-						require.Equal(t, want.Packages, got.Packages)
-						require.Equal(t, want.Bundles, got.Bundles)
-					}
-					continue
-				}
-				require.NoError(t, err)
-				require.Equal(t, want, got)
-				require.Equal(t, wantWarnings, gotWarnings)
-			}
-		})
+// TestWriteDirStreamDecodeErrorAfterScan: a blob the scan accepts but the
+// decoder refuses (an object ref that does not resolve) fails with
+// LoadDir's error, the first bad file in file order, whichever pass
+// meets it; the packages before it were written.
+func TestWriteDirStreamDecodeErrorAfterScan(t *testing.T) {
+	dir := mixedCatalog(t)
+	missingRef := `{"schema":"olm.bundle","package":%q,"name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f", "bad.json"), fmt.Appendf(nil, missingRef, "beta"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "c", "bad.json"), fmt.Appendf(nil, missingRef, "zeta"), 0o644))
+	_, wantErr := LoadDir(context.Background(), dir)
+	require.ErrorContains(t, wantErr, "c/bad.json")
+	for _, n := range []int{1, 3} {
+		var out bytes.Buffer
+		err := WriteDirStream(context.Background(), &out, dir, FormatJSON, WithConcurrency(n))
+		require.EqualError(t, err, wantErr.Error())
+		require.True(t, strings.HasPrefix(out.String(), "{\n    \"schema\": \"olm.package\",\n    \"name\": \"alpha\""), "alpha comes before zeta: %s", out.String())
+		require.NotContains(t, out.String(), `"zeta"`)
 	}
 }
 
-func TestValidateDirRefusesPackageFilter(t *testing.T) {
-	_, err := ValidateDir(context.Background(), mixedCatalog(t), WithPackages("zeta"))
-	require.ErrorContains(t, err, "WithPackages is not supported")
+// TestWriteDirStreamWithPackages: the package filter gives what the
+// filtered LoadDir gives; files that cannot hold the package are not
+// read, so a broken one does not matter.
+func TestWriteDirStreamWithPackages(t *testing.T) {
+	dir := mixedCatalog(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f", "broken.json"), []byte(`{"schema":"olm.package"`), 0o644))
+	cfg, err := LoadDir(context.Background(), dir, WithPackages("zeta"))
+	require.NoError(t, err)
+	var want, got bytes.Buffer
+	require.NoError(t, WriteStream(&want, cfg, FormatJSON))
+	require.NoError(t, WriteDirStream(context.Background(), &got, dir, FormatJSON, WithPackages("zeta")))
+	require.Equal(t, want.String(), got.String())
+	require.Contains(t, got.String(), `"zeta.v2"`)
 }

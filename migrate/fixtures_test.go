@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 const fixturesDir = "../fixtures/legacy"
@@ -235,7 +236,7 @@ func TestFixturesMatchOPM(t *testing.T) {
 				// The output passes declarative config validation as loaded from disk.
 				cfg, err := declcfg.LoadDir(context.Background(), out)
 				require.NoError(t, err)
-				_, err = declcfg.ConvertToModel(cfg)
+				_, err = model.FromDeclcfg(cfg)
 				require.NoError(t, err)
 
 				got := readCatalog(t, out)
@@ -330,7 +331,7 @@ func TestFixturesObjectsLayoutYAML(t *testing.T) {
 			require.NoError(t, err)
 			got, err := declcfg.LoadDir(context.Background(), out)
 			require.NoError(t, err)
-			_, err = declcfg.ConvertToModel(got)
+			_, err = model.FromDeclcfg(got)
 			require.NoError(t, err)
 			want, _, err := Load(context.Background(), db, WithKeepDeprecated(true))
 			require.NoError(t, err)

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -111,7 +111,7 @@ type graphProblem struct {
 }
 
 // checkGraph applies the declarative config rules for a channel's upgrade
-// graph: at least one bundle, then declcfg.AnalyzeChannel's head, cycle and
+// graph: at least one bundle, then model.AnalyzeChannel's head, cycle and
 // stranded rules (exactly one head, no cycle on the replaces chain from the
 // head, every bundle on that chain or skipped), so that problems are named
 // before writing with exactly the rules the final validation applies.
@@ -119,21 +119,21 @@ func checkGraph(entries []graphEntry) []graphProblem {
 	if len(entries) == 0 {
 		return []graphProblem{{kind: ProblemEmptyChannel, detail: "the channel has no bundle"}}
 	}
-	ges := make([]declcfg.GraphEntry, len(entries))
+	ges := make([]model.GraphEntry, len(entries))
 	for i, e := range entries {
-		ges[i] = declcfg.GraphEntry{Name: e.name, Replaces: e.replaces, Skips: e.skips}
+		ges[i] = model.GraphEntry{Name: e.name, Replaces: e.replaces, Skips: e.skips}
 	}
-	an := declcfg.AnalyzeChannel(ges)
+	an := model.AnalyzeChannel(ges)
 	var out []graphProblem
 	for _, f := range an.Findings {
 		switch f.Kind {
-		case declcfg.GraphNoHead:
+		case model.GraphNoHead:
 			out = append(out, graphProblem{kind: ProblemNoHead, detail: "no channel head: every bundle is replaced or skipped by another"})
-		case declcfg.GraphMultipleHeads:
+		case model.GraphMultipleHeads:
 			out = append(out, graphProblem{kind: ProblemMultipleHeads, bundles: f.Nodes, detail: "multiple channel heads: " + nameList(f.Nodes)})
-		case declcfg.GraphCycle:
+		case model.GraphCycle:
 			out = append(out, graphProblem{kind: ProblemCycle, bundles: f.Nodes[len(f.Nodes)-1:], detail: "cycle in replaces chain: " + strings.Join(f.Nodes, " -> ")})
-		case declcfg.GraphStranded:
+		case model.GraphStranded:
 			out = append(out, graphProblem{kind: ProblemUnreachable, bundles: f.Nodes,
 				detail: "neither on the replaces chain from head " + an.Head + " (which stops at the first skipped bundle) nor skipped by any bundle: " + nameList(f.Nodes)})
 		}

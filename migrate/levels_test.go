@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/legacy"
 )
@@ -35,7 +36,7 @@ func buildAndMigrate(t *testing.T, level int, bundles []dbbuild.Bundle, opts []d
 	}
 	cfg, lerr := declcfg.LoadDir(context.Background(), out)
 	require.NoError(t, lerr)
-	_, verr := declcfg.ConvertToModel(cfg)
+	_, verr := model.FromDeclcfg(cfg)
 	require.NoError(t, verr, "migrated output must validate")
 	return readCatalog(t, out), rep, nil
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -337,7 +338,7 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options, are
 		// The converted package must pass the same validation a server
 		// applies when it loads the catalog; anything the checks above
 		// did not foresee is a problem too.
-		if _, err := declcfg.ConvertToModel(validationView(res.cfg)); err != nil {
+		if _, err := model.FromDeclcfg(validationView(res.cfg)); err != nil {
 			for _, line := range validationMessages(err) {
 				res.problems = append(res.problems, Finding{Kind: ProblemInvalidOutput, Package: name,
 					Detail: line, Hint: Hint(ProblemInvalidOutput)})
@@ -350,7 +351,7 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options, are
 	return res, nil
 }
 
-// validationView is cfg for ConvertToModel without the values this package
+// validationView is cfg for model.FromDeclcfg without the values this package
 // encoded mechanically and which are most of the bytes: olm.bundle.object
 // (base64 of manifests already checked to be JSON) and olm.csv.metadata
 // (encoded from a typed value). Decoding them again would double the cost
@@ -388,7 +389,7 @@ func validationView(cfg *declcfg.DeclarativeConfig) *declcfg.DeclarativeConfig {
 
 // validationMessages splits a validation error into one message per problem.
 func validationMessages(err error) []string {
-	var ve *declcfg.ValidationError
+	var ve *model.ValidationError
 	if errors.As(err, &ve) && len(ve.Problems) > 0 {
 		out := make([]string, 0, len(ve.Problems))
 		for _, p := range ve.Problems {

@@ -15,6 +15,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
@@ -120,7 +121,7 @@ func TestMigrateKeepDeprecatedFixture(t *testing.T) {
 	assert.Equal(t, 1, rep.Counts.Deprecations)
 	cfg, err := declcfg.LoadDir(context.Background(), out)
 	require.NoError(t, err)
-	m, err := declcfg.ConvertToModel(cfg)
+	m, err := model.FromDeclcfg(cfg)
 	require.NoError(t, err)
 	b := m.Packages["foo"].Channels["beta"].Bundles["foo.v0.2.0"]
 	require.NotNil(t, b, "the deprecated bundle is kept in its channel")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -99,7 +100,7 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		merged.Merge(groups[name])
 	}
-	if _, err := declcfg.ConvertToModel(merged); err != nil {
+	if _, err := model.FromDeclcfg(merged); err != nil {
 		// The problems are in err's text: printed once, by main.
 		return &exitError{code: exitInvalid, err: fmt.Errorf("add: the catalog would not be valid; nothing was written: %w", err)}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -39,7 +39,7 @@ type listCmd struct {
 
 // listCommand builds one alpha list subcommand writing its table with
 // write.
-func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Writer, *declcfg.Model, string) error) *cobra.Command {
+func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Writer, *model.Model, string) error) *cobra.Command {
 	lc := &listCmd{}
 	c := &cobra.Command{
 		Use:   use,
@@ -71,7 +71,7 @@ func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Wri
 
 // load reads ref (a catalog directory or file, a sqlite index or an image
 // of either) into the validated model opm lists from.
-func (lc *listCmd) load(cmd *cobra.Command, ref string) (*declcfg.Model, error) {
+func (lc *listCmd) load(cmd *cobra.Command, ref string) (*model.Model, error) {
 	ctx := cmd.Context()
 	in, err := source.Detect(ref)
 	if err != nil {
@@ -93,24 +93,24 @@ func (lc *listCmd) load(cmd *cobra.Command, ref string) (*declcfg.Model, error) 
 	if err := cfg.ResolveBundleObjects(); err != nil {
 		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
 	}
-	m, err := declcfg.ConvertToModel(cfg)
+	m, err := model.FromDeclcfg(cfg)
 	if err != nil {
 		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
 	}
 	return m, nil
 }
 
-func writePackages(w io.Writer, m *declcfg.Model, _ string) error {
+func writePackages(w io.Writer, m *model.Model, _ string) error {
 	fmt.Fprint(w, "NAME\tDISPLAY NAME\tDEFAULT CHANNEL\n")
-	for _, r := range declcfg.ListPackages(m) {
+	for _, r := range model.ListPackages(m) {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Name, r.DisplayName, r.DefaultChannel)
 	}
 	return nil
 }
 
-func writeChannels(w io.Writer, m *declcfg.Model, pkg string) error {
+func writeChannels(w io.Writer, m *model.Model, pkg string) error {
 	fmt.Fprint(w, "PACKAGE\tCHANNEL\tHEAD\n")
-	for _, r := range declcfg.ListChannels(m, pkg) {
+	for _, r := range model.ListChannels(m, pkg) {
 		head := r.Head
 		if r.HeadErr != nil {
 			head = "ERROR: " + r.HeadErr.Error()
@@ -120,9 +120,9 @@ func writeChannels(w io.Writer, m *declcfg.Model, pkg string) error {
 	return nil
 }
 
-func writeBundles(w io.Writer, m *declcfg.Model, pkg string) error {
+func writeBundles(w io.Writer, m *model.Model, pkg string) error {
 	fmt.Fprint(w, "PACKAGE\tCHANNEL\tBUNDLE\tREPLACES\tSKIPS\tSKIP RANGE\tIMAGE\n")
-	for _, r := range declcfg.ListBundles(m, pkg) {
+	for _, r := range model.ListBundles(m, pkg) {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Package, r.Channel, r.Bundle, r.Replaces, strings.Join(r.Skips, ","), r.SkipRange, r.Image)
 	}
 	return nil

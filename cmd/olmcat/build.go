@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
@@ -151,7 +152,7 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 	}
 	cfg, err := declcfg.LoadDir(cmd.Context(), dir)
 	if err == nil {
-		_, err = declcfg.ConvertToModel(cfg)
+		_, err = model.FromDeclcfg(cfg)
 	}
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("build: %s is not a valid catalog: %w", dir, err)}

@@ -41,6 +41,12 @@ var depRules = []struct {
 	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal", "fixtures/dbbuild"}},
 	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd"}},
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd"}},
+	// The model is built from declcfg's blob types (model imports declcfg,
+	// so the conversion lives in model/fromdeclcfg.go) and sits right above
+	// it: only declcfg and internal packages below it, none of declcfg's
+	// other subpackages (they build on the model).
+	{pkg: "declcfg/model", forbidden: []string{"*"}, allow: []string{"declcfg", "internal"}},
+	{pkg: "declcfg/model", forbidden: []string{"declcfg/graph", "declcfg/template", "declcfg/indexop"}},
 	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/crashpoint", "internal/pathcheck"}},
 	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile", "internal/tempdir", "internal/crashpoint", "internal/pathcheck"}},
 	{pkg: "unpack/jobtool", forbidden: []string{"*"}},

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -54,7 +55,7 @@ func writeImageConfigs(cmd *cobra.Command, ref, dir, outDir string, f *migrateFl
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("image %s: %w", ref, err)}
 	}
-	if _, err := declcfg.ConvertToModel(cfg); err != nil {
+	if _, err := model.FromDeclcfg(cfg); err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("image %s: %w", ref, err)}
 	}
 	if err := declcfg.WriteDir(cfg, outDir, declcfg.WithLayout(layout), declcfg.WithFormat(format), declcfg.WithForce(f.force),

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -190,7 +191,7 @@ func runCatalogOp(ctx context.Context, src *indexSource, op catalogOp, out strin
 
 // validatePackage checks a changed package as validate would.
 func validatePackage(pkg string, cfg *declcfg.DeclarativeConfig) error {
-	if _, err := declcfg.ConvertToModel(cfg); err != nil {
+	if _, err := model.FromDeclcfg(cfg); err != nil {
 		return fmt.Errorf("package %s would not be valid: %w", pkg, err)
 	}
 	return nil

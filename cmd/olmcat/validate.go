@@ -7,7 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
 )
@@ -69,15 +69,15 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 		rep = report.ValidateText(stdout, cmd.ErrOrStderr())
 	}
 	rep.Start(dir)
-	res, err := declcfg.ValidateDir(cmd.Context(), local.Ref, declcfg.WithWarnings(rep.Warning), declcfg.WithPackageChecks(rep.Package))
-	v := report.Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []declcfg.Problem{}}
-	var ve *declcfg.ValidationError
+	res, err := model.ValidateDir(cmd.Context(), local.Ref, model.WithWarnings(rep.Warning), model.WithPackageChecks(rep.Package))
+	v := report.Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []model.Problem{}}
+	var ve *model.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		v.Problems = ve.Problems
 	case err != nil:
 		// The catalog could not be read at all: that is one problem.
-		v.Problems = []declcfg.Problem{{Message: err.Error()}}
+		v.Problems = []model.Problem{{Message: err.Error()}}
 	}
 	if err := rep.Finish(dir, v); err != nil {
 		return err

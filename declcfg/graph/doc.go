@@ -5,7 +5,7 @@
 // A graph holds one node per bundle of a channel (name and version; the
 // head, deprecated bundles and bundles an edge names but the channel lacks
 // marked) and one edge per replaces, skips and skipRange match. Its
-// problems are the findings of declcfg.AnalyzeChannel, the same function
+// problems are the findings of model.AnalyzeChannel, the same function
 // validation applies, so a picture shows exactly what validate reports:
 // stranded bundles, several heads, cycles, edges naming absent bundles and
 // skipRanges matching nothing.

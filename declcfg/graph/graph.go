@@ -8,6 +8,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // Graph is the upgrade graphs of a catalog: packages by name, each with
@@ -45,8 +46,8 @@ type Channel struct {
 	// Head is the channel head ("" when there is none or several).
 	Head string
 	// Findings are the channel's upgrade-graph problems, as validation
-	// reports them (declcfg.AnalyzeChannel).
-	Findings []declcfg.GraphFinding
+	// reports them (model.AnalyzeChannel).
+	Findings []model.GraphFinding
 }
 
 // Node is one bundle of a channel.
@@ -61,7 +62,7 @@ type Node struct {
 	// Head is true for the channel head.
 	Head bool
 	// Problems are the kinds of findings that involve this bundle.
-	Problems []declcfg.GraphFindingKind
+	Problems []model.GraphFindingKind
 	// Mark is set by MarkChanges: MarkDropped on a before-graph node the
 	// after graph lacks, MarkAdded on an after-graph node that is new.
 	Mark string
@@ -90,7 +91,7 @@ type Edge struct {
 	Range string
 	// Problem is the kind of finding the edge is part of, if any
 	// (a cycle, or an edge naming an absent bundle).
-	Problem declcfg.GraphFindingKind
+	Problem model.GraphFindingKind
 	// Mark is set by MarkChanges: MarkRemoved on a before-graph edge the
 	// after graph lacks, MarkAdded on an after-graph edge that is new.
 	Mark string
@@ -110,7 +111,7 @@ func WithPackage(name string) Option { return func(o *options) { o.pkg = name } 
 func WithChannel(name string) Option { return func(o *options) { o.channel = name } }
 
 // Build links the blobs of cfg into upgrade graphs. Unlike
-// declcfg.ConvertToModel it accepts invalid graphs: their problems are what
+// model.FromDeclcfg it accepts invalid graphs: their problems are what
 // the pictures show. It fails only when a selected package or channel does
 // not exist.
 func Build(cfg *declcfg.DeclarativeConfig, opts ...Option) (*Graph, error) {
@@ -230,7 +231,7 @@ func buildChannel(c *declcfg.Channel, defaultChannel string, versions map[[2]str
 	ch := &Channel{Package: c.Package, Name: c.Name, Default: c.Name == defaultChannel, Entries: c.Entries,
 		Deprecation: deps[depKey{c.Package, declcfg.SchemaChannel, c.Name}]}
 	nodes := map[string]*Node{}
-	entries := make([]declcfg.GraphEntry, 0, len(c.Entries))
+	entries := make([]model.GraphEntry, 0, len(c.Entries))
 	for _, e := range c.Entries {
 		if nodes[e.Name] != nil {
 			continue // a duplicate entry: validation reports it
@@ -242,10 +243,10 @@ func buildChannel(c *declcfg.Channel, defaultChannel string, versions map[[2]str
 		}
 		nodes[e.Name] = n
 		ch.Nodes = append(ch.Nodes, n)
-		entries = append(entries, declcfg.GraphEntry{Name: e.Name, Replaces: e.Replaces, Skips: e.Skips,
+		entries = append(entries, model.GraphEntry{Name: e.Name, Replaces: e.Replaces, Skips: e.Skips,
 			SkipRange: e.SkipRange, Version: n.version, HasVersion: n.hasVersion})
 	}
-	an := declcfg.AnalyzeChannel(entries)
+	an := model.AnalyzeChannel(entries)
 	ch.Head, ch.Findings = an.Head, an.Findings
 	if n := nodes[an.Head]; n != nil {
 		n.Head = true
@@ -279,7 +280,7 @@ func buildChannel(c *declcfg.Channel, defaultChannel string, versions map[[2]str
 
 // markProblems attaches every finding to the nodes and edges it involves.
 func markProblems(ch *Channel, nodes map[string]*Node) {
-	mark := func(name string, k declcfg.GraphFindingKind) {
+	mark := func(name string, k model.GraphFindingKind) {
 		n := nodes[name]
 		if n == nil {
 			return
@@ -293,9 +294,9 @@ func markProblems(ch *Channel, nodes map[string]*Node) {
 	}
 	for _, f := range ch.Findings {
 		switch f.Kind {
-		case declcfg.GraphMissingReplaces, declcfg.GraphMissingSkips:
+		case model.GraphMissingReplaces, model.GraphMissingSkips:
 			kind := EdgeReplaces
-			if f.Kind == declcfg.GraphMissingSkips {
+			if f.Kind == model.GraphMissingSkips {
 				kind = EdgeSkips
 			}
 			mark(f.Nodes[0], f.Kind)
@@ -304,7 +305,7 @@ func markProblems(ch *Channel, nodes map[string]*Node) {
 					e.Problem = f.Kind
 				}
 			}
-		case declcfg.GraphCycle:
+		case model.GraphCycle:
 			for i, n := range f.Nodes {
 				mark(n, f.Kind)
 				if i == 0 {
@@ -316,7 +317,7 @@ func markProblems(ch *Channel, nodes map[string]*Node) {
 					}
 				}
 			}
-		case declcfg.GraphNoHead:
+		case model.GraphNoHead:
 			for _, n := range ch.Nodes {
 				mark(n.Name, f.Kind)
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -152,9 +153,9 @@ func TestProblemsMatchValidate(t *testing.T) {
 				}
 			}
 			var reported []string
-			m, err := declcfg.ConvertToModel(cfg)
+			m, err := model.FromDeclcfg(cfg)
 			if err != nil {
-				var ve *declcfg.ValidationError
+				var ve *model.ValidationError
 				require.ErrorAs(t, err, &ve)
 				for _, p := range ve.Problems {
 					if p.Schema == declcfg.SchemaChannel {
@@ -168,7 +169,7 @@ func TestProblemsMatchValidate(t *testing.T) {
 			}
 			if name == "problems" {
 				require.NotEmpty(t, drawn)
-				// The problems catalog is invalid, so ConvertToModel gives
+				// The problems catalog is invalid, so model.FromDeclcfg gives
 				// no model: its warnings are among the drawn findings only.
 				for _, r := range reported {
 					assert.Contains(t, drawn, r)

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // Colours shared by the DOT and SVG writers.
@@ -69,36 +69,36 @@ func edgeStyleOf(e Edge) edgeStyle {
 }
 
 // isWarning says whether findings of kind k leave the catalog valid.
-func isWarning(k declcfg.GraphFindingKind) bool {
+func isWarning(k model.GraphFindingKind) bool {
 	switch k {
-	case declcfg.GraphMissingReplaces, declcfg.GraphMissingSkips, declcfg.GraphUnmatchedSkipRange:
+	case model.GraphMissingReplaces, model.GraphMissingSkips, model.GraphUnmatchedSkipRange:
 		return true
 	}
 	return false
 }
 
 // problemTitles are the legend texts of the findings.
-var problemTitles = map[declcfg.GraphFindingKind]string{
-	declcfg.GraphEmptySkip:          "empty name in skips",
-	declcfg.GraphInvalidSkipRange:   "invalid skipRange",
-	declcfg.GraphNoHead:             "no channel head (every bundle is replaced or skipped)",
-	declcfg.GraphMultipleHeads:      "one of several channel heads",
-	declcfg.GraphCycle:              "replaces cycle",
-	declcfg.GraphStranded:           "stranded: no head reaches it",
-	declcfg.GraphMissingReplaces:    "absent bundle named by replaces",
-	declcfg.GraphMissingSkips:       "absent bundle named by skips",
-	declcfg.GraphUnmatchedSkipRange: "skipRange matching no bundle",
+var problemTitles = map[model.GraphFindingKind]string{
+	model.GraphEmptySkip:          "empty name in skips",
+	model.GraphInvalidSkipRange:   "invalid skipRange",
+	model.GraphNoHead:             "no channel head (every bundle is replaced or skipped)",
+	model.GraphMultipleHeads:      "one of several channel heads",
+	model.GraphCycle:              "replaces cycle",
+	model.GraphStranded:           "stranded: no head reaches it",
+	model.GraphMissingReplaces:    "absent bundle named by replaces",
+	model.GraphMissingSkips:       "absent bundle named by skips",
+	model.GraphUnmatchedSkipRange: "skipRange matching no bundle",
 }
 
 // ProblemTitle is the legend text of a finding kind.
-func ProblemTitle(k declcfg.GraphFindingKind) string {
+func ProblemTitle(k model.GraphFindingKind) string {
 	if t, ok := problemTitles[k]; ok {
 		return t
 	}
 	return string(k)
 }
 
-func problemList(ks []declcfg.GraphFindingKind) string {
+func problemList(ks []model.GraphFindingKind) string {
 	out := make([]string, 0, len(ks))
 	for _, k := range ks {
 		out = append(out, ProblemTitle(k))

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // WriteSVG draws the graph as one standalone SVG document: a block per
@@ -110,7 +110,7 @@ func writeChannel(w io.Writer, l *channelLayout, y0 float64) {
 }
 
 // severity is "error" or "warning" for a node or edge with problems.
-func severity(kinds ...declcfg.GraphFindingKind) string {
+func severity(kinds ...model.GraphFindingKind) string {
 	sev := ""
 	for _, k := range kinds {
 		if k == "" {
@@ -281,7 +281,7 @@ func legendFor(g *Graph) []legendEntry {
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		kind := declcfg.GraphFindingKind(k)
+		kind := model.GraphFindingKind(k)
 		all = append(all, legendEntry{"problem-" + k, severity(kind) + ": " + ProblemTitle(kind), box(severity(kind))})
 	}
 	var out []legendEntry

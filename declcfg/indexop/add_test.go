@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // bundle is a new bundle: name pkg.v<version>, a CSV with replaces and
@@ -112,7 +113,7 @@ func TestAdd(t *testing.T) {
 				require.NoError(t, err, "step %d", i)
 				require.Equal(t, s.channels, entries(got), "step %d", i)
 				require.Equal(t, s.def, got.Packages[0].DefaultChannel, "step %d", i)
-				_, err = declcfg.ConvertToModel(got)
+				_, err = model.FromDeclcfg(got)
 				require.NoError(t, err, "step %d", i)
 				pkg = got
 			}

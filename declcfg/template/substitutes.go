@@ -11,6 +11,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // substitutesTemplate is the olm.template.substitutes document.
@@ -38,7 +39,7 @@ func renderSubstitutes(ctx context.Context, doc json.RawMessage, o options) (*de
 	if err != nil {
 		return nil, err
 	}
-	if _, err := declcfg.ConvertToModel(cfg); err != nil {
+	if _, err := model.FromDeclcfg(cfg); err != nil {
 		return nil, &Error{File: o.file, Field: "entries", Err: fmt.Errorf("entries are not valid FBC: %w", err)}
 	}
 	bases := map[string]int{}
@@ -104,7 +105,7 @@ func substitute(ctx context.Context, cfg *declcfg.DeclarativeConfig, s Substitut
 		rewire(&cfg.Channels[ci], s.Base, sub.Name)
 	}
 	cfg.Bundles = append(cfg.Bundles, *sub)
-	if _, err := declcfg.ConvertToModel(cfg); err != nil {
+	if _, err := model.FromDeclcfg(cfg); err != nil {
 		return fmt.Errorf("resulting config is not valid FBC: %w", err)
 	}
 	return nil

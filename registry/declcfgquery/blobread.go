@@ -10,6 +10,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/jsonscan"
 )
 
@@ -18,7 +19,7 @@ import (
 // the package's description and icon from the package blob, read then.
 func (s *fileSource) convert(pkg, bundleVersion string, bb *declcfg.Bundle) (*bundleData, error) {
 	version, _ := semver.Parse(bundleVersion) // only a fallback: see convertBundle
-	mb := &declcfg.ModelBundle{
+	mb := &model.Bundle{
 		Version:       version,
 		Name:          bb.Name,
 		Image:         bb.Image,
@@ -38,7 +39,7 @@ func (s *fileSource) convert(pkg, bundleVersion string, bb *declcfg.Bundle) (*bu
 }
 
 // pkg reads the description and icon of package name from its blob.
-func (s *fileSource) pkg(name string) (*declcfg.ModelPackage, error) {
+func (s *fileSource) pkg(name string) (*model.Package, error) {
 	ref, ok := s.pkgRefs[name]
 	if !ok {
 		return nil, fmt.Errorf("package %q: no olm.package blob", name)
@@ -51,7 +52,7 @@ func (s *fileSource) pkg(name string) (*declcfg.ModelPackage, error) {
 		return nil, fmt.Errorf("blob #%d of %s is no longer package %q", ref.Index, s.files[ref.File], name)
 	}
 	p := &cfg.Packages[0]
-	return &declcfg.ModelPackage{Name: p.Name, Description: p.Description, Icon: p.Icon}, nil
+	return &model.Package{Name: p.Name, Description: p.Description, Icon: p.Icon}, nil
 }
 
 // spanCache reads blobs by their byte range: the ranges of a file's blobs

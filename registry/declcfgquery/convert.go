@@ -10,6 +10,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -33,7 +34,7 @@ type bundleData struct {
 // lean load, whose objects are placeholders). memo, when not nil, keeps
 // converted property values across calls: the bundles of a package repeat
 // most of them (the same APIs, version after version).
-func convertBundle(manifests bool, b *declcfg.ModelBundle, memo propMemo) (*bundleData, error) {
+func convertBundle(manifests bool, b *model.Bundle, memo propMemo) (*bundleData, error) {
 	d := &bundleData{}
 	if manifests {
 		d.csvJSON, d.objects = b.CsvJSON, b.Objects
@@ -206,7 +207,7 @@ func encodeJSON(v any, escapeHTML bool) (string, error) {
 // olm.csv.metadata property (manifest.SyntheticCSV): spec.version is the
 // bundle version when it is semver, the package supplies the icon and the
 // fallback description.
-func syntheticCSV(b *declcfg.ModelBundle, p declcfg.Property, version string) (string, error) {
+func syntheticCSV(b *model.Bundle, p declcfg.Property, version string) (string, error) {
 	var m manifest.CSVMetadata
 	if err := p.ParseValue(&m); err != nil {
 		return "", err
@@ -243,7 +244,7 @@ func deprecation(msg string) *api.Deprecation {
 // with its channels, and one bundle message per channel membership
 // (messages of the same bundle share its channel-independent fields).
 // Without manifests, csvJson and object are left empty.
-func convertPackage(mp *declcfg.ModelPackage, manifests bool) (*api.Package, []*api.Bundle, error) {
+func convertPackage(mp *model.Package, manifests bool) (*api.Package, []*api.Bundle, error) {
 	var bundles []*api.Bundle
 	p := &api.Package{Name: mp.Name, Deprecation: deprecation(mp.Deprecation)}
 	if mp.DefaultChannel != nil {

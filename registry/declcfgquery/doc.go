@@ -5,7 +5,7 @@
 //
 // Memory: the Querier holds an index of the catalog's metadata, never its
 // manifests. Load validates the directory package by package
-// (declcfg.LoadDirModels) reading it lean (declcfg.WithLeanBundles): every
+// (model.ValidateDir with WithModels) reading it lean (model.WithLeanBundles): every
 // blob and every bundle object is checked as a full load checks it, so a
 // catalog that does not load or validate fails with the same error, but
 // each object is dropped once checked and each package's model once

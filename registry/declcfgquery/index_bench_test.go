@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 )
 
@@ -20,7 +21,7 @@ func BenchmarkIndexBuild10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := declcfg.ConvertToModel(cfg)
+	m, err := model.FromDeclcfg(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

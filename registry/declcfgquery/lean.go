@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/lru"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 // loadFromFiles builds a Querier from the catalog files without holding
-// the catalog: declcfg.LoadDirModels validates the directory package by
+// the catalog: model.ValidateDir validates the directory package by
 // package, exactly as a full load and model would (same errors), reading
-// it lean (declcfg.WithLeanBundles: every object is checked, then
+// it lean (model.WithLeanBundles: every object is checked, then
 // dropped); each valid package is converted and added to the index, with,
 // per bundle, where its blob is instead of its manifests, and its model
 // is dropped. Conversion runs beside the decoding of the next packages.
@@ -32,11 +33,11 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 			return src.addBundle(i, c.model.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
 		})
 	})
-	_, err := declcfg.LoadDirModels(ctx, dir, conv.add, declcfg.WithLeanBundles())
+	_, err := model.ValidateDir(ctx, dir, model.WithModels(conv.add), model.WithLeanBundles())
 	if cerr := conv.wait(); err == nil {
 		err = cerr
 	}
-	var ve *declcfg.ValidationError
+	var ve *model.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
@@ -105,7 +106,7 @@ func (s *fileSource) ref(o declcfg.Origin) (blobRef, error) {
 	return blobRef{File: n, Index: int32(o.Index)}, nil
 }
 
-func (s *fileSource) addPackage(mp *declcfg.ModelPackage) error {
+func (s *fileSource) addPackage(mp *model.Package) error {
 	r, err := s.ref(mp.Origin)
 	if err != nil {
 		return err
@@ -204,7 +205,7 @@ const manifestCacheBytes = 16 << 20
 // convertedPackage is a package's model (blob origins only are used
 // once converted) and its messages without manifests.
 type convertedPackage struct {
-	model   *declcfg.ModelPackage
+	model   *model.Package
 	pkg     *api.Package
 	bundles []*api.Bundle
 	err     error
@@ -228,8 +229,8 @@ func newConverter(ctx context.Context, keep func(*convertedPackage) error) *conv
 	return c
 }
 
-// add starts converting every package of m (LoadDirModels' callback).
-func (c *converter) add(m *declcfg.Model) error {
+// add starts converting every package of m (model.WithModels' callback).
+func (c *converter) add(m *model.Model) error {
 	for _, name := range sortedNames(m.Packages) {
 		cp := &convertedPackage{model: m.Packages[name], done: make(chan struct{})}
 		select {

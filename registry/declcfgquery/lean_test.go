@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,12 +158,12 @@ func TestFilesFailAsTheFullLoad(t *testing.T) {
 
 // loadModel reads and validates the catalog directory the full way (every
 // manifest decoded and held), the reference Load must agree with.
-func loadModel(ctx context.Context, dir string) (*declcfg.Model, error) {
+func loadModel(ctx context.Context, dir string) (*model.Model, error) {
 	cfg, err := declcfg.LoadDir(ctx, dir)
 	if err != nil {
 		return nil, fmt.Errorf("load catalog %s: %w", dir, err)
 	}
-	m, err := declcfg.ConvertToModel(cfg)
+	m, err := model.FromDeclcfg(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("validate catalog %s: %w", dir, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -291,7 +291,7 @@ func (q *Querier) Stats() Stats { return q.stats }
 
 // New prepares a Querier from a validated model, holding the model's
 // manifests in memory (Load keeps them in the files instead).
-func New(m *declcfg.Model) (*Querier, error) {
+func New(m *model.Model) (*Querier, error) {
 	mem := &memSource{}
 	ib := newIndexBuilder()
 	for _, name := range sortedNames(m.Packages) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
@@ -305,14 +306,14 @@ func TestValidateGitHub(t *testing.T) {
 func validateWith(t *testing.T, w report.ValidateWriter, dir string) report.Validation {
 	t.Helper()
 	w.Start(dir)
-	res, err := declcfg.ValidateDir(context.Background(), dir, declcfg.WithWarnings(w.Warning), declcfg.WithPackageChecks(w.Package))
+	res, err := model.ValidateDir(context.Background(), dir, model.WithWarnings(w.Warning), model.WithPackageChecks(w.Package))
 	v := report.Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles}
-	var ve *declcfg.ValidationError
+	var ve *model.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		v.Problems = ve.Problems
 	case err != nil:
-		v.Problems = []declcfg.Problem{{Message: err.Error()}}
+		v.Problems = []model.Problem{{Message: err.Error()}}
 	}
 	require.NoError(t, w.Finish(dir, v))
 	return v
@@ -324,9 +325,9 @@ func TestJUnitHoldsAnyString(t *testing.T) {
 	var doc bytes.Buffer
 	w := report.ValidateJUnit(&doc)
 	w.Start("dir\x01")
-	w.Warning(declcfg.Problem{Message: "warned \x02 ]]> <b>"})
-	w.Package(declcfg.PackageCheck{Name: "p\x00", Bundles: 1, Problems: []declcfg.Problem{{Schema: declcfg.SchemaBundle, Message: "bad \x1b value ]]> \xff"}}})
-	require.NoError(t, w.Finish("dir", report.Validation{Problems: make([]declcfg.Problem, 1)}))
+	w.Warning(model.Problem{Message: "warned \x02 ]]> <b>"})
+	w.Package(model.PackageCheck{Name: "p\x00", Bundles: 1, Problems: []model.Problem{{Schema: declcfg.SchemaBundle, Message: "bad \x1b value ]]> \xff"}}})
+	require.NoError(t, w.Finish("dir", report.Validation{Problems: make([]model.Problem, 1)}))
 	assert.Empty(t, schemaErrors(t, doc.Bytes()))
 	d := parseJUnit(t, doc.Bytes())
 	require.Len(t, d.Suites, 1)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // ValidateWriter writes what olmcat validate finds, as the run goes:
@@ -14,18 +14,18 @@ import (
 // checked (none is held), then the verdict.
 type ValidateWriter interface {
 	Start(dir string)
-	Warning(p declcfg.Problem)
-	Package(pc declcfg.PackageCheck)
+	Warning(p model.Problem)
+	Package(pc model.PackageCheck)
 	Finish(dir string, v Validation) error
 }
 
 // Validation is the part of validate's result known at the end.
 type Validation struct {
-	Valid    bool              `json:"valid"`
-	Packages int               `json:"packages"`
-	Channels int               `json:"channels"`
-	Bundles  int               `json:"bundles"`
-	Problems []declcfg.Problem `json:"problems"`
+	Valid    bool            `json:"valid"`
+	Packages int             `json:"packages"`
+	Channels int             `json:"channels"`
+	Bundles  int             `json:"bundles"`
+	Problems []model.Problem `json:"problems"`
 }
 
 // ValidateText is the text output: warnings on warn, then the summary of
@@ -39,10 +39,10 @@ type validateText struct {
 	warn *bufio.Writer
 }
 
-func (t *validateText) Start(string)                 {}
-func (t *validateText) Package(declcfg.PackageCheck) {}
+func (t *validateText) Start(string)               {}
+func (t *validateText) Package(model.PackageCheck) {}
 
-func (t *validateText) Warning(p declcfg.Problem) {
+func (t *validateText) Warning(p model.Problem) {
 	t.warn.WriteString("warning: " + p.String() + "\n")
 }
 
@@ -81,7 +81,7 @@ type validateJSON struct {
 	err      error // the first failed encoding; writes are checked at Flush
 }
 
-func (j *validateJSON) Package(declcfg.PackageCheck) {}
+func (j *validateJSON) Package(model.PackageCheck) {}
 
 func (j *validateJSON) Start(dir string) {
 	d, err := json.Marshal(dir)
@@ -89,7 +89,7 @@ func (j *validateJSON) Start(dir string) {
 	fmt.Fprintf(j.w, "{\n  \"dir\": %s,\n  \"warnings\": [", d)
 }
 
-func (j *validateJSON) Warning(p declcfg.Problem) {
+func (j *validateJSON) Warning(p model.Problem) {
 	b, err := json.MarshalIndent(p, "    ", "  ")
 	j.keep(err)
 	if j.warnings > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // The test cases of a package's suite: one per blob schema, its
@@ -36,11 +37,11 @@ type validateJUnit struct {
 
 func (v *validateJUnit) Start(dir string) { v.j.begin("olmcat validate " + dir) }
 
-func (v *validateJUnit) Warning(p declcfg.Problem) {
+func (v *validateJUnit) Warning(p model.Problem) {
 	v.warnings = append(v.warnings, "warning: "+p.String())
 }
 
-func (v *validateJUnit) Package(pc declcfg.PackageCheck) {
+func (v *validateJUnit) Package(pc model.PackageCheck) {
 	name := pc.Name
 	if name == "" {
 		name = "(blobs without a package)"
@@ -124,11 +125,11 @@ type validateGitHub struct {
 
 func (g *validateGitHub) Start(string) {}
 
-func (g *validateGitHub) Warning(p declcfg.Problem) {
+func (g *validateGitHub) Warning(p model.Problem) {
 	g.write(ghCommand("warning", g.where(p), "validate warning", p.String()))
 }
 
-func (g *validateGitHub) Package(pc declcfg.PackageCheck) {
+func (g *validateGitHub) Package(pc model.PackageCheck) {
 	for _, p := range pc.Problems {
 		g.write(ghCommand("error", g.where(p), "validate", p.String()))
 	}
@@ -157,7 +158,7 @@ func (g *validateGitHub) write(s string) {
 }
 
 // where is the file and line of a problem's blob ("file#index").
-func (g *validateGitHub) where(p declcfg.Problem) ghWhere {
+func (g *validateGitHub) where(p model.Problem) ghWhere {
 	i := strings.LastIndexByte(p.File, '#')
 	if g.root == "" || i < 0 {
 		return ghWhere{}

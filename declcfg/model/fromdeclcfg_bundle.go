@@ -1,37 +1,38 @@
-package declcfg
+package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/blang/semver/v4"
 	"github.com/distribution/reference"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // checkBundleBlob applies the rules that need the olm.bundle blob itself:
 // properties match their schema, the olm.package property names the
 // bundle's package and a semver version, image references parse. It
 // returns the parsed version (zero if it does not parse).
-func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
+func checkBundleBlob(ps *problems, b *declcfg.Bundle) semver.Version {
 	var version semver.Version
 	add := func(format string, args ...any) {
-		ps.add(b.Origin, SchemaBundle, b.Package, b.Name, format, args...)
+		ps.add(b.Origin, declcfg.SchemaBundle, b.Package, b.Name, format, args...)
 	}
 	for i, p := range b.Properties {
 		if p.Type == "" {
 			add("property #%d: type must be set", i)
 			continue
 		}
-		if err := checkPropertyValue(p); err != nil {
+		if err := p.Validate(); err != nil {
 			add("property #%d (%s): %v", i, p.Type, err)
 			continue
 		}
-		if p.Type != PropertyPackage {
+		if p.Type != declcfg.PropertyPackage {
 			continue
 		}
-		var v PackageValue
-		_ = json.Unmarshal(p.Value, &v) // checked by checkPropertyValue
+		var v declcfg.PackageValue
+		_ = json.Unmarshal(p.Value, &v) // checked by Property.Validate
 		if v.PackageName != b.Package {
 			add("olm.package property packageName %q does not match the bundle's package %q", v.PackageName, b.Package)
 		}
@@ -67,7 +68,7 @@ func checkBundleBlob(ps *problems, b *Bundle) semver.Version {
 // checkRelease applies the rules of the optional olm.package release: at
 // most 20 characters of dot-separated pre-release identifiers, no build
 // metadata in the version, and a bundle name of <package>-v<version>-<release>.
-func checkRelease(add func(string, ...any), b *Bundle, v PackageValue, ver semver.Version) {
+func checkRelease(add func(string, ...any), b *declcfg.Bundle, v declcfg.PackageValue, ver semver.Version) {
 	if len(v.Release) > maxReleaseLen {
 		add("invalid release %q in olm.package property: longer than %d characters", v.Release, maxReleaseLen)
 	} else {
@@ -87,12 +88,12 @@ func checkRelease(add func(string, ...any), b *Bundle, v PackageValue, ver semve
 }
 
 // releaseOf returns the release of a bundle's olm.package property.
-func releaseOf(props []Property) string {
+func releaseOf(props []declcfg.Property) string {
 	for _, p := range props {
-		if p.Type != PropertyPackage {
+		if p.Type != declcfg.PropertyPackage {
 			continue
 		}
-		var v PackageValue
+		var v declcfg.PackageValue
 		if json.Unmarshal(p.Value, &v) == nil {
 			return v.Release
 		}
@@ -100,62 +101,19 @@ func releaseOf(props []Property) string {
 	return ""
 }
 
-// checkPropertyValue checks that a property value is JSON and, for the
-// well-known types, that it decodes into the type's value.
-func checkPropertyValue(p Property) error {
-	invalid := func() error { return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60)) }
-	var dst any
-	switch p.Type {
-	case PropertyPackage:
-		dst = &PackageValue{}
-	case PropertyPackageRequired:
-		dst = &PackageRequiredValue{}
-	case PropertyGVK, PropertyGVKRequired:
-		if _, err := ParseGVKValue(p.Value); err == nil {
-			return nil
-		}
-		dst = &GVKValue{}
-	case PropertyLabel, PropertyLabelRequired:
-		dst = &LabelValue{}
-	case PropertyBundleObject:
-		if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
-			return nil // the common inline form: no need to decode the manifest again
-		}
-		dst = &BundleObjectValue{}
-	case PropertyCSVMetadata:
-		dst = &CSVMetadataValue{}
-	case PropertyConstraint:
-		dst = &map[string]json.RawMessage{}
-	default:
-		if len(p.Value) == 0 || !json.Valid(p.Value) {
-			return invalid()
-		}
-		return nil
-	}
-	// Unmarshal checks the syntax as it goes; only on failure is it worth
-	// telling bad JSON from a schema mismatch.
-	if err := json.Unmarshal(p.Value, dst); err != nil {
-		if len(p.Value) == 0 || !json.Valid(p.Value) {
-			return invalid()
-		}
-		return fmt.Errorf("value does not match the %s schema: %v", p.Type, err)
-	}
-	return nil
-}
-
 // checkBundleRules applies the per-bundle rules that Model.Validate also
 // applies: exactly one olm.package property, image or objects present.
-func checkBundleRules(ps *problems, o Origin, pkg, name, image string, props []Property, objects int) {
+func checkBundleRules(ps *problems, o declcfg.Origin, pkg, name, image string, props []declcfg.Property, objects int) {
 	n := 0
 	for _, p := range props {
-		if p.Type == PropertyPackage {
+		if p.Type == declcfg.PropertyPackage {
 			n++
 		}
 	}
 	if n != 1 {
-		ps.add(o, SchemaBundle, pkg, name, "must have exactly one olm.package property, found %d", n)
+		ps.add(o, declcfg.SchemaBundle, pkg, name, "must have exactly one olm.package property, found %d", n)
 	}
 	if image == "" && objects == 0 {
-		ps.add(o, SchemaBundle, pkg, name, "bundle image must be set (or bundle objects present)")
+		ps.add(o, declcfg.SchemaBundle, pkg, name, "bundle image must be set (or bundle objects present)")
 	}
 }

@@ -1,4 +1,4 @@
-package declcfg
+package model
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // GraphEntry is one bundle of a channel as the upgrade-graph rules see it.
@@ -178,7 +180,7 @@ func chainFindings(sorted []*GraphEntry, byName map[string]*GraphEntry, incoming
 }
 
 // graphEntries is the channel's bundles as AnalyzeChannel sees them.
-func (c *ModelChannel) graphEntries() []GraphEntry {
+func (c *Channel) graphEntries() []GraphEntry {
 	out := make([]GraphEntry, 0, len(c.Bundles))
 	for _, b := range c.Bundles {
 		out = append(out, GraphEntry{Name: b.Name, Replaces: b.Replaces, Skips: b.Skips, SkipRange: b.SkipRange,
@@ -198,7 +200,7 @@ func (m *Model) Warnings() []Problem {
 			mc := mp.Channels[cname]
 			for _, f := range AnalyzeChannel(mc.graphEntries()).Findings {
 				if f.Warning {
-					ps.add(mc.Origin, SchemaChannel, pname, cname, "%s", f.Message)
+					ps.add(mc.Origin, declcfg.SchemaChannel, pname, cname, "%s", f.Message)
 				}
 			}
 		}

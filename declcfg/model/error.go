@@ -1,17 +1,19 @@
-package declcfg
+package model
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
-// ModelError is the validation error of one model element: a package, a
+// Error is the validation error of one model element: a package, a
 // channel of it, or a bundle of that channel. Errs holds, in report order,
-// the element's own findings (each a *Problem) and the *ModelError of
+// the element's own findings (each a *Problem) and the *Error of
 // every child element that has findings, so that errors.Is and errors.As
 // reach a bundle's finding through its channel and package.
-type ModelError struct {
+type Error struct {
 	// Schema says what the element is: SchemaPackage, SchemaChannel or
 	// SchemaBundle.
 	Schema string
@@ -24,7 +26,7 @@ type ModelError struct {
 }
 
 // Error names the element and lists every finding under it, one per line.
-func (e *ModelError) Error() string {
+func (e *Error) Error() string {
 	subject := e.Package
 	if e.Name != "" {
 		subject += "/" + e.Name
@@ -39,10 +41,10 @@ func (e *ModelError) Error() string {
 }
 
 // Unwrap returns the element's findings and its children's errors.
-func (e *ModelError) Unwrap() []error { return e.Errs }
+func (e *Error) Unwrap() []error { return e.Errs }
 
 // Error renders the finding as String does, so that a *Problem can be a
-// leaf of a ModelError.
+// leaf of a Error.
 func (p *Problem) Error() string { return p.String() }
 
 func plural(n int) string {
@@ -52,16 +54,16 @@ func plural(n int) string {
 	return "s"
 }
 
-// modelError returns a *ModelError holding errs, or nil when there is none
-// (a nil error, not a nil *ModelError, so callers can test err != nil).
+// modelError returns a *Error holding errs, or nil when there is none
+// (a nil error, not a nil *Error, so callers can test err != nil).
 func modelError(schema, pkg, name string, errs []error) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &ModelError{Schema: schema, Package: pkg, Name: name, Errs: errs}
+	return &Error{Schema: schema, Package: pkg, Name: name, Errs: errs}
 }
 
-// errs turns findings into ModelError leaves.
+// errs turns findings into Error leaves.
 func (ps problems) errs() []error {
 	out := make([]error, len(ps))
 	for i := range ps {
@@ -78,9 +80,9 @@ func (ps problems) errs() []error {
 // remaining findings (duplicate versions, which compare all bundles).
 func flattenErrors(errs []error) problems {
 	var ps problems
-	var bundles []*ModelError // deferred until the package's channels are done
+	var bundles []*Error // deferred until the package's channels are done
 	flush := func() {
-		slices.SortStableFunc(bundles, func(a, b *ModelError) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortStableFunc(bundles, func(a, b *Error) int { return strings.Compare(a.Name, b.Name) })
 		for _, b := range bundles {
 			ps = append(ps, flattenErrors(b.Errs)...)
 		}
@@ -91,14 +93,14 @@ func flattenErrors(errs []error) problems {
 		case *Problem:
 			flush()
 			ps = append(ps, *e)
-		case *ModelError:
-			if e.Schema != SchemaChannel {
+		case *Error:
+			if e.Schema != declcfg.SchemaChannel {
 				flush()
 				ps = append(ps, flattenErrors(e.Errs)...)
 				continue
 			}
 			for _, ce := range e.Errs {
-				if be, ok := ce.(*ModelError); ok {
+				if be, ok := ce.(*Error); ok {
 					bundles = append(bundles, be)
 				} else {
 					ps = append(ps, flattenErrors([]error{ce})...)

@@ -1,12 +1,10 @@
-package declcfg
+package model
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,11 +43,11 @@ func TestValidateDirStreamsWarnings(t *testing.T) {
 	dir := warningCatalog(t, n)
 	var count int
 	var models int
-	res, err := LoadDirModels(context.Background(), dir, func(m *Model) error {
+	res, err := ValidateDir(context.Background(), dir, WithModels(func(m *Model) error {
 		models++
 		require.Equal(t, models*perPackage, count, "warnings of package %d handed over before its model, later ones not yet", models)
 		return nil
-	}, WithWarnings(func(p Problem) {
+	}), WithWarnings(func(p Problem) {
 		count++
 		require.Contains(t, p.Message, "which is not in the channel")
 	}))
@@ -86,37 +84,4 @@ func TestValidateDirWithoutSinkComputesNoWarnings(t *testing.T) {
 	require.Equal(t, 3, res.Packages)
 }
 
-// TestWriteDirStreamDecodeErrorAfterScan: a blob the scan accepts but the
-// decoder refuses (an object ref that does not resolve) fails with
-// LoadDir's error, the first bad file in file order, whichever pass
-// meets it; the packages before it were written.
-func TestWriteDirStreamDecodeErrorAfterScan(t *testing.T) {
-	dir := mixedCatalog(t)
-	missingRef := `{"schema":"olm.bundle","package":%q,"name":"b","properties":[{"type":"olm.bundle.object","value":{"ref":"missing.json"}}]}`
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "f", "bad.json"), fmt.Appendf(nil, missingRef, "beta"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "c", "bad.json"), fmt.Appendf(nil, missingRef, "zeta"), 0o644))
-	_, wantErr := LoadDir(context.Background(), dir)
-	require.ErrorContains(t, wantErr, "c/bad.json")
-	for _, n := range []int{1, 3} {
-		var out bytes.Buffer
-		err := WriteDirStream(context.Background(), &out, dir, FormatJSON, WithConcurrency(n))
-		require.EqualError(t, err, wantErr.Error())
-		require.True(t, strings.HasPrefix(out.String(), "{\n    \"schema\": \"olm.package\",\n    \"name\": \"alpha\""), "alpha comes before zeta: %s", out.String())
-		require.NotContains(t, out.String(), `"zeta"`)
-	}
-}
-
-// TestWriteDirStreamWithPackages: the package filter gives what the
-// filtered LoadDir gives; files that cannot hold the package are not
-// read, so a broken one does not matter.
-func TestWriteDirStreamWithPackages(t *testing.T) {
-	dir := mixedCatalog(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "f", "broken.json"), []byte(`{"schema":"olm.package"`), 0o644))
-	cfg, err := LoadDir(context.Background(), dir, WithPackages("zeta"))
-	require.NoError(t, err)
-	var want, got bytes.Buffer
-	require.NoError(t, WriteStream(&want, cfg, FormatJSON))
-	require.NoError(t, WriteDirStream(context.Background(), &got, dir, FormatJSON, WithPackages("zeta")))
-	require.Equal(t, want.String(), got.String())
-	require.Contains(t, got.String(), `"zeta.v2"`)
-}
+// warnings of a valid catalog.

@@ -1,4 +1,4 @@
-package declcfg
+package model
 
 import (
 	"strings"
@@ -6,27 +6,29 @@ import (
 
 	"github.com/blang/semver/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // testModel builds a model from package -> channel -> bundles; every bundle
 // is valid (image, one olm.package property, distinct version) unless a
 // case breaks it.
 func testModel(pkgs map[string]map[string][]string) *Model {
-	m := &Model{Packages: map[string]*ModelPackage{}}
+	m := &Model{Packages: map[string]*Package{}}
 	n := 0
 	for pname, chans := range pkgs {
-		mp := &ModelPackage{Name: pname, Channels: map[string]*ModelChannel{}}
+		mp := &Package{Name: pname, Channels: map[string]*Channel{}}
 		m.Packages[pname] = mp
 		for cname, bundles := range chans {
-			mc := &ModelChannel{Package: mp, Name: cname, Bundles: map[string]*ModelBundle{}}
+			mc := &Channel{Package: mp, Name: cname, Bundles: map[string]*Bundle{}}
 			mp.Channels[cname] = mc
 			mp.DefaultChannel = mc
 			prev := ""
 			for _, bname := range bundles {
 				n++
 				v := semver.Version{Major: uint64(n)}
-				mc.Bundles[bname] = &ModelBundle{Package: mp, Channel: mc, Name: bname, Image: "example.com/" + bname, Replaces: prev, Version: v,
-					Properties: []Property{MustProperty(PropertyPackage, PackageValue{PackageName: pname, Version: v.String()})}}
+				mc.Bundles[bname] = &Bundle{Package: mp, Channel: mc, Name: bname, Image: "example.com/" + bname, Replaces: prev, Version: v,
+					Properties: []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: pname, Version: v.String()})}}
 				prev = bname
 			}
 		}
@@ -35,13 +37,13 @@ func testModel(pkgs map[string]map[string][]string) *Model {
 }
 
 // modelErrorPaths walks the nested errors and returns, for every
-// *ModelError, its path ("olm.package foo > olm.channel stable > olm.bundle
+// *Error, its path ("olm.package foo > olm.channel stable > olm.bundle
 // b1") with the messages of the findings directly under it.
 func modelErrorPaths(err error, path string, out map[string][]string) {
 	var children []error
 	switch e := err.(type) {
-	case *ModelError:
-		path = strings.TrimPrefix(path+" > "+e.Schema+" "+map[bool]string{true: e.Package, false: e.Name}[e.Schema == SchemaPackage], " > ")
+	case *Error:
+		path = strings.TrimPrefix(path+" > "+e.Schema+" "+map[bool]string{true: e.Package, false: e.Name}[e.Schema == declcfg.SchemaPackage], " > ")
 		out[path] = nil
 		children = e.Errs
 	case *Problem:
@@ -140,17 +142,17 @@ func TestModelErrorAs(t *testing.T) {
 	mb.Image = ""
 
 	err := m.Validate()
-	var pe *ModelError
-	require.ErrorAs(t, err, &pe, "the first *ModelError is the package's")
-	require.Equal(t, SchemaPackage, pe.Schema)
+	var pe *Error
+	require.ErrorAs(t, err, &pe, "the first *Error is the package's")
+	require.Equal(t, declcfg.SchemaPackage, pe.Schema)
 	require.Equal(t, "foo", pe.Package)
-	var ce *ModelError
+	var ce *Error
 	require.ErrorAs(t, pe.Errs[0], &ce)
-	require.Equal(t, SchemaChannel, ce.Schema)
+	require.Equal(t, declcfg.SchemaChannel, ce.Schema)
 	require.Equal(t, "stable", ce.Name)
-	var be *ModelError
+	var be *Error
 	require.ErrorAs(t, ce.Errs[0], &be)
-	require.Equal(t, SchemaBundle, be.Schema)
+	require.Equal(t, declcfg.SchemaBundle, be.Schema)
 	require.Equal(t, "foo.v1", be.Name)
 	var p *Problem
 	require.ErrorAs(t, err, &p, "the leaf finding is reachable from the model's error")
@@ -192,7 +194,7 @@ func TestModelValidateFlatOrder(t *testing.T) {
 	require.Contains(t, paths, "olm.package foo > olm.channel b > olm.bundle foo.y")
 }
 
-// TestConvertToModelNested checks that ConvertToModel's error unwraps to
+// TestConvertToModelNested checks that FromDeclcfg's error unwraps to
 // the model-level nested errors its flat report includes.
 func TestConvertToModelNested(t *testing.T) {
 	blobs := []string{
@@ -204,7 +206,7 @@ func TestConvertToModelNested(t *testing.T) {
 	_, err := convertBlobs(t, blobs)
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
-	var me *ModelError
+	var me *Error
 	require.ErrorAs(t, err, &me)
 	paths := map[string][]string{}
 	modelErrorPaths(me, "", paths)

@@ -1,9 +1,10 @@
-package declcfg
+package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // PackageRow is one line of opm alpha list packages.
@@ -86,14 +87,14 @@ func ListBundles(m *Model, pkg string) []BundleRow {
 
 // listedPackages is every package of m sorted by name, or only pkg (nil
 // when m has no such package).
-func listedPackages(m *Model, pkg string) []*ModelPackage {
+func listedPackages(m *Model, pkg string) []*Package {
 	if pkg != "" {
 		if p, ok := m.Packages[pkg]; ok {
-			return []*ModelPackage{p}
+			return []*Package{p}
 		}
 		return nil
 	}
-	ps := make([]*ModelPackage, 0, len(m.Packages))
+	ps := make([]*Package, 0, len(m.Packages))
 	for _, name := range sortedKeys(m.Packages) {
 		ps = append(ps, m.Packages[name])
 	}
@@ -102,7 +103,7 @@ func listedPackages(m *Model, pkg string) []*ModelPackage {
 
 // csvDisplayName is spec.displayName of b's CSV: from its CSV object, or
 // from its olm.csv.metadata property.
-func csvDisplayName(b *ModelBundle) string {
+func csvDisplayName(b *Bundle) string {
 	var csv struct {
 		Spec struct {
 			DisplayName string `json:"displayName"`
@@ -113,16 +114,16 @@ func csvDisplayName(b *ModelBundle) string {
 	}
 	for _, p := range b.Properties {
 		switch p.Type {
-		case PropertyCSVMetadata:
+		case declcfg.PropertyCSVMetadata:
 			var meta struct {
 				DisplayName string `json:"displayName"`
 			}
 			if p.ParseValue(&meta) == nil {
 				return meta.DisplayName
 			}
-		case PropertyBundleObject:
-			v, err := parseBundleObject(p)
-			if err != nil || !strings.Contains(string(v.Data), "ClusterServiceVersion") {
+		case declcfg.PropertyBundleObject:
+			var v declcfg.BundleObjectValue
+			if err := p.ParseValue(&v); err != nil || !strings.Contains(string(v.Data), "ClusterServiceVersion") {
 				continue
 			}
 			var obj struct {
@@ -134,21 +135,4 @@ func csvDisplayName(b *ModelBundle) string {
 		}
 	}
 	return ""
-}
-
-// ResolveBundleObjects fills Objects and CsvJSON of every bundle of cfg
-// that has none from its inline olm.bundle.object properties, as loading
-// a directory does: a catalog made in memory (converted from a sqlite
-// index, say) then converts to the same model.
-func (cfg *DeclarativeConfig) ResolveBundleObjects() error {
-	for i := range cfg.Bundles {
-		b := &cfg.Bundles[i]
-		if len(b.Objects) > 0 {
-			continue
-		}
-		if err := resolveBundleObjects(b, nil, "", false); err != nil {
-			return fmt.Errorf("bundle %q: %w", b.Name, err)
-		}
-	}
-	return nil
 }

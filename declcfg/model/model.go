@@ -1,4 +1,4 @@
-package declcfg
+package model
 
 import (
 	"fmt"
@@ -6,57 +6,59 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // Model is the linked, validated form of a catalog: packages own channels,
-// channels own their bundles (one ModelBundle per channel membership, as
-// the registry API serves them). It is built by ConvertToModel and is what
+// channels own their bundles (one Bundle per channel membership, as
+// the registry API serves them). It is built by FromDeclcfg and is what
 // the registry server answers from.
 type Model struct {
-	Packages map[string]*ModelPackage
+	Packages map[string]*Package
 }
 
-// ModelPackage is a package with its channels.
-type ModelPackage struct {
+// Package is a package with its channels.
+type Package struct {
 	Name           string
 	Description    string
-	Icon           *Icon
-	DefaultChannel *ModelChannel
-	Channels       map[string]*ModelChannel
+	Icon           *declcfg.Icon
+	DefaultChannel *Channel
+	Channels       map[string]*Channel
 	// Deprecation is the package-level deprecation message, if any.
 	Deprecation string
 
 	// Origin is where the olm.package blob was read from (zero when the
 	// model was built from another source).
-	Origin Origin
+	Origin declcfg.Origin
 }
 
-// ModelChannel is a channel with its bundles, keyed by bundle name.
-type ModelChannel struct {
-	Package *ModelPackage
+// Channel is a channel with its bundles, keyed by bundle name.
+type Channel struct {
+	Package *Package
 	Name    string
-	Bundles map[string]*ModelBundle
+	Bundles map[string]*Bundle
 	// Deprecation is the channel-level deprecation message, if any.
 	Deprecation string
 
 	// Origin is where the olm.channel blob was read from (zero when the
 	// model was built from another source).
-	Origin Origin
+	Origin declcfg.Origin
 }
 
-// ModelBundle is one bundle's membership in one channel: the bundle's data
+// Bundle is one bundle's membership in one channel: the bundle's data
 // plus that channel entry's edges.
-type ModelBundle struct {
-	Package   *ModelPackage
-	Channel   *ModelChannel
+type Bundle struct {
+	Package   *Package
+	Channel   *Channel
 	Name      string
 	Image     string
 	Replaces  string
 	Skips     []string
 	SkipRange string
 
-	Properties    []Property
-	RelatedImages []RelatedImage
+	Properties    []declcfg.Property
+	RelatedImages []declcfg.RelatedImage
 	CsvJSON       string
 	Objects       []string
 
@@ -66,12 +68,12 @@ type ModelBundle struct {
 	Deprecation string
 
 	// Origin is where the olm.bundle blob was read from.
-	Origin Origin
+	Origin declcfg.Origin
 }
 
 // Head returns the channel head: the one bundle that no other bundle of the
 // channel replaces or skips. It fails when there is none or more than one.
-func (c *ModelChannel) Head() (*ModelBundle, error) {
+func (c *Channel) Head() (*Bundle, error) {
 	incoming := make(map[string]int, len(c.Bundles))
 	for _, b := range c.Bundles {
 		if b.Replaces != "" {
@@ -81,7 +83,7 @@ func (c *ModelChannel) Head() (*ModelBundle, error) {
 			incoming[s]++
 		}
 	}
-	var heads []*ModelBundle
+	var heads []*Bundle
 	for _, b := range c.Bundles {
 		if incoming[b.Name] == 0 {
 			heads = append(heads, b)

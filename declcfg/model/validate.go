@@ -1,4 +1,4 @@
-package declcfg
+package model
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // Validate checks the model's graph rules: every package has channels and
@@ -18,14 +20,14 @@ import (
 // chain and no stranded bundle; every bundle has a name, exactly one
 // olm.package property, an image or objects, no empty skips and a
 // parseable skipRange. All problems are returned as a *ValidationError
-// whose Problems is the flat report and which unwraps to one *ModelError
+// whose Problems is the flat report and which unwraps to one *Error
 // per package with problems (package -> channel -> bundle).
 func (m *Model) Validate() error {
 	return validationError(m.validate(true))
 }
 
-// validate runs the model rules, one *ModelError per package with
-// problems, in package name order. full adds the rules ConvertToModel
+// validate runs the model rules, one *Error per package with
+// problems, in package name order. full adds the rules FromDeclcfg
 // already checks on the blobs (bundle rules, default channel presence), so
 // that a model built from another source is checked completely.
 func (m *Model) validate(full bool) []error {
@@ -48,32 +50,32 @@ func validationError(errs []error) error {
 }
 
 // Validate checks the package, its channels and their bundles (see
-// Model.Validate). It returns nil or a *ModelError.
-func (mp *ModelPackage) Validate() error { return mp.validate(mp.Name, true) }
+// Model.Validate). It returns nil or a *Error.
+func (mp *Package) Validate() error { return mp.validate(mp.Name, true) }
 
 // validate checks the package known as pname in its model.
-func (mp *ModelPackage) validate(pname string, full bool) error {
+func (mp *Package) validate(pname string, full bool) error {
 	var ps problems
 	if mp.Name == "" {
-		ps.add(mp.Origin, SchemaPackage, "", "", "package name must be set")
+		ps.add(mp.Origin, declcfg.SchemaPackage, "", "", "package name must be set")
 	}
 	if len(mp.Channels) == 0 {
-		ps.add(mp.Origin, SchemaPackage, pname, "", "package must have at least one channel")
+		ps.add(mp.Origin, declcfg.SchemaPackage, pname, "", "package must have at least one channel")
 	}
 	if full {
 		switch {
 		case mp.DefaultChannel == nil:
-			ps.add(mp.Origin, SchemaPackage, pname, "", "default channel must be set")
+			ps.add(mp.Origin, declcfg.SchemaPackage, pname, "", "default channel must be set")
 		case mp.Channels[mp.DefaultChannel.Name] != mp.DefaultChannel:
-			ps.add(mp.Origin, SchemaPackage, pname, "", "default channel %q not found in the package's channels", mp.DefaultChannel.Name)
+			ps.add(mp.Origin, declcfg.SchemaPackage, pname, "", "default channel %q not found in the package's channels", mp.DefaultChannel.Name)
 		}
 	}
 	errs := ps.errs()
 
 	// Each bundle's rules are checked once, under the first channel (by
 	// name) that holds it.
-	unique := map[string]*ModelBundle{}
-	claim := func(bname string, b *ModelBundle) bool {
+	unique := map[string]*Bundle{}
+	claim := func(bname string, b *Bundle) bool {
 		if _, seen := unique[bname]; seen {
 			return false
 		}
@@ -86,12 +88,12 @@ func (mp *ModelPackage) validate(pname string, full bool) error {
 		}
 	}
 	errs = append(errs, duplicateVersions(mp, pname, unique).errs()...)
-	return modelError(SchemaPackage, pname, "", errs)
+	return modelError(declcfg.SchemaPackage, pname, "", errs)
 }
 
 // duplicateVersions reports bundles of a package that share a version (and
 // release).
-func duplicateVersions(mp *ModelPackage, pname string, unique map[string]*ModelBundle) problems {
+func duplicateVersions(mp *Package, pname string, unique map[string]*Bundle) problems {
 	byVersion := map[string][]string{}
 	for _, bname := range sortedKeys(unique) {
 		b := unique[bname]
@@ -107,7 +109,7 @@ func duplicateVersions(mp *ModelPackage, pname string, unique map[string]*ModelB
 	var ps problems
 	for _, v := range sortedKeys(byVersion) {
 		if names := byVersion[v]; len(names) > 1 {
-			ps.add(mp.Origin, SchemaPackage, pname, "", "duplicate versions found in bundles: %s: %s", v, strings.Join(names, ", "))
+			ps.add(mp.Origin, declcfg.SchemaPackage, pname, "", "duplicate versions found in bundles: %s: %s", v, strings.Join(names, ", "))
 		}
 	}
 	return ps
@@ -115,12 +117,12 @@ func duplicateVersions(mp *ModelPackage, pname string, unique map[string]*ModelB
 
 // hasZeroVersion says whether a bundle's olm.package property really is
 // version 0.0.0 (rather than missing or unparseable).
-func hasZeroVersion(b *ModelBundle) bool {
+func hasZeroVersion(b *Bundle) bool {
 	for _, p := range b.Properties {
-		if p.Type != PropertyPackage {
+		if p.Type != declcfg.PropertyPackage {
 			continue
 		}
-		var v PackageValue
+		var v declcfg.PackageValue
 		if json.Unmarshal(p.Value, &v) == nil {
 			if ver, err := semver.Parse(v.Version); err == nil && ver.Equals(semver.Version{}) {
 				return true
@@ -131,23 +133,23 @@ func hasZeroVersion(b *ModelBundle) bool {
 }
 
 // Validate checks the channel's graph and edges and every bundle in it
-// (see Model.Validate). It returns nil or a *ModelError.
-func (mc *ModelChannel) Validate() error {
+// (see Model.Validate). It returns nil or a *Error.
+func (mc *Channel) Validate() error {
 	pname := ""
 	if mc.Package != nil {
 		pname = mc.Package.Name
 	}
-	return mc.validate(mc.Package, pname, mc.Name, true, func(string, *ModelBundle) bool { return true })
+	return mc.validate(mc.Package, pname, mc.Name, true, func(string, *Bundle) bool { return true })
 }
 
 // validate checks the channel known as cname in package pname (mp). claim
 // is called for every bundle of the channel (the package collects them
 // for its own rules) and says whether the bundle's rules are checked here;
 // they are checked only when full.
-func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full bool, claim func(string, *ModelBundle) bool) error {
+func (mc *Channel) validate(mp *Package, pname, cname string, full bool, claim func(string, *Bundle) bool) error {
 	var ps problems
 	add := func(format string, args ...any) {
-		ps.add(mc.Origin, SchemaChannel, pname, cname, format, args...)
+		ps.add(mc.Origin, declcfg.SchemaChannel, pname, cname, format, args...)
 	}
 	if mc.Package != mp {
 		add("channel is not linked to its package")
@@ -157,7 +159,7 @@ func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full boo
 	}
 	if len(mc.Bundles) == 0 {
 		add("channel must contain at least one bundle")
-		return modelError(SchemaChannel, pname, cname, ps.errs())
+		return modelError(declcfg.SchemaChannel, pname, cname, ps.errs())
 	}
 	for _, n := range sortedKeys(mc.Bundles) {
 		if b := mc.Bundles[n]; b.Channel != nil && b.Channel != mc {
@@ -179,12 +181,12 @@ func (mc *ModelChannel) validate(mp *ModelPackage, pname, cname string, full boo
 			errs = append(errs, err)
 		}
 	}
-	return modelError(SchemaChannel, pname, cname, errs)
+	return modelError(declcfg.SchemaChannel, pname, cname, errs)
 }
 
 // Validate checks the bundle's own rules: a name, exactly one olm.package
-// property, an image or objects. It returns nil or a *ModelError.
-func (b *ModelBundle) Validate() error {
+// property, an image or objects. It returns nil or a *Error.
+func (b *Bundle) Validate() error {
 	pname := ""
 	if b.Package != nil {
 		pname = b.Package.Name
@@ -193,13 +195,13 @@ func (b *ModelBundle) Validate() error {
 }
 
 // validate checks the bundle known as bname in package pname.
-func (b *ModelBundle) validate(pname, bname string) error {
+func (b *Bundle) validate(pname, bname string) error {
 	var ps problems
 	if b.Name == "" {
-		ps.add(b.Origin, SchemaBundle, pname, "", "bundle name must be set")
+		ps.add(b.Origin, declcfg.SchemaBundle, pname, "", "bundle name must be set")
 	}
 	checkBundleRules(&ps, b.Origin, pname, bname, b.Image, b.Properties, len(b.Objects))
-	return modelError(SchemaBundle, pname, bname, ps.errs())
+	return modelError(declcfg.SchemaBundle, pname, bname, ps.errs())
 }
 
 // parallelFor calls fn(i) for every i in [0, n) on GOMAXPROCS goroutines.

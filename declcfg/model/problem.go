@@ -1,9 +1,11 @@
-package declcfg
+package model
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // Problem is one validation finding, naming the blob it is about.
@@ -19,7 +21,7 @@ type Problem struct {
 	// Message says what is wrong.
 	Message string `json:"message"`
 
-	origin Origin // for ordering the report by file and position
+	origin declcfg.Origin // for ordering the report by file and position
 }
 
 // String renders the problem as "file: schema package/name: message",
@@ -57,12 +59,12 @@ func (p Problem) String() string {
 type ValidationError struct {
 	Problems []Problem
 
-	// nested are the model-level errors (one *ModelError per package)
+	// nested are the model-level errors (one *Error per package)
 	// Problems was partly derived from, for errors.Is and errors.As.
 	nested []error
 }
 
-// Unwrap returns the nested model-level errors: one *ModelError per
+// Unwrap returns the nested model-level errors: one *Error per
 // package whose model checks failed (blob-level problems found while
 // linking the model are only in Problems).
 func (e *ValidationError) Unwrap() []error { return e.nested }
@@ -85,7 +87,7 @@ func (e *ValidationError) Error() string {
 // problems collects findings.
 type problems []Problem
 
-func (ps *problems) add(o Origin, schema, pkg, name, format string, args ...any) {
+func (ps *problems) add(o declcfg.Origin, schema, pkg, name, format string, args ...any) {
 	*ps = append(*ps, Problem{File: o.String(), Schema: schema, Package: pkg, Name: name, Message: fmt.Sprintf(format, args...), origin: o})
 }
 
@@ -102,7 +104,7 @@ func (ps problems) sortByOrigin() {
 	})
 }
 
-func originOrMemory(o Origin) string {
+func originOrMemory(o declcfg.Origin) string {
 	if s := o.String(); s != "" {
 		return s
 	}

@@ -1,22 +1,24 @@
-package declcfg
+package model
 
 import (
 	"strings"
 
 	"github.com/blang/semver/v4"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
-// ConvertToModel validates cfg and links it into a Model. It checks every
+// FromDeclcfg validates cfg and links it into a Model. It checks every
 // blob and the graph of every channel and reports all problems at once as
 // a *ValidationError; the Model is returned only when there is none. The
 // model-level checks run through the model types' validate steps, and the
-// error unwraps to their nested *ModelError values.
-func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
+// error unwraps to their nested *Error values.
+func FromDeclcfg(cfg *declcfg.DeclarativeConfig) (*Model, error) {
 	mb := &modelBuild{
 		cfg:      cfg,
-		m:        &Model{Packages: map[string]*ModelPackage{}},
-		pkgBlobs: map[string]*Package{},
+		m:        &Model{Packages: map[string]*Package{}},
+		pkgBlobs: map[string]*declcfg.Package{},
 		bundles:  map[string]map[string]*bundleInfo{},
 	}
 	mb.packages()
@@ -38,11 +40,11 @@ func ConvertToModel(cfg *DeclarativeConfig) (*Model, error) {
 // modelBuild is a Model being linked from a DeclarativeConfig, one schema
 // at a time, collecting problems.
 type modelBuild struct {
-	cfg *DeclarativeConfig
+	cfg *declcfg.DeclarativeConfig
 	m   *Model
 	ps  problems
 	// pkgBlobs is the olm.package blob that defined each package.
-	pkgBlobs map[string]*Package
+	pkgBlobs map[string]*declcfg.Package
 	// linked are the channels with their entries, to link to bundles once
 	// the bundles are known.
 	linked []chanEntries
@@ -53,12 +55,12 @@ type modelBuild struct {
 }
 
 type chanEntries struct {
-	ch      *ModelChannel
-	entries []ChannelEntry
+	ch      *Channel
+	entries []declcfg.ChannelEntry
 }
 
 type bundleInfo struct {
-	b        *Bundle
+	b        *declcfg.Bundle
 	version  semver.Version
 	used     bool
 	problems problems
@@ -69,22 +71,22 @@ func (mb *modelBuild) packages() {
 	for i := range mb.cfg.Packages {
 		p := &mb.cfg.Packages[i]
 		if p.Name == "" {
-			mb.ps.add(p.Origin, SchemaPackage, "", "", "package name must be set")
+			mb.ps.add(p.Origin, declcfg.SchemaPackage, "", "", "package name must be set")
 			continue
 		}
 		if prev, dup := mb.pkgBlobs[p.Name]; dup {
-			mb.ps.add(p.Origin, SchemaPackage, p.Name, "", "duplicate package (first defined at %s)", originOrMemory(prev.Origin))
+			mb.ps.add(p.Origin, declcfg.SchemaPackage, p.Name, "", "duplicate package (first defined at %s)", originOrMemory(prev.Origin))
 			continue
 		}
 		if errs := validation.IsDNS1123Label(p.Name); len(errs) > 0 {
-			mb.ps.add(p.Origin, SchemaPackage, p.Name, "", "invalid package name: %s", strings.Join(errs, "; "))
+			mb.ps.add(p.Origin, declcfg.SchemaPackage, p.Name, "", "invalid package name: %s", strings.Join(errs, "; "))
 		}
 		mb.pkgBlobs[p.Name] = p
-		mb.m.Packages[p.Name] = &ModelPackage{
+		mb.m.Packages[p.Name] = &Package{
 			Name:        p.Name,
 			Description: p.Description,
 			Icon:        p.Icon,
-			Channels:    map[string]*ModelChannel{},
+			Channels:    map[string]*Channel{},
 			Origin:      p.Origin,
 		}
 	}
@@ -96,32 +98,32 @@ func (mb *modelBuild) channels() {
 	for i := range mb.cfg.Channels {
 		c := &mb.cfg.Channels[i]
 		if c.Package == "" {
-			mb.ps.add(c.Origin, SchemaChannel, "", c.Name, "channel package must be set")
+			mb.ps.add(c.Origin, declcfg.SchemaChannel, "", c.Name, "channel package must be set")
 			continue
 		}
 		mp := mb.m.Packages[c.Package]
 		if mp == nil {
-			mb.ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "package %q not found", c.Package)
+			mb.ps.add(c.Origin, declcfg.SchemaChannel, c.Package, c.Name, "package %q not found", c.Package)
 			continue
 		}
 		if c.Name == "" {
-			mb.ps.add(c.Origin, SchemaChannel, c.Package, "", "channel name must be set")
+			mb.ps.add(c.Origin, declcfg.SchemaChannel, c.Package, "", "channel name must be set")
 			continue
 		}
 		if prev, dup := mp.Channels[c.Name]; dup {
-			mb.ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "duplicate channel (first defined at %s)", originOrMemory(prev.Origin))
+			mb.ps.add(c.Origin, declcfg.SchemaChannel, c.Package, c.Name, "duplicate channel (first defined at %s)", originOrMemory(prev.Origin))
 			continue
 		}
-		mc := &ModelChannel{Package: mp, Name: c.Name, Bundles: map[string]*ModelBundle{}, Origin: c.Origin}
+		mc := &Channel{Package: mp, Name: c.Name, Bundles: map[string]*Bundle{}, Origin: c.Origin}
 		mp.Channels[c.Name] = mc
 		seen := map[string]bool{}
 		for _, e := range c.Entries {
 			if e.Name == "" {
-				mb.ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "entry name must be set")
+				mb.ps.add(c.Origin, declcfg.SchemaChannel, c.Package, c.Name, "entry name must be set")
 				continue
 			}
 			if seen[e.Name] {
-				mb.ps.add(c.Origin, SchemaChannel, c.Package, c.Name, "duplicate entry %q", e.Name)
+				mb.ps.add(c.Origin, declcfg.SchemaChannel, c.Package, c.Name, "duplicate entry %q", e.Name)
 				continue
 			}
 			seen[e.Name] = true
@@ -141,9 +143,9 @@ func (mb *modelBuild) defaultChannels() {
 		mp := mb.m.Packages[name]
 		switch ch := mp.Channels[p.DefaultChannel]; {
 		case p.DefaultChannel == "":
-			mb.ps.add(p.Origin, SchemaPackage, name, "", "default channel must be set")
+			mb.ps.add(p.Origin, declcfg.SchemaPackage, name, "", "default channel must be set")
 		case ch == nil:
-			mb.ps.add(p.Origin, SchemaPackage, name, "", "default channel %q not found in the package's channels", p.DefaultChannel)
+			mb.ps.add(p.Origin, declcfg.SchemaPackage, name, "", "default channel %q not found in the package's channels", p.DefaultChannel)
 		default:
 			mp.DefaultChannel = ch
 		}
@@ -160,15 +162,15 @@ func (mb *modelBuild) bundleBlobs() {
 	for i := range mb.cfg.Bundles {
 		b := &mb.cfg.Bundles[i]
 		if b.Name == "" {
-			pre[i].add(b.Origin, SchemaBundle, b.Package, "", "bundle name must be set")
+			pre[i].add(b.Origin, declcfg.SchemaBundle, b.Package, "", "bundle name must be set")
 			continue
 		}
 		if b.Package == "" {
-			pre[i].add(b.Origin, SchemaBundle, "", b.Name, "bundle package must be set")
+			pre[i].add(b.Origin, declcfg.SchemaBundle, "", b.Name, "bundle package must be set")
 			continue
 		}
 		if mb.m.Packages[b.Package] == nil {
-			pre[i].add(b.Origin, SchemaBundle, b.Package, b.Name, "package %q not found", b.Package)
+			pre[i].add(b.Origin, declcfg.SchemaBundle, b.Package, b.Name, "package %q not found", b.Package)
 			continue
 		}
 		byName := mb.bundles[b.Package]
@@ -177,7 +179,7 @@ func (mb *modelBuild) bundleBlobs() {
 			mb.bundles[b.Package] = byName
 		}
 		if prev, dup := byName[b.Name]; dup {
-			pre[i].add(b.Origin, SchemaBundle, b.Package, b.Name, "duplicate bundle (first defined at %s)", originOrMemory(prev.b.Origin))
+			pre[i].add(b.Origin, declcfg.SchemaBundle, b.Package, b.Name, "duplicate bundle (first defined at %s)", originOrMemory(prev.b.Origin))
 			continue
 		}
 		info := &bundleInfo{b: b}
@@ -211,12 +213,12 @@ func (mb *modelBuild) channelEntries() {
 			}
 			info := mb.bundles[mc.Package.Name][e.Name]
 			if info == nil {
-				mb.ps.add(mc.Origin, SchemaChannel, mc.Package.Name, mc.Name, "entry %q: bundle not found", e.Name)
+				mb.ps.add(mc.Origin, declcfg.SchemaChannel, mc.Package.Name, mc.Name, "entry %q: bundle not found", e.Name)
 				continue
 			}
 			info.used = true
 			b := info.b
-			mc.Bundles[e.Name] = &ModelBundle{
+			mc.Bundles[e.Name] = &Bundle{
 				Package:       mc.Package,
 				Channel:       mc,
 				Name:          b.Name,
@@ -235,7 +237,7 @@ func (mb *modelBuild) channelEntries() {
 	}
 	for _, info := range mb.bundleOrder {
 		if !info.used {
-			mb.ps.add(info.b.Origin, SchemaBundle, info.b.Package, info.b.Name, "bundle not found in any channel entries")
+			mb.ps.add(info.b.Origin, declcfg.SchemaBundle, info.b.Package, info.b.Name, "bundle not found in any channel entries")
 		}
 	}
 }
@@ -243,28 +245,28 @@ func (mb *modelBuild) channelEntries() {
 // deprecations checks the olm.deprecations blobs and attaches their
 // messages to packages, channels and bundles.
 func (mb *modelBuild) deprecations() {
-	seenDep := map[string]Origin{}
+	seenDep := map[string]declcfg.Origin{}
 	for i := range mb.cfg.Deprecations {
 		d := &mb.cfg.Deprecations[i]
 		if d.Package == "" {
-			mb.ps.add(d.Origin, SchemaDeprecations, "", "", "deprecation package must be set")
+			mb.ps.add(d.Origin, declcfg.SchemaDeprecations, "", "", "deprecation package must be set")
 			continue
 		}
 		mp := mb.m.Packages[d.Package]
 		if mp == nil {
-			mb.ps.add(d.Origin, SchemaDeprecations, d.Package, "", "package %q not found", d.Package)
+			mb.ps.add(d.Origin, declcfg.SchemaDeprecations, d.Package, "", "package %q not found", d.Package)
 			continue
 		}
 		if prev, dup := seenDep[d.Package]; dup {
-			mb.ps.add(d.Origin, SchemaDeprecations, d.Package, "", "duplicate olm.deprecations blob for the package (first defined at %s)", originOrMemory(prev))
+			mb.ps.add(d.Origin, declcfg.SchemaDeprecations, d.Package, "", "duplicate olm.deprecations blob for the package (first defined at %s)", originOrMemory(prev))
 			continue
 		}
 		seenDep[d.Package] = d.Origin
-		refs := map[PackageScopedReference]bool{}
+		refs := map[declcfg.PackageScopedReference]bool{}
 		for k, e := range d.Entries {
 			ref := e.Reference
 			bad := func(format string, args ...any) {
-				mb.ps.add(d.Origin, SchemaDeprecations, d.Package, "", "entry #%d: "+format, append([]any{k}, args...)...)
+				mb.ps.add(d.Origin, declcfg.SchemaDeprecations, d.Package, "", "entry #%d: "+format, append([]any{k}, args...)...)
 			}
 			if refs[ref] {
 				bad("duplicate reference %s %q", ref.Schema, ref.Name)
@@ -277,13 +279,13 @@ func (mb *modelBuild) deprecations() {
 			switch ref.Schema {
 			case "":
 				bad("reference schema must be set")
-			case SchemaPackage:
+			case declcfg.SchemaPackage:
 				if ref.Name != "" {
 					bad("olm.package reference must not have a name (got %q)", ref.Name)
 					continue
 				}
 				mp.Deprecation = e.Message
-			case SchemaChannel:
+			case declcfg.SchemaChannel:
 				if ref.Name == "" {
 					bad("olm.channel reference name must be set")
 					continue
@@ -294,7 +296,7 @@ func (mb *modelBuild) deprecations() {
 					continue
 				}
 				mc.Deprecation = e.Message
-			case SchemaBundle:
+			case declcfg.SchemaBundle:
 				if ref.Name == "" {
 					bad("olm.bundle reference name must be set")
 					continue

@@ -1,9 +1,8 @@
-package declcfg
+package model
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,48 +10,24 @@ import (
 
 	"github.com/blang/semver/v4"
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
-// Blob builders for the validation fixtures: each returns one JSON line.
-
-func pkgBlob(name, def string) string {
-	return fmt.Sprintf(`{"schema":"olm.package","name":%q,"defaultChannel":%q}`, name, def)
-}
-
-func chBlob(pkg, name string, entries ...string) string {
-	return fmt.Sprintf(`{"schema":"olm.channel","package":%q,"name":%q,"entries":[%s]}`, pkg, name, strings.Join(entries, ","))
-}
-
-// entry renders a channel entry: name, then optional replaces.
-func entry(name string, replaces ...string) string {
-	if len(replaces) > 0 {
-		return fmt.Sprintf(`{"name":%q,"replaces":%q}`, name, replaces[0])
-	}
-	return fmt.Sprintf(`{"name":%q}`, name)
-}
-
-func bundleBlob(pkg, name, version string) string {
-	return bundleWith(pkg, name, "quay.io/test/"+pkg+"-bundle:"+version, pkgProp(pkg, version))
-}
-
-func pkgProp(pkg, version string) string {
-	return fmt.Sprintf(`{"type":"olm.package","value":{"packageName":%q,"version":%q}}`, pkg, version)
-}
-
-func bundleWith(pkg, name, image string, props ...string) string {
-	return fmt.Sprintf(`{"schema":"olm.bundle","package":%q,"name":%q,"image":%q,"properties":[%s]}`, pkg, name, image, strings.Join(props, ","))
-}
-
-// validFoo is a valid one-package catalog the cases start from.
-var validFoo = []string{
-	pkgBlob("foo", "stable"),
-	chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0", "foo.v0.1.0")),
-	bundleBlob("foo", "foo.v0.1.0", "0.1.0"),
-	bundleBlob("foo", "foo.v0.2.0", "0.2.0"),
-}
+// The blob builders shared with the other catalog tests.
+var (
+	pkgBlob    = catalogtest.PkgBlob
+	chBlob     = catalogtest.ChBlob
+	entry      = catalogtest.Entry
+	bundleBlob = catalogtest.BundleBlob
+	pkgProp    = catalogtest.PkgProp
+	bundleWith = catalogtest.BundleWith
+	validFoo   = catalogtest.ValidFoo()
+)
 
 // validateBlobs writes blobs as catalog.json in a temp dir, loads it and
-// returns the problems ConvertToModel reports (nil if valid).
+// returns the problems FromDeclcfg reports (nil if valid).
 func validateBlobs(t *testing.T, blobs []string) []string {
 	t.Helper()
 	m, err := convertBlobs(t, blobs)
@@ -71,14 +46,14 @@ func validateBlobs(t *testing.T, blobs []string) []string {
 }
 
 // convertBlobs writes blobs as catalog.json in a temp dir, loads it and
-// returns what ConvertToModel returns.
+// returns what FromDeclcfg returns.
 func convertBlobs(t *testing.T, blobs []string) (*Model, error) {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(strings.Join(blobs, "\n")), 0o644))
-	cfg, err := LoadDir(context.Background(), dir)
+	cfg, err := declcfg.LoadDir(context.Background(), dir)
 	require.NoError(t, err)
-	return ConvertToModel(cfg)
+	return FromDeclcfg(cfg)
 }
 
 func TestConvertToModelRules(t *testing.T) {
@@ -326,14 +301,14 @@ func TestConvertToModelRules(t *testing.T) {
 // TestModelValidateBuiltModel checks a model built elsewhere (as the legacy
 // sqlite reader does), where no blob-level check has run.
 func TestModelValidateBuiltModel(t *testing.T) {
-	mp := &ModelPackage{Name: "foo", Channels: map[string]*ModelChannel{}}
-	mc := &ModelChannel{Package: mp, Name: "stable", Bundles: map[string]*ModelBundle{}}
+	mp := &Package{Name: "foo", Channels: map[string]*Channel{}}
+	mc := &Channel{Package: mp, Name: "stable", Bundles: map[string]*Bundle{}}
 	mp.Channels["stable"] = mc
-	mc.Bundles["foo.v1"] = &ModelBundle{Package: mp, Channel: mc, Name: "foo.v1", Image: "quay.io/foo:v1",
-		Version: semver.MustParse("1.0.0"), Properties: []Property{MustProperty(PropertyPackage, PackageValue{PackageName: "foo", Version: "1.0.0"})}}
-	mc.Bundles["foo.v1-again"] = &ModelBundle{Package: mp, Channel: mc, Name: "foo.v1-again", Replaces: "foo.v1", Skips: []string{""}, SkipRange: "not a range",
+	mc.Bundles["foo.v1"] = &Bundle{Package: mp, Channel: mc, Name: "foo.v1", Image: "quay.io/foo:v1",
+		Version: semver.MustParse("1.0.0"), Properties: []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: "foo", Version: "1.0.0"})}}
+	mc.Bundles["foo.v1-again"] = &Bundle{Package: mp, Channel: mc, Name: "foo.v1-again", Replaces: "foo.v1", Skips: []string{""}, SkipRange: "not a range",
 		Version: semver.MustParse("1.0.0")}
-	m := &Model{Packages: map[string]*ModelPackage{"foo": mp}}
+	m := &Model{Packages: map[string]*Package{"foo": mp}}
 
 	err := m.Validate()
 	var ve *ValidationError
@@ -357,7 +332,7 @@ func TestModelValidateBuiltModel(t *testing.T) {
 	mc.Bundles["foo.v1-again"].SkipRange = ""
 	mc.Bundles["foo.v1-again"].Version = semver.MustParse("1.0.1")
 	mc.Bundles["foo.v1-again"].Objects = []string{`{"kind":"ConfigMap"}`}
-	mc.Bundles["foo.v1-again"].Properties = []Property{MustProperty(PropertyPackage, PackageValue{PackageName: "foo", Version: "1.0.1"})}
+	mc.Bundles["foo.v1-again"].Properties = []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: "foo", Version: "1.0.1"})}
 	require.NoError(t, m.Validate())
 	head, err := mc.Head()
 	require.NoError(t, err)
