@@ -5,11 +5,16 @@
 // layout or the objects layout. Linking and validating the blobs into a
 // model is package declcfg/model's.
 //
-// Loading (LoadDir, LoadFile, DecodeStream) reads every .json/.yaml/.yml
-// file under a root, honouring .indexignore files, concurrently and in a
-// deterministic order. Blobs of unknown schemas are kept verbatim.
-// olm.bundle.object refs are resolved inside the root and inlined, so a
-// loaded config does not depend on the layout it came from.
+// Loading has three entry points, named by what they return. LoadDir
+// gives the whole *DeclarativeConfig of a directory (or, WithFile and
+// WithBlob, of one file or one blob of it); EachPackage streams the
+// directory's blobs package by package, never holding the catalog;
+// DecodeStream frames one JSON/YAML stream into raw blobs. Every
+// .json/.yaml/.yml file under a root is read, honouring .indexignore
+// files, concurrently and in a deterministic order. Blobs of unknown
+// schemas are kept verbatim. olm.bundle.object refs are resolved inside
+// the root and inlined, so a loaded config does not depend on the layout
+// it came from.
 //
 // Writing (WriteJSON, WriteYAML, WriteStream, DirWriter, WriteDir) follows
 // opm byte for byte: opm's blob order, four-space JSON without HTML

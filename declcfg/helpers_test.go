@@ -1,6 +1,8 @@
 package declcfg
 
 import (
+	"context"
+	"io"
 	"maps"
 	"slices"
 
@@ -19,3 +21,11 @@ var (
 )
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// writeDirStream writes what EachPackage hands over as the CLI streams a
+// directory: the same bytes as WriteStream of LoadDir(root).
+func writeDirStream(ctx context.Context, w io.Writer, root string, f Format, opts ...LoadOption) error {
+	return EachPackage(ctx, root, func(_ string, part *DeclarativeConfig) error {
+		return WriteStream(w, part, f)
+	}, opts...)
+}

@@ -30,6 +30,8 @@ type loadOptions struct {
 	concurrency int
 	packages    map[string]bool // nil: every package
 	lean        bool            // WithLeanBundles
+	file        string          // WithFile, WithBlob: the one file to load
+	blob        *blobChoice     // WithBlob
 }
 
 // WithConcurrency bounds the number of files decoded at once (default
@@ -45,6 +47,7 @@ func WithConcurrency(n int) LoadOption {
 // blob and inlined as data, so the result no longer depends on the
 // directory layout; refs that leave root (by ".." or by symlink) are
 // refused. The first error stops the load and names its file and blob.
+// WithFile and WithBlob load one file or one blob of root instead.
 func LoadDir(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeConfig, error) {
 	o := newLoadOptions(opts)
 	r, err := openRoot(root)
@@ -52,6 +55,9 @@ func LoadDir(ctx context.Context, root string, opts ...LoadOption) (*Declarative
 		return nil, err
 	}
 	defer r.Close()
+	if o.file != "" {
+		return loadOne(ctx, r, root, o)
+	}
 
 	files, err := listCatalogFiles(r)
 	if err != nil {
@@ -89,22 +95,6 @@ func makeIfAny[T any](n int) []T {
 		return nil
 	}
 	return make([]T, 0, n)
-}
-
-// LoadFile loads the single file relPath (slash-separated, relative to
-// root) as a blob stream; olm.bundle.object refs are resolved against root
-// exactly as LoadDir does.
-func LoadFile(ctx context.Context, root, relPath string) (*DeclarativeConfig, error) {
-	r, err := openRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	rel := path.Clean(strings.ReplaceAll(relPath, string(os.PathSeparator), "/"))
-	if !fs.ValidPath(rel) {
-		return nil, fmt.Errorf("load %s: path is not inside the catalog root %s", relPath, root)
-	}
-	return loadFile(ctx, r, rel, loadOptions{})
 }
 
 func openRoot(root string) (*os.Root, error) {

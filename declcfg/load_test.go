@@ -199,10 +199,10 @@ func TestLoadBundleObjects(t *testing.T) {
 	assert.Empty(t, cfg.Bundles[1].Objects)
 	assert.Empty(t, cfg.Bundles[1].CsvJSON)
 
-	one, err := LoadFile(context.Background(), dir, "p/c.json")
+	one, err := LoadDir(context.Background(), dir, WithFile("p/c.json"))
 	require.NoError(t, err)
 	assert.Equal(t, cfg, one)
-	_, err = LoadFile(context.Background(), dir, "../c.json")
+	_, err = LoadDir(context.Background(), dir, WithFile("../c.json"))
 	require.ErrorContains(t, err, "not inside the catalog root")
 }
 

@@ -49,7 +49,7 @@ func TestNULByteIsAnError(t *testing.T) {
 			check("LoadDir with a filter for another package", err)
 			err = EachPackage(context.Background(), dir, func(string, *DeclarativeConfig) error { return nil })
 			check("EachPackage", err)
-			err = WriteDirStream(context.Background(), io.Discard, dir, FormatJSON)
+			err = writeDirStream(context.Background(), io.Discard, dir, FormatJSON)
 			check("WriteDirStream", err)
 		})
 	}

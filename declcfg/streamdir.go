@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -65,21 +64,6 @@ func loadEachFile(ctx context.Context, r *os.Root, files []string, o loadOptions
 		return errs[bad]
 	}
 	return nil
-}
-
-// WriteDirStream writes every blob of the declarative config directory
-// root to w in format f: the same bytes as WriteStream of LoadDir(root),
-// without holding the catalog in memory. It writes what EachPackage hands
-// over, so errors are EachPackage's: a malformed file fails before
-// anything is written, a blob that fails only when fully decoded stops
-// the output at its package.
-func WriteDirStream(ctx context.Context, w io.Writer, root string, f Format, opts ...LoadOption) error {
-	if f != FormatJSON && f != FormatYAML && f != "" {
-		return fmt.Errorf("unknown output format %q", f)
-	}
-	return EachPackage(ctx, root, func(_ string, part *DeclarativeConfig) error {
-		return WriteStream(w, part, f)
-	}, opts...)
 }
 
 // EachPackage calls fn with the blobs of each package of the declarative

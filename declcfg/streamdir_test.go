@@ -86,7 +86,7 @@ func TestWriteDirStreamSameBytesAsLoadAndWrite(t *testing.T) {
 				// more files in flight than the writer takes.
 				for _, n := range []int{1, 3} {
 					got.Reset()
-					require.NoError(t, WriteDirStream(context.Background(), &got, dir, f, WithConcurrency(n)))
+					require.NoError(t, writeDirStream(context.Background(), &got, dir, f, WithConcurrency(n)))
 					require.Equal(t, string(want), got.String())
 				}
 			})
@@ -102,21 +102,16 @@ func TestWriteDirStreamFailsLikeLoadDirBeforeWriting(t *testing.T) {
 	_, wantErr := LoadDir(context.Background(), dir)
 	require.Error(t, wantErr)
 	var out bytes.Buffer
-	err := WriteDirStream(context.Background(), &out, dir, FormatJSON)
+	err := writeDirStream(context.Background(), &out, dir, FormatJSON)
 	require.EqualError(t, err, wantErr.Error())
 	require.Zero(t, out.Len(), "nothing is written when the catalog does not load")
-}
-
-func TestWriteDirStreamRejectsUnknownFormat(t *testing.T) {
-	var out bytes.Buffer
-	require.ErrorContains(t, WriteDirStream(context.Background(), &out, mixedCatalog(t), Format("toml")), `unknown output format "toml"`)
 }
 
 func TestWriteDirStreamCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out bytes.Buffer
-	require.ErrorIs(t, WriteDirStream(ctx, &out, mixedCatalog(t), FormatJSON), context.Canceled)
+	require.ErrorIs(t, writeDirStream(ctx, &out, mixedCatalog(t), FormatJSON), context.Canceled)
 }
 
 // validateLoaded is what validate did before streaming, with the
@@ -134,7 +129,7 @@ func TestWriteDirStreamDecodeErrorAfterScan(t *testing.T) {
 	require.ErrorContains(t, wantErr, "c/bad.json")
 	for _, n := range []int{1, 3} {
 		var out bytes.Buffer
-		err := WriteDirStream(context.Background(), &out, dir, FormatJSON, WithConcurrency(n))
+		err := writeDirStream(context.Background(), &out, dir, FormatJSON, WithConcurrency(n))
 		require.EqualError(t, err, wantErr.Error())
 		require.True(t, strings.HasPrefix(out.String(), "{\n    \"schema\": \"olm.package\",\n    \"name\": \"alpha\""), "alpha comes before zeta: %s", out.String())
 		require.NotContains(t, out.String(), `"zeta"`)
@@ -151,7 +146,7 @@ func TestWriteDirStreamWithPackages(t *testing.T) {
 	require.NoError(t, err)
 	var want, got bytes.Buffer
 	require.NoError(t, WriteStream(&want, cfg, FormatJSON))
-	require.NoError(t, WriteDirStream(context.Background(), &got, dir, FormatJSON, WithPackages("zeta")))
+	require.NoError(t, writeDirStream(context.Background(), &got, dir, FormatJSON, WithPackages("zeta")))
 	require.Equal(t, want.String(), got.String())
 	require.Contains(t, got.String(), `"zeta.v2"`)
 }

@@ -74,7 +74,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 				if _, _, isBundle := inputs[0].bundleDir(); !isBundle {
 					// A lone directory is streamed package by package.
 					w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
-					if err := declcfg.WriteDirStream(cmd.Context(), w, inputs[0].Ref, format); err != nil {
+					if err := streamDir(cmd.Context(), w, inputs[0].Ref, format); err != nil {
 						return &exitError{code: exitInvalid, err: err}
 					}
 					return w.Flush()
@@ -225,7 +225,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		}
 		return cfg, nil
 	case source.KindDeclcfgFile:
-		cfg, err := declcfg.LoadFile(ctx, filepath.Dir(arg), filepath.Base(arg))
+		cfg, err := declcfg.LoadDir(ctx, filepath.Dir(arg), declcfg.WithFile(filepath.Base(arg)))
 		if err != nil {
 			return nil, err
 		}
@@ -249,4 +249,15 @@ func bundleVersion(b declcfg.Bundle) string {
 		}
 	}
 	return ""
+}
+
+// streamDir writes every blob of the declarative config directory root to
+// w in format f: the same bytes as WriteStream of LoadDir(root), without
+// holding the catalog (declcfg.EachPackage): a malformed file fails
+// before anything is written, a blob that fails only when fully decoded
+// stops the output at its package.
+func streamDir(ctx context.Context, w io.Writer, root string, f declcfg.Format) error {
+	return declcfg.EachPackage(ctx, root, func(_ string, part *declcfg.DeclarativeConfig) error {
+		return declcfg.WriteStream(w, part, f)
+	})
 }

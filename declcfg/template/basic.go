@@ -74,7 +74,7 @@ func loadEntries(entries []json.RawMessage, o options) (*declcfg.DeclarativeConf
 	cfg := &declcfg.DeclarativeConfig{}
 	rel := filepath.Base(o.file)
 	for i, e := range entries {
-		c, err := declcfg.DecodeBlob(o.root, rel, i, e)
+		c, err := declcfg.LoadDir(context.Background(), o.root, declcfg.WithBlob(rel, i, e))
 		if err != nil {
 			return nil, &Error{File: o.file, Entry: entryName(i), Err: err}
 		}

@@ -17,7 +17,7 @@ import (
 // loadGolden loads a recorded opm render as a catalog.
 func loadGolden(t *testing.T, name string) *declcfg.DeclarativeConfig {
 	t.Helper()
-	cfg, err := declcfg.LoadFile(context.Background(), goldenDir, name)
+	cfg, err := declcfg.LoadDir(context.Background(), goldenDir, declcfg.WithFile(name))
 	require.NoError(t, err)
 	return cfg
 }
@@ -27,7 +27,7 @@ func loadWritten(t *testing.T, data string) *declcfg.DeclarativeConfig {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(data), 0o644))
-	cfg, err := declcfg.LoadFile(context.Background(), dir, "catalog.json")
+	cfg, err := declcfg.LoadDir(context.Background(), dir, declcfg.WithFile("catalog.json"))
 	require.NoError(t, err)
 	return cfg
 }

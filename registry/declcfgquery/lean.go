@@ -53,7 +53,7 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 
 // fileSource serves bundle manifests from the catalog files themselves:
 // the index keeps, per bundle, only where its blob is, and a call that
-// returns manifests decodes that one blob again (declcfg.DecodeBlob) and
+// returns manifests decodes that one blob again (declcfg.WithBlob) and
 // converts it as the full load would have. The files must not change
 // while served: a file whose size or modification time differs from when
 // it was loaded fails the call with an error saying so, instead of
@@ -150,10 +150,8 @@ func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	if blob == nil {
-		return declcfg.LoadBlob(context.Background(), s.dir, file, int(ref.Index))
-	}
-	return declcfg.DecodeBlob(s.dir, file, int(ref.Index), blob)
+	// Without the blob's bytes at hand, its file is read up to it.
+	return declcfg.LoadDir(context.Background(), s.dir, declcfg.WithBlob(file, int(ref.Index), blob))
 }
 
 // manifests decodes bundle i's blob again and converts its manifests as
