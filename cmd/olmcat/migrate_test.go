@@ -116,8 +116,9 @@ func TestMigrateInterrupted(t *testing.T) {
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.True(t, errors.As(err, &ee), "the interrupted migration must fail; stderr: %s", stderr.String())
-	assert.NotEqual(t, 0, ee.ExitCode())
-	assert.Contains(t, stderr.String(), "context canceled")
+	assert.Equal(t, 130, ee.ExitCode(), "an interrupt exits 128+SIGINT")
+	assert.Contains(t, stderr.String(), "interrupted by interrupt")
+	assert.NotContains(t, stderr.String(), "context canceled")
 	ents, err := os.ReadDir(outParent)
 	require.NoError(t, err)
 	assert.Empty(t, ents, "no output and no temporary directory may remain")
