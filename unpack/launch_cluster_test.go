@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,12 +24,10 @@ var crdOnce sync.Once
 
 // installCatalogSourceCRD registers OLM's CatalogSource kind (schema-less)
 // on the test API server once and waits until it is served.
-func installCatalogSourceCRD(t *testing.T, c *kubetest.Cluster) Clients {
+func installCatalogSourceCRD(t testing.TB, c *kubetest.Cluster) Clients {
 	t.Helper()
 	clients, err := NewClients(c.AdminConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "admin clients")
 	crdOnce.Do(func() {
 		crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 		crd := &unstructured.Unstructured{Object: map[string]any{
@@ -44,9 +44,8 @@ func installCatalogSourceCRD(t *testing.T, c *kubetest.Cluster) Clients {
 				}},
 			},
 		}}
-		if _, err := clients.Dynamic.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create CatalogSource CRD: %v", err)
-		}
+		_, err := clients.Dynamic.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{})
+		require.NoError(t, err, "create CatalogSource CRD")
 	})
 	// Served once a list answers.
 	deadline := time.Now().Add(30 * time.Second)
@@ -56,13 +55,13 @@ func installCatalogSourceCRD(t *testing.T, c *kubetest.Cluster) Clients {
 			return clients
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("CatalogSource CRD not served: %v", err)
+			require.NoError(t, err, "CatalogSource CRD not served")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-func createCatalogSource(t *testing.T, clients Clients, ns, name string, secrets ...string) *unstructured.Unstructured {
+func createCatalogSource(t testing.TB, clients Clients, ns, name string, secrets ...string) *unstructured.Unstructured {
 	t.Helper()
 	var list []any
 	for _, s := range secrets {
@@ -75,9 +74,7 @@ func createCatalogSource(t *testing.T, clients Clients, ns, name string, secrets
 		"spec":       map[string]any{"sourceType": "grpc", "image": "example/catalog:latest", "secrets": list},
 	}}
 	created, err := clients.Dynamic.Resource(CatalogSourceGVR).Namespace(ns).Create(context.Background(), cs, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "create CatalogSource %s/%s", ns, name)
 	return created
 }
 
@@ -91,27 +88,23 @@ func ownerRef(apiVersion, kind, name string, uid types.UID) metav1.OwnerReferenc
 func TestNameIsSHA256OfTheReference(t *testing.T) {
 	for _, image := range []string{"example/bundle:v1", "example/bundle@sha256:" + hex.EncodeToString(make([]byte, 32))} {
 		sum := sha256.Sum256([]byte(image))
-		if got, want := Name(image), hex.EncodeToString(sum[:])[:63]; got != want || len(got) != 63 {
-			t.Errorf("Name(%q) = %q, want %q", image, got, want)
-		}
+		got := Name(image)
+		assert.Equal(t, hex.EncodeToString(sum[:])[:63], got, "Name(%q)", image)
+		assert.Len(t, got, 63, "Name(%q)", image)
 	}
 }
 
 // job fetches the stored unpack Job.
-func getJob(t *testing.T, clients Clients, ns, name string) *batchv1.Job {
+func getJob(t testing.TB, clients Clients, ns, name string) *batchv1.Job {
 	t.Helper()
 	job, err := clients.jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get job %s/%s", ns, name)
 	return job
 }
 
-func getConfigMap(t *testing.T, clients Clients, ns, name string) *corev1.ConfigMap {
+func getConfigMap(t testing.TB, clients Clients, ns, name string) *corev1.ConfigMap {
 	t.Helper()
 	cm, err := clients.configMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get configmap %s/%s", ns, name)
 	return cm
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -90,7 +91,7 @@ func TestLaunchReownsAfterConfigMapRecreated(t *testing.T) {
 
 // requireNoUnpackObjects asserts that none of the five unpack objects of
 // name exists.
-func requireNoUnpackObjects(t *testing.T, clients Clients, ns, name string) {
+func requireNoUnpackObjects(t testing.TB, clients Clients, ns, name string) {
 	t.Helper()
 	ctx := context.Background()
 	k := clients
@@ -101,9 +102,8 @@ func requireNoUnpackObjects(t *testing.T, clients Clients, ns, name string) {
 		"RoleBinding":    func() error { _, err := k.roleBindings(ns).Get(ctx, name, metav1.GetOptions{}); return err },
 		"Job":            func() error { _, err := k.jobs(ns).Get(ctx, name, metav1.GetOptions{}); return err },
 	} {
-		if err := get(); !apierrors.IsNotFound(err) {
-			t.Errorf("%s %s/%s: %v, want NotFound", kind, ns, name, err)
-		}
+		err := get()
+		assert.True(t, apierrors.IsNotFound(err), "%s %s/%s: %v, want NotFound", kind, ns, name, err)
 	}
 }
 
@@ -130,7 +130,7 @@ func TestLaunchRefusesInvalidReference(t *testing.T) {
 
 // restrictedClients returns clients authenticated as a new ServiceAccount
 // of ns holding rules.
-func restrictedClients(t *testing.T, c *kubetest.Cluster, ns string, rules ...rbacv1.PolicyRule) Clients {
+func restrictedClients(t testing.TB, c *kubetest.Cluster, ns string, rules ...rbacv1.PolicyRule) Clients {
 	t.Helper()
 	ctx := context.Background()
 	admin := c.Admin(t)

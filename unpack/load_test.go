@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -27,9 +28,7 @@ func configMap(data map[string]string, binary map[string][]byte, ann map[string]
 
 func TestLoad(t *testing.T) {
 	gz, err := gzipBase64([]byte(testCSV))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := Load(configMap(
 		map[string]string{
 			"b.crd.yaml":        testCRD,
@@ -39,36 +38,36 @@ func TestLoad(t *testing.T) {
 			"dependencies.yaml": "dependencies:\n- type: olm.gvk\n  value: {group: g, kind: K, version: v1}\n",
 		}, nil,
 		map[string]string{AnnotationSourceImage: "example/foo:v1", "operators.operatorframework.io.bundle.package.v1": "foo"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := m.Bundle
-	if b.Name != "foo.v1.0.0" || b.CSV == nil || b.CSV.Key != "a.csv.yaml" {
-		t.Errorf("CSV = %+v, name %q", b.CSV, b.Name)
+	assert.Equal(t, "foo.v1.0.0", b.Name)
+	if assert.NotNil(t, b.CSV, "CSV") {
+		assert.Equal(t, "a.csv.yaml", b.CSV.Key, "CSV key")
 	}
-	if len(b.CRDs) != 1 || b.CRDs[0].Name != "foos.example.com" || len(b.Others) != 2 || len(b.Objects) != 4 {
-		t.Errorf("CRDs %d, others %d, objects %d", len(b.CRDs), len(b.Others), len(b.Objects))
+	if assert.Len(t, b.CRDs, 1, "CRDs") {
+		assert.Equal(t, "foos.example.com", b.CRDs[0].Name, "CRD name")
 	}
-	if b.Image != "example/foo:v1" || b.Annotations["operators.operatorframework.io.bundle.package.v1"] != "foo" || len(b.Annotations) != 1 {
-		t.Errorf("image %q, annotations %v", b.Image, b.Annotations)
-	}
-	if m.PackageManifest == nil || m.PackageManifest.PackageName != "foo" || m.PackageManifest.Channels[0].CurrentCSV != "foo.v1.0.0" {
-		t.Errorf("package manifest = %+v", m.PackageManifest)
+	assert.Len(t, b.Others, 2, "others")
+	assert.Len(t, b.Objects, 4, "objects")
+	assert.Equal(t, "example/foo:v1", b.Image, "image")
+	assert.Equal(t, map[string]string{"operators.operatorframework.io.bundle.package.v1": "foo"}, b.Annotations, "annotations")
+	if assert.NotNil(t, m.PackageManifest, "package manifest") {
+		assert.Equal(t, "foo", m.PackageManifest.PackageName, "package manifest")
+		if assert.NotEmpty(t, m.PackageManifest.Channels, "package manifest channels") {
+			assert.Equal(t, "foo.v1.0.0", m.PackageManifest.Channels[0].CurrentCSV, "package manifest channel")
+		}
 	}
 	for _, f := range b.Files {
-		if f.Key == "dependencies.yaml" && f.Path != "metadata/dependencies.yaml" {
-			t.Errorf("dependencies.yaml path %q", f.Path)
+		if f.Key == "dependencies.yaml" {
+			assert.Equal(t, "metadata/dependencies.yaml", f.Path, "dependencies.yaml path")
 		}
 	}
 
 	m, err = Load(configMap(map[string]string{"ignored-by-nobody.yaml": testSvc}, map[string][]byte{"csv.yaml": gz},
 		map[string]string{AnnotationContentEncoding: EncodingGzipBase64}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Bundle.Name != "foo.v1.0.0" || len(m.Bundle.Objects) != 2 {
-		t.Errorf("gzip: name %q, %d objects", m.Bundle.Name, len(m.Bundle.Objects))
-	}
+	require.NoError(t, err, "gzip")
+	assert.Equal(t, "foo.v1.0.0", m.Bundle.Name, "gzip: name")
+	assert.Len(t, m.Bundle.Objects, 2, "gzip: objects")
 }
 
 func TestLoadErrorsNameTheKey(t *testing.T) {
@@ -90,12 +89,8 @@ func TestLoadErrorsNameTheKey(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(tc.cm)
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("Load error = %v, want it to contain %q", err, tc.wantErr)
-			}
-			if !strings.Contains(err.Error(), "configmap ns/cm") {
-				t.Errorf("error %q does not name the configmap", err)
-			}
+			require.ErrorContains(t, err, tc.wantErr, "Load")
+			assert.ErrorContains(t, err, "configmap ns/cm", "error does not name the configmap")
 		})
 	}
 }

@@ -7,25 +7,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // readTarGz returns the entries of a tar.gz: name -> content, directories
 // with content "<dir>".
-func readTarGz(t *testing.T, path string) map[string]string {
+func readTarGz(t testing.TB, path string) map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "%s", path)
 	tr := tar.NewReader(zr)
 	out := map[string]string{}
 	for {
@@ -33,20 +30,15 @@ func readTarGz(t *testing.T, path string) map[string]string {
 		if errors.Is(err, io.EOF) {
 			return out
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr.Uid != 0 || hdr.Gid != 0 {
-			t.Errorf("%s owned by %d:%d", hdr.Name, hdr.Uid, hdr.Gid)
-		}
+		require.NoError(t, err, "%s", path)
+		assert.Zero(t, hdr.Uid, "%s owner uid", hdr.Name)
+		assert.Zero(t, hdr.Gid, "%s owner gid", hdr.Name)
 		if hdr.Typeflag == tar.TypeDir {
 			out[hdr.Name] = "<dir>"
 			continue
 		}
 		data, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err, "%s: %s", path, hdr.Name)
 		out[hdr.Name] = string(data)
 	}
 }
@@ -55,37 +47,25 @@ func TestWriteLocal(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "bundles")
 	cm := configMap(map[string]string{"svc.yaml": testSvc, "crd.yaml": testCRD + "---\n" + testCRD}, map[string][]byte{"csv.yaml": []byte(testCSV)}, nil)
 	got, err := WriteLocal(cm, root, WithBundleName("my-bundle"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(root, "my-bundle.tar.gz"); got != want {
-		t.Fatalf("path = %s, want %s", got, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(root, "my-bundle.tar.gz"), got, "path")
 	want := map[string]string{
 		"manifests/":         "<dir>",
 		"manifests/svc.yaml": testSvc,
 		"manifests/crd.yaml": testCRD + "---\n" + testCRD,
 		"manifests/csv.yaml": testCSV,
 	}
-	if diff := cmp.Diff(want, readTarGz(t, got)); diff != "" {
-		t.Errorf("archive (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, readTarGz(t, got)), "archive (-want +got)")
 	entries, _ := os.ReadDir(root)
-	if len(entries) != 1 {
-		t.Errorf("root holds %d entries, want only the archive (no temp files)", len(entries))
-	}
+	assert.Len(t, entries, 1, "root: want only the archive (no temp files)")
 
 	// No clobbering without force; force replaces.
-	if _, err := WriteLocal(cm, root, WithBundleName("my-bundle")); err == nil || !strings.Contains(err.Error(), "exists") {
-		t.Fatalf("second write: %v, want an exists error", err)
-	}
+	_, err = WriteLocal(cm, root, WithBundleName("my-bundle"))
+	require.ErrorContains(t, err, "exists", "second write")
 	cm.Data["svc.yaml"] = testCRD
-	if _, err := WriteLocal(cm, root, WithBundleName("my-bundle"), WithForce(true)); err != nil {
-		t.Fatal(err)
-	}
-	if readTarGz(t, got)["manifests/svc.yaml"] != testCRD {
-		t.Error("forced write did not replace the archive")
-	}
+	_, err = WriteLocal(cm, root, WithBundleName("my-bundle"), WithForce(true))
+	require.NoError(t, err, "forced write")
+	assert.Equal(t, testCRD, readTarGz(t, got)["manifests/svc.yaml"], "forced write did not replace the archive")
 }
 
 func TestWriteLocalRefuses(t *testing.T) {
@@ -112,9 +92,7 @@ func TestWriteLocalRefuses(t *testing.T) {
 				data = map[string]string{"svc.yaml": testSvc}
 			}
 			_, err := WriteLocal(configMap(data, nil, nil), root, tc.opts...)
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("WriteLocal error = %v, want %q", err, tc.wantErr)
-			}
+			require.ErrorContains(t, err, tc.wantErr, "WriteLocal")
 			// Nothing was written anywhere under parent.
 			var written []string
 			filepath.WalkDir(parent, func(p string, d os.DirEntry, _ error) error {
@@ -123,9 +101,7 @@ func TestWriteLocalRefuses(t *testing.T) {
 				}
 				return nil
 			})
-			if len(written) > 0 {
-				t.Errorf("files written: %v", written)
-			}
+			assert.Empty(t, written, "files written")
 		})
 	}
 }

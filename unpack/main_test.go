@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -20,40 +21,32 @@ func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 
 // createConfigMap creates an empty ConfigMap as Launch would, for tests of
 // Extract alone.
-func createConfigMap(t *testing.T, client kubernetes.Interface, namespace, name string) *corev1.ConfigMap {
+func createConfigMap(t testing.TB, client kubernetes.Interface, namespace, name string) *corev1.ConfigMap {
 	t.Helper()
 	cm, err := client.CoreV1().ConfigMaps(namespace).Create(context.Background(),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "create configmap %s/%s", namespace, name)
 	return cm
 }
 
 // configMapClient is jobtool.Extract's client authenticated as cfg.
-func configMapClient(t *testing.T, cfg *rest.Config) *jobtool.ConfigMaps {
+func configMapClient(t testing.TB, cfg *rest.Config) *jobtool.ConfigMaps {
 	t.Helper()
 	w, err := NewConfigMapClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "configmap client")
 	return w
 }
 
 // adminWriter is jobtool.Extract's client as the test cluster's admin.
-func adminWriter(t *testing.T) *jobtool.ConfigMaps {
+func adminWriter(t testing.TB) *jobtool.ConfigMaps {
 	t.Helper()
 	return configMapClient(t, kubetest.Get(t).AdminConfig())
 }
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
 	}
 }

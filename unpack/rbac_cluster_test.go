@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,23 +26,18 @@ func TestServiceAccountWritesOnlyItsConfigMap(t *testing.T) {
 	ctx := context.Background()
 	image := "example/baz-bundle:v1.0.0"
 	name := Name(image)
-	if _, err := Launch(ctx, clients, image, ns); err != nil {
-		t.Fatal(err)
-	}
+	_, err := Launch(ctx, clients, image, ns)
+	require.NoError(t, err, "launch")
 	createConfigMap(t, c.Admin(t), ns, "other")
 	saCfg := c.TokenConfig(c.ServiceAccountToken(t, ns, name))
 	saWriter := configMapClient(t, saCfg)
 	sa, err := NewClients(saCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "service account clients")
 	dir := jobtool.WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.0.0")
-	if _, err := jobtool.Extract(ctx, saWriter, ns, name, dir); err != nil {
-		t.Fatalf("extract into its own configmap: %v", err)
-	}
-	if _, err := jobtool.Extract(ctx, saWriter, ns, "other", dir); !jobtool.IsStatus(err, http.StatusForbidden) {
-		t.Errorf("extract into another configmap: %v, want Forbidden", err)
-	}
+	_, err = jobtool.Extract(ctx, saWriter, ns, name, dir)
+	require.NoError(t, err, "extract into its own configmap")
+	_, err = jobtool.Extract(ctx, saWriter, ns, "other", dir)
+	assert.True(t, jobtool.IsStatus(err, http.StatusForbidden), "extract into another configmap: %v, want Forbidden", err)
 	cms := sa.configMaps(ns)
 	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: ns}, Data: map[string]string{"x": "y"}}
 	for what, call := range map[string]func() error{
@@ -57,11 +54,8 @@ func TestServiceAccountWritesOnlyItsConfigMap(t *testing.T) {
 			return err
 		},
 	} {
-		if err := call(); !apierrors.IsForbidden(err) {
-			t.Errorf("%s as the unpack service account: %v, want Forbidden", what, err)
-		}
+		err := call()
+		assert.True(t, apierrors.IsForbidden(err), "%s as the unpack service account: %v, want Forbidden", what, err)
 	}
-	if cm := getConfigMap(t, clients, ns, "other"); len(cm.Data) != 0 {
-		t.Errorf("other configmap was written: %v", cm.Data)
-	}
+	assert.Empty(t, getConfigMap(t, clients, ns, "other").Data, "other configmap was written")
 }

@@ -24,6 +24,8 @@ import (
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Environment variables read by the harness.
@@ -71,7 +73,7 @@ func Get(t testing.TB) *Cluster {
 		if asMissing(startErr, &missing) && os.Getenv(EnvRequired) == "" {
 			t.Skipf("cluster test skipped: %v", startErr)
 		}
-		t.Fatalf("cluster: %v", startErr)
+		require.NoError(t, startErr, "cluster")
 	}
 	return shared
 }

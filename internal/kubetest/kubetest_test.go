@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,24 +26,16 @@ func TestCluster(t *testing.T) {
 	admin := c.Admin(t)
 
 	big := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "big"}, Data: map[string]string{"a": strings.Repeat("x", 1<<20+1)}}
-	if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, big, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "1048576") {
-		t.Fatalf("creating a ConfigMap over 1 MiB: %v, want the size limit error", err)
-	}
+	_, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, big, metav1.CreateOptions{})
+	require.ErrorContains(t, err, "1048576", "creating a ConfigMap over 1 MiB: want the size limit error")
 
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "nobody"}}
-	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{})
+	require.NoError(t, err, "create serviceaccount nobody")
 	token := c.ServiceAccountToken(t, ns, "nobody")
 	nobody, err := kubernetes.NewForConfig(c.TokenConfig(token))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "clientset for serviceaccount nobody")
 	_, err = nobody.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-	if !apierrors.IsForbidden(err) {
-		t.Fatalf("listing ConfigMaps as a service account without a role: %v, want Forbidden", err)
-	}
-	if !strings.Contains(err.Error(), "system:serviceaccount:"+ns+":nobody") {
-		t.Errorf("forbidden error %q does not name the service account", err)
-	}
+	require.True(t, apierrors.IsForbidden(err), "listing ConfigMaps as a service account without a role: %v, want Forbidden", err)
+	assert.ErrorContains(t, err, "system:serviceaccount:"+ns+":nobody", "forbidden error does not name the service account")
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,9 +33,7 @@ func (c *Cluster) Admin(t testing.TB) kubernetes.Interface {
 func (c *Cluster) client(t testing.TB, cfg *rest.Config) kubernetes.Interface {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatalf("clientset: %v", err)
-	}
+	require.NoError(t, err, "clientset")
 	return cs
 }
 
@@ -44,15 +43,13 @@ func (c *Cluster) client(t testing.TB, cfg *rest.Config) kubernetes.Interface {
 func (c *Cluster) Namespace(t testing.TB) string {
 	t.Helper()
 	raw := make([]byte, 4)
-	if _, err := rand.Read(raw); err != nil {
-		t.Fatal(err)
-	}
+	_, err := rand.Read(raw)
+	require.NoError(t, err, "random namespace name")
 	name := "t-" + hex.EncodeToString(raw)
 	cs := c.Admin(t)
 	ctx := context.Background()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create namespace %s: %v", name, err)
-	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	require.NoError(t, err, "create namespace %s", name)
 	t.Cleanup(func() {
 		_ = cs.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
@@ -67,9 +64,7 @@ func (c *Cluster) ServiceAccountToken(t testing.TB, namespace, name string) stri
 	tr, err := c.Admin(t).CoreV1().ServiceAccounts(namespace).CreateToken(context.Background(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}},
 		metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("token for serviceaccount %s/%s: %v", namespace, name, err)
-	}
+	require.NoError(t, err, "token for serviceaccount %s/%s", namespace, name)
 	return tr.Status.Token
 }
 
@@ -83,9 +78,7 @@ func (c *Cluster) Kubeconfig(t testing.TB, cfg *rest.Config) string {
 	kc.Contexts["kubetest"] = &clientcmdapi.Context{Cluster: "kubetest", AuthInfo: "kubetest"}
 	kc.CurrentContext = "kubetest"
 	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatalf("write kubeconfig: %v", err)
-	}
+	require.NoError(t, clientcmd.WriteToFile(*kc, path), "write kubeconfig")
 	return path
 }
 
@@ -111,9 +104,7 @@ func setJobConditions(t testing.TB, client kubernetes.Interface, namespace, name
 	t.Helper()
 	ctx := context.Background()
 	job, err := client.BatchV1().Jobs(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get job %s/%s", namespace, name)
 	start := metav1.NewTime(time.Now().Add(-time.Second).Truncate(time.Second))
 	job.Status.StartTime = &start
 	for _, c := range conds {
@@ -129,7 +120,6 @@ func setJobConditions(t testing.TB, client kubernetes.Interface, namespace, name
 			job.Status.Failed = 1
 		}
 	}
-	if _, err := client.BatchV1().Jobs(namespace).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("write status of job %s/%s: %v", namespace, name, err)
-	}
+	_, err = client.BatchV1().Jobs(namespace).UpdateStatus(ctx, job, metav1.UpdateOptions{})
+	require.NoError(t, err, "write status of job %s/%s", namespace, name)
 }

@@ -4,18 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for p, content := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		require.NoError(t, os.WriteFile(full, []byte(content), 0o644))
 	}
 }
 
@@ -37,33 +35,22 @@ func TestCopyBundle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root, dest := t.TempDir(), t.TempDir()
 			writeFiles(t, root, tc.files)
-			if err := CopyBundle(root, dest); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, CopyBundle(root, dest))
 			got, err := os.ReadFile(filepath.Join(dest, "manifests", "csv.yaml"))
-			if err != nil || string(got) != "kind: ClusterServiceVersion\n" {
-				t.Fatalf("manifests/csv.yaml = %q, %v", got, err)
-			}
-			if _, err := os.Stat(filepath.Join(dest, "metadata", AnnotationsFile)); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err, "manifests/csv.yaml")
+			require.Equal(t, "kind: ClusterServiceVersion\n", string(got), "manifests/csv.yaml")
+			require.FileExists(t, filepath.Join(dest, "metadata", AnnotationsFile))
 		})
 	}
-	if err := CopyBundle(t.TempDir(), t.TempDir()); err == nil {
-		t.Fatal("copying a directory without a bundle succeeded")
-	}
+	require.Error(t, CopyBundle(t.TempDir(), t.TempDir()), "copying a directory without a bundle succeeded")
 }
 
 func TestCopyFileRefusesExisting(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"a": "x", "b": "y"})
-	if err := CopyFile(filepath.Join(dir, "a"), filepath.Join(dir, "b"), 0o755); err == nil {
-		t.Fatal("CopyFile overwrote an existing file")
-	}
-	if err := CopyFile(filepath.Join(dir, "a"), filepath.Join(dir, "c"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(filepath.Join(dir, "c")); err != nil || st.Mode().Perm() != 0o755 {
-		t.Fatalf("copied file: %v %v", st, err)
-	}
+	require.Error(t, CopyFile(filepath.Join(dir, "a"), filepath.Join(dir, "b"), 0o755), "CopyFile overwrote an existing file")
+	require.NoError(t, CopyFile(filepath.Join(dir, "a"), filepath.Join(dir, "c"), 0o755))
+	st, err := os.Stat(filepath.Join(dir, "c"))
+	require.NoError(t, err, "copied file")
+	require.Equal(t, os.FileMode(0o755), st.Mode().Perm(), "copied file's mode")
 }

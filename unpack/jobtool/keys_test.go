@@ -1,6 +1,11 @@
 package jobtool
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestSanitizeKey(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -13,17 +18,11 @@ func TestSanitizeKey(t *testing.T) {
 		{"..", "--"},
 		{"", "-"},
 	} {
-		if got := SanitizeKey(tc.in); got != tc.want {
-			t.Errorf("SanitizeKey(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		assert.Equal(t, tc.want, SanitizeKey(tc.in), "SanitizeKey(%q)", tc.in)
 	}
-	long := make([]byte, 300)
-	for i := range long {
-		long[i] = 'x'
-	}
-	if got := SanitizeKey(string(long) + ".yaml"); len(got) != maxKeyLength || got[len(got)-5:] != ".yaml" {
-		t.Errorf("long name: got %d bytes ending %q", len(got), got[len(got)-5:])
-	}
+	got := SanitizeKey(strings.Repeat("x", 300) + ".yaml")
+	assert.Len(t, got, maxKeyLength, "long name")
+	assert.True(t, strings.HasSuffix(got, ".yaml"), "long name %q keeps its .yaml", got)
 }
 
 func TestKeyAssignerAvoidsCollisions(t *testing.T) {
@@ -33,9 +32,5 @@ func TestKeyAssignerAvoidsCollisions(t *testing.T) {
 		got = append(got, k.assign(name))
 	}
 	want := []string{"a-b.yaml", "a-b-2.yaml", "a-b-3.yaml", "dependencies.yaml", "dependencies-2.yaml"}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("key %d = %q, want %q (all: %v)", i, got[i], want[i], got)
-		}
-	}
+	assert.Equal(t, want, got)
 }
