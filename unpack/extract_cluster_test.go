@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -23,7 +25,7 @@ import (
 
 // fixtureBundles returns every bundle directory (manifests/ and
 // metadata/annotations.yaml) under fixtures/bundles.
-func fixtureBundles(t *testing.T) []string {
+func fixtureBundles(t testing.TB) []string {
 	t.Helper()
 	var dirs []string
 	err := filepath.WalkDir("../fixtures/bundles", func(p string, d os.DirEntry, err error) error {
@@ -38,12 +40,8 @@ func fixtureBundles(t *testing.T) []string {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) < 100 {
-		t.Fatalf("found %d bundle directories under fixtures/bundles, want the 109 copied there", len(dirs))
-	}
+	require.NoError(t, err, "walk fixtures/bundles")
+	require.GreaterOrEqual(t, len(dirs), 100, "bundle directories under fixtures/bundles, want the 109 copied there")
 	return dirs
 }
 
@@ -54,24 +52,18 @@ type diskBundle struct {
 	objects     []string // every document of every manifest, as JSON
 }
 
-func readDiskBundle(t *testing.T, dir string) diskBundle {
+func readDiskBundle(t testing.TB, dir string) diskBundle {
 	t.Helper()
 	b := diskBundle{files: map[string]string{}}
 	for _, sub := range []string{"manifests", "metadata"} {
 		entries, err := os.ReadDir(filepath.Join(dir, sub))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, e := range entries {
 			data, err := os.ReadFile(filepath.Join(dir, sub, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if sub == "metadata" && e.Name() == AnnotationsFile {
 				var doc struct{ Annotations map[string]string }
-				if err := yaml.Unmarshal(data, &doc); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, yaml.Unmarshal(data, &doc), "%s/%s/%s", dir, sub, e.Name())
 				b.annotations = doc.Annotations
 				continue
 			}
@@ -102,7 +94,8 @@ func TestExtractLoadRoundTrip(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, client kubernetes.Interface, ns, name, dir string, gzipped bool, want diskBundle) {
+func roundTrip(t testing.TB, client kubernetes.Interface, ns, name, dir string, gzipped bool, want diskBundle) {
+	t.Helper()
 	ctx := context.Background()
 	before := createConfigMap(t, client, ns, name)
 	image := "example/" + filepath.Base(dir) + ":v1"
@@ -111,23 +104,16 @@ func roundTrip(t *testing.T, client kubernetes.Interface, ns, name, dir string, 
 		assertUnchanged(t, client, ns, name, before.ResourceVersion)
 		t.Skipf("plain bundle over 1 MiB, refused before writing: %v", err)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "extract")
 	cm, err := client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gzipped != (cm.Annotations[AnnotationContentEncoding] == EncodingGzipBase64) || cm.Annotations[AnnotationSourceImage] != image {
-		t.Errorf("annotations %v", cm.Annotations)
-	}
-	if gzipped && len(cm.Data) != 0 {
-		t.Errorf("gzipped ConfigMap has %d data entries", len(cm.Data))
+	require.NoError(t, err, "get configmap %s/%s", ns, name)
+	assert.Equal(t, gzipped, cm.Annotations[AnnotationContentEncoding] == EncodingGzipBase64, "gzip encoding annotation: annotations %v", cm.Annotations)
+	assert.Equal(t, image, cm.Annotations[AnnotationSourceImage], "source image annotation")
+	if gzipped {
+		assert.Empty(t, cm.Data, "gzipped ConfigMap has data entries")
 	}
 	m, err := Load(cm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "load")
 	got := diskBundle{files: map[string]string{}, annotations: m.Bundle.Annotations}
 	for _, f := range m.Bundle.Files {
 		got.files[f.Path] = string(f.Content)
@@ -136,17 +122,15 @@ func roundTrip(t *testing.T, client kubernetes.Interface, ns, name, dir string, 
 		got.objects = append(got.objects, string(o.JSON))
 	}
 	want.objects = manifestObjects(t, want.files)
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(diskBundle{})); diff != "" {
-		t.Errorf("round trip (-disk +configmap):\n%s", diff)
-	}
-	if m.Bundle.CSV == nil || m.Bundle.Image != image {
-		t.Errorf("CSV %v, image %q", m.Bundle.CSV, m.Bundle.Image)
-	}
+	assert.Empty(t, cmp.Diff(want, got, cmp.AllowUnexported(diskBundle{})), "round trip (-disk +configmap)")
+	assert.NotNil(t, m.Bundle.CSV, "CSV")
+	assert.Equal(t, image, m.Bundle.Image, "bundle image")
 }
 
 // manifestObjects returns the documents of the manifests in path order, as
 // JSON, independently of Load: the reference the round trip compares with.
-func manifestObjects(t *testing.T, files map[string]string) []string {
+func manifestObjects(t testing.TB, files map[string]string) []string {
+	t.Helper()
 	var paths []string
 	for p := range files {
 		if strings.HasPrefix(p, "manifests/") {
@@ -158,9 +142,7 @@ func manifestObjects(t *testing.T, files map[string]string) []string {
 	for _, p := range paths {
 		for _, doc := range splitYAMLLines(files[p]) {
 			js, err := yaml.YAMLToJSON([]byte(doc))
-			if err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
+			require.NoError(t, err, p)
 			if string(js) != "null" {
 				out = append(out, string(js))
 			}
@@ -169,16 +151,14 @@ func manifestObjects(t *testing.T, files map[string]string) []string {
 	return out
 }
 
-func assertUnchanged(t *testing.T, client kubernetes.Interface, ns, name, resourceVersion string) {
+func assertUnchanged(t testing.TB, client kubernetes.Interface, ns, name, resourceVersion string) {
 	t.Helper()
 	cm, err := client.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cm.ResourceVersion != resourceVersion || len(cm.Data)+len(cm.BinaryData)+len(cm.Annotations) != 0 {
-		t.Errorf("ConfigMap changed: resourceVersion %s -> %s, %d data, %d binaryData, %d annotations",
-			resourceVersion, cm.ResourceVersion, len(cm.Data), len(cm.BinaryData), len(cm.Annotations))
-	}
+	require.NoError(t, err, "get configmap %s/%s", ns, name)
+	assert.Equal(t, resourceVersion, cm.ResourceVersion, "ConfigMap changed: resourceVersion")
+	assert.Empty(t, cm.Data, "ConfigMap changed: data")
+	assert.Empty(t, cm.BinaryData, "ConfigMap changed: binaryData")
+	assert.Empty(t, cm.Annotations, "ConfigMap changed: annotations")
 }
 
 // TestExtractOverLimit: a bundle over the ConfigMap limit (incompressible
@@ -206,18 +186,12 @@ func TestExtractOverLimit(t *testing.T) {
 		name := fmt.Sprintf("big-%v", gzipped)
 		before := createConfigMap(t, client, ns, name)
 		_, err := jobtool.Extract(context.Background(), adminWriter(t), ns, name, jobtool.WithBundleDir(dir), jobtool.WithGzip(gzipped))
-		if err == nil {
-			t.Fatalf("gzip %v: extract of a >1 MiB bundle succeeded", gzipped)
-		}
+		require.Error(t, err, "gzip %v: extract of a >1 MiB bundle succeeded", gzipped)
 		msg := err.Error()
 		for _, want := range []string{"over the limit of 1048576 bytes", "biggest files: manifests/huge.yaml (", "manifests/large.yaml (", "manifests/medium.yaml ("} {
-			if !strings.Contains(msg, want) {
-				t.Errorf("gzip %v: error %q does not contain %q", gzipped, msg, want)
-			}
+			assert.Contains(t, msg, want, "gzip %v: error", gzipped)
 		}
-		if strings.Contains(msg, "small.yaml") {
-			t.Errorf("error names more than the three biggest files: %s", msg)
-		}
+		assert.NotContains(t, msg, "small.yaml", "error names more than the three biggest files")
 		assertUnchanged(t, client, ns, name, before.ResourceVersion)
 	}
 }
@@ -227,9 +201,7 @@ func TestExtractMissingConfigMap(t *testing.T) {
 	c := kubetest.Get(t)
 	dir := "../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"
 	_, err := jobtool.Extract(context.Background(), adminWriter(t), c.Namespace(t), "absent", jobtool.WithBundleDir(dir))
-	if !jobtool.IsStatus(err, http.StatusNotFound) {
-		t.Fatalf("extract into a missing ConfigMap: %v, want NotFound", err)
-	}
+	require.True(t, jobtool.IsStatus(err, http.StatusNotFound), "extract into a missing ConfigMap: %v, want NotFound", err)
 }
 
 // TestExtractKeysAndBinary: file names outside the key alphabet, names
@@ -253,13 +225,10 @@ func TestExtractKeysAndBinary(t *testing.T) {
 		"manifests/icon.bin":          binary,
 	})
 	createConfigMap(t, client, ns, "keys")
-	if _, err := jobtool.Extract(context.Background(), adminWriter(t), ns, "keys", jobtool.WithBundleDir(dir)); err != nil {
-		t.Fatal(err)
-	}
+	_, err := jobtool.Extract(context.Background(), adminWriter(t), ns, "keys", jobtool.WithBundleDir(dir))
+	require.NoError(t, err, "extract")
 	cm, err := client.CoreV1().ConfigMaps(ns).Get(context.Background(), "keys", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get configmap")
 	wantData := map[string]string{
 		"csv-v1.yaml":         testCSV,
 		"dependencies.yaml":   deps,
@@ -267,20 +236,13 @@ func TestExtractKeysAndBinary(t *testing.T) {
 		"svc-a-2.yaml":        testSvc,
 		"dependencies-2.yaml": "dependencies: []\n",
 	}
-	if diff := cmp.Diff(wantData, cm.Data); diff != "" {
-		t.Errorf("data (-want +got):\n%s", diff)
-	}
-	if got := string(cm.BinaryData["icon.bin"]); got != binary || len(cm.BinaryData) != 1 {
-		t.Errorf("binaryData = %q", cm.BinaryData)
-	}
+	assert.Empty(t, cmp.Diff(wantData, cm.Data), "data (-want +got)")
+	assert.Equal(t, map[string][]byte{"icon.bin": []byte(binary)}, cm.BinaryData, "binaryData")
 	wantPaths := `{"csv-v1.yaml":"manifests/csv+v1.yaml","dependencies-2.yaml":"metadata/dependencies.yaml","dependencies.yaml":"manifests/dependencies.yaml","icon.bin":"manifests/icon.bin","svc-a-2.yaml":"manifests/svc:a.yaml","svc-a.yaml":"manifests/svc+a.yaml"}`
-	if got := cm.Annotations[AnnotationPaths]; got != wantPaths {
-		t.Errorf("paths annotation = %s", got)
-	}
+	assert.Equal(t, wantPaths, cm.Annotations[AnnotationPaths], "paths annotation")
 	// The binary file is no Kubernetes object: Load names it.
-	if _, err := Load(cm); err == nil || !strings.Contains(err.Error(), `key "icon.bin"`) {
-		t.Errorf("Load error = %v, want it to name icon.bin", err)
-	}
+	_, err = Load(cm)
+	assert.ErrorContains(t, err, `key "icon.bin"`, "Load error, want it to name icon.bin")
 }
 
 // splitYAMLLines splits a YAML stream at "---" lines.

@@ -2,9 +2,10 @@ package unpack
 
 import (
 	"context"
-	"maps"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,14 +17,13 @@ import (
 // snapshot is the identity and version of every unpack object.
 type snapshot map[string][2]string
 
-func takeSnapshot(t *testing.T, clients Clients, ns, name string) snapshot {
+func takeSnapshot(t testing.TB, clients Clients, ns, name string) snapshot {
 	t.Helper()
 	ctx := context.Background()
 	s := snapshot{}
 	add := func(kind string, o metav1.Object, err error) {
-		if err != nil {
-			t.Fatalf("get %s: %v", kind, err)
-		}
+		t.Helper()
+		require.NoError(t, err, "get %s %s/%s", kind, ns, name)
 		s[kind] = [2]string{string(o.GetUID()), o.GetResourceVersion()}
 	}
 	cm, err := clients.configMaps(ns).Get(ctx, name, metav1.GetOptions{})
@@ -52,74 +52,62 @@ func TestLaunchIdempotent(t *testing.T) {
 	name := Name(image)
 	launch := func() {
 		t.Helper()
-		if _, err := Launch(ctx, clients, image, ns, WithToolImage("olmcat:test")); err != nil {
-			t.Fatal(err)
-		}
+		_, err := Launch(ctx, clients, image, ns, WithToolImage("olmcat:test"))
+		require.NoError(t, err, "launch")
 	}
 	launch()
 	first := takeSnapshot(t, clients, ns, name)
 	launch()
-	if second := takeSnapshot(t, clients, ns, name); !maps.Equal(first, second) {
-		t.Fatalf("second launch changed objects:\n first %v\nsecond %v", first, second)
-	}
+	require.Equal(t, first, takeSnapshot(t, clients, ns, name), "second launch changed objects")
 	job := getJob(t, clients, ns, name)
-	if p := job.Spec.Template.Spec.InitContainers[1].ImagePullPolicy; p != corev1.PullIfNotPresent {
-		t.Errorf("digest image pulled with %s, want IfNotPresent", p)
-	}
-	if job.Spec.ActiveDeadlineSeconds == nil || *job.Spec.ActiveDeadlineSeconds != 600 {
-		t.Errorf("default activeDeadlineSeconds = %v, want 600", job.Spec.ActiveDeadlineSeconds)
+	assert.Equal(t, corev1.PullIfNotPresent, job.Spec.Template.Spec.InitContainers[1].ImagePullPolicy, "pull policy of a digest image")
+	if assert.NotNil(t, job.Spec.ActiveDeadlineSeconds, "default activeDeadlineSeconds") {
+		assert.Equal(t, int64(600), *job.Spec.ActiveDeadlineSeconds, "default activeDeadlineSeconds")
 	}
 
 	// Drift every object.
 	six := int32(6)
 	job.Spec.BackoffLimit = &six
-	if _, err := clients.jobs(ns).Update(ctx, job, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	role, _ := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
+	_, err := clients.jobs(ns).Update(ctx, job, metav1.UpdateOptions{})
+	require.NoError(t, err, "drift job")
+	role, err := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "get role")
 	role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}}
-	if _, err := clients.roles(ns).Update(ctx, role, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rb, _ := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	_, err = clients.roles(ns).Update(ctx, role, metav1.UpdateOptions{})
+	require.NoError(t, err, "drift role")
+	rb, err := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "get rolebinding")
 	rb.Subjects = []rbacv1.Subject{{Kind: "ServiceAccount", Name: "default", Namespace: ns}}
-	if _, err := clients.roleBindings(ns).Update(ctx, rb, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = clients.roleBindings(ns).Update(ctx, rb, metav1.UpdateOptions{})
+	require.NoError(t, err, "drift rolebinding")
 	cm := getConfigMap(t, clients, ns, name)
 	cm.Labels = map[string]string{"other": "x"}
-	if _, err := clients.configMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = clients.configMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
+	require.NoError(t, err, "drift configmap")
 
 	launch()
 	after := takeSnapshot(t, clients, ns, name)
-	if after["Job"][0] == first["Job"][0] {
-		t.Error("drifted job was not replaced")
+	assert.NotEqual(t, first["Job"][0], after["Job"][0], "drifted job was not replaced")
+	assert.Equal(t, int32(3), *getJob(t, clients, ns, name).Spec.BackoffLimit, "replaced job backoffLimit")
+	assert.NotEqual(t, first["RoleBinding"][0], after["RoleBinding"][0], "drifted rolebinding was not recreated")
+	rb, err = clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "get rolebinding")
+	if assert.Len(t, rb.Subjects, 1, "rolebinding subjects") {
+		assert.Equal(t, name, rb.Subjects[0].Name, "rolebinding subject")
 	}
-	if got := getJob(t, clients, ns, name); *got.Spec.BackoffLimit != 3 {
-		t.Errorf("replaced job backoffLimit = %d", *got.Spec.BackoffLimit)
-	}
-	if after["RoleBinding"][0] == first["RoleBinding"][0] {
-		t.Error("drifted rolebinding was not recreated")
-	}
-	rb, _ = clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
-	if len(rb.Subjects) != 1 || rb.Subjects[0].Name != name {
-		t.Errorf("rolebinding subjects %v", rb.Subjects)
-	}
-	role, _ = clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
-	if after["Role"][0] != first["Role"][0] || len(role.Rules) != 2 || role.Rules[1].ResourceNames[0] != name {
-		t.Errorf("role not repaired in place: %+v", role.Rules)
+	role, err = clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
+	require.NoError(t, err, "get role")
+	assert.Equal(t, first["Role"][0], after["Role"][0], "role not repaired in place")
+	if assert.Len(t, role.Rules, 2, "repaired role rules") && assert.NotEmpty(t, role.Rules[1].ResourceNames, "repaired role rule") {
+		assert.Equal(t, name, role.Rules[1].ResourceNames[0], "repaired role rule")
 	}
 	cm = getConfigMap(t, clients, ns, name)
-	if after["ConfigMap"][0] != first["ConfigMap"][0] || cm.Labels[LabelManaged] != "true" || cm.Labels["other"] != "x" {
-		t.Errorf("configmap labels %v (uid kept: %v)", cm.Labels, after["ConfigMap"][0] == first["ConfigMap"][0])
-	}
-	if after["ServiceAccount"] != first["ServiceAccount"] {
-		t.Error("service account changed")
-	}
+	assert.Equal(t, first["ConfigMap"][0], after["ConfigMap"][0], "configmap not relabelled in place")
+	assert.Equal(t, "true", cm.Labels[LabelManaged], "configmap labels %v", cm.Labels)
+	assert.Equal(t, "x", cm.Labels["other"], "configmap labels %v", cm.Labels)
+	assert.Equal(t, first["ServiceAccount"], after["ServiceAccount"], "service account changed")
 	// Owner references of the replaced objects point at the same ConfigMap.
-	if got := getJob(t, clients, ns, name).OwnerReferences[0].UID; got != types.UID(first["ConfigMap"][0]) {
-		t.Errorf("replaced job owned by %s", got)
-	}
+	owners := getJob(t, clients, ns, name).OwnerReferences
+	require.NotEmpty(t, owners, "replaced job owners")
+	assert.Equal(t, types.UID(first["ConfigMap"][0]), owners[0].UID, "replaced job owner")
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -55,93 +57,68 @@ func TestLaunchObjects(t *testing.T) {
 
 	lookup, err := Launch(ctx, clients, image, ns, WithCatalogSource(CatalogSourceRef{ns, "operators"}),
 		WithToolImage("olmcat:test"), WithTimeout(5*time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !lookup.Pending() || lookup.Conditions[0].Reason != ReasonJobIncomplete {
-		t.Errorf("lookup after launch = %+v, want JobIncomplete", lookup.Conditions)
-	}
+	require.NoError(t, err, "launch")
+	assert.True(t, lookup.Pending(), "lookup after launch = %+v, want pending", lookup.Conditions)
+	require.NotEmpty(t, lookup.Conditions, "lookup after launch")
+	assert.Equal(t, ReasonJobIncomplete, lookup.Conditions[0].Reason, "lookup after launch = %+v", lookup.Conditions)
 
 	managed := map[string]string{LabelManaged: "true"}
 	cm := getConfigMap(t, clients, ns, name)
-	if diff := cmp.Diff(managed, cm.Labels); diff != "" {
-		t.Errorf("configmap labels (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(managed, cm.Labels), "configmap labels (-want +got)")
 	wantCSOwner := []metav1.OwnerReference{ownerRef("operators.coreos.com/v1alpha1", "CatalogSource", "operators", cs.GetUID())}
-	if diff := cmp.Diff(wantCSOwner, cm.OwnerReferences); diff != "" {
-		t.Errorf("configmap owners (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(wantCSOwner, cm.OwnerReferences), "configmap owners (-want +got)")
 	cmOwner := []metav1.OwnerReference{ownerRef("v1", "ConfigMap", name, cm.UID)}
 
 	sa, err := clients.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get serviceaccount")
 	role, err := clients.roles(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get role")
 	rb, err := clients.roleBindings(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "get rolebinding")
 	job := getJob(t, clients, ns, name)
 	for _, o := range []metav1.Object{sa, role, rb, job} {
-		if diff := cmp.Diff(cmOwner, o.GetOwnerReferences()); diff != "" {
-			t.Errorf("%T owners (-want +got):\n%s", o, diff)
-		}
-		if o.GetLabels()[LabelManaged] != "true" {
-			t.Errorf("%T labels %v", o, o.GetLabels())
-		}
+		assert.Empty(t, cmp.Diff(cmOwner, o.GetOwnerReferences()), "%T owners (-want +got)", o)
+		assert.Equal(t, "true", o.GetLabels()[LabelManaged], "%T labels %v", o, o.GetLabels())
 	}
 	wantRules := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{name}, Verbs: []string{"create", "get", "update"}}}
-	if diff := cmp.Diff(wantRules, role.Rules); diff != "" {
-		t.Errorf("role rules (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}, rb.Subjects); diff != "" {
-		t.Errorf("rolebinding subjects (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name}, rb.RoleRef); diff != "" {
-		t.Errorf("rolebinding roleRef (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(wantRules, role.Rules), "role rules (-want +got)")
+	assert.Empty(t, cmp.Diff([]rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}, rb.Subjects), "rolebinding subjects (-want +got)")
+	assert.Empty(t, cmp.Diff(rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: name}, rb.RoleRef), "rolebinding roleRef (-want +got)")
 	assertJobSpec(t, job, image, ns, name)
 }
 
-func assertJobSpec(t *testing.T, job *batchv1.Job, image, ns, name string) {
+func assertJobSpec(t testing.TB, job *batchv1.Job, image, ns, name string) {
 	t.Helper()
 	labels := map[string]string{LabelManaged: "true", LabelUnpackRef: name}
-	if diff := cmp.Diff(labels, job.Labels); diff != "" {
-		t.Errorf("job labels (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(labels, job.Labels), "job labels (-want +got)")
 	s := job.Spec
-	if *s.BackoffLimit != 3 || s.ActiveDeadlineSeconds == nil || *s.ActiveDeadlineSeconds != 300 || *s.TTLSecondsAfterFinished != 300 {
-		t.Errorf("backoffLimit %d, activeDeadlineSeconds %v, ttl %d", *s.BackoffLimit, s.ActiveDeadlineSeconds, *s.TTLSecondsAfterFinished)
+	assert.Equal(t, int32(3), *s.BackoffLimit, "backoffLimit")
+	if assert.NotNil(t, s.ActiveDeadlineSeconds, "activeDeadlineSeconds") {
+		assert.Equal(t, int64(300), *s.ActiveDeadlineSeconds, "activeDeadlineSeconds")
 	}
-	if s.Selector == nil {
-		t.Error("the API server did not default the job's selector: is this a real API server?")
-	}
+	assert.Equal(t, int32(300), *s.TTLSecondsAfterFinished, "ttlSecondsAfterFinished")
+	assert.NotNil(t, s.Selector, "the API server did not default the job's selector: is this a real API server?")
 	tpl := s.Template
 	for k, v := range labels {
-		if tpl.Labels[k] != v {
-			t.Errorf("pod template label %s = %q, want %q", k, tpl.Labels[k], v)
-		}
+		assert.Equal(t, v, tpl.Labels[k], "pod template label %s", k)
 	}
 	p := tpl.Spec
-	if tpl.Name != name || p.RestartPolicy != corev1.RestartPolicyNever || p.ServiceAccountName != name {
-		t.Errorf("template name %q, restartPolicy %s, serviceAccount %q", tpl.Name, p.RestartPolicy, p.ServiceAccountName)
-	}
-	if diff := cmp.Diff([]corev1.LocalObjectReference{{Name: "pull-secret"}}, p.ImagePullSecrets); diff != "" {
-		t.Errorf("imagePullSecrets (-want +got):\n%s", diff)
-	}
+	assert.Equal(t, name, tpl.Name, "template name")
+	assert.Equal(t, corev1.RestartPolicyNever, p.RestartPolicy, "restartPolicy")
+	assert.Equal(t, name, p.ServiceAccountName, "serviceAccountName")
+	assert.Empty(t, cmp.Diff([]corev1.LocalObjectReference{{Name: "pull-secret"}}, p.ImagePullSecrets), "imagePullSecrets (-want +got)")
 	psc := p.SecurityContext
-	if psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault || !*psc.RunAsNonRoot || *psc.RunAsUser != 1001 {
-		t.Errorf("pod security context %+v", psc)
+	if assert.NotNil(t, psc.SeccompProfile, "pod seccompProfile") {
+		assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, psc.SeccompProfile.Type, "pod seccompProfile")
 	}
-	if p.NodeSelector["kubernetes.io/os"] != "linux" || len(p.Tolerations) != 7 {
-		t.Errorf("nodeSelector %v, %d tolerations", p.NodeSelector, len(p.Tolerations))
-	}
-	if len(p.Volumes) != 2 || p.Volumes[0].EmptyDir == nil || p.Volumes[1].EmptyDir == nil {
-		t.Errorf("volumes %+v", p.Volumes)
+	assert.True(t, *psc.RunAsNonRoot, "pod runAsNonRoot")
+	assert.Equal(t, int64(1001), *psc.RunAsUser, "pod runAsUser")
+	assert.Equal(t, "linux", p.NodeSelector["kubernetes.io/os"], "nodeSelector %v", p.NodeSelector)
+	assert.Len(t, p.Tolerations, 7, "tolerations")
+	if assert.Len(t, p.Volumes, 2, "volumes") {
+		for _, v := range p.Volumes {
+			assert.NotNil(t, v.EmptyDir, "volume %s is not an emptyDir", v.Name)
+		}
 	}
 	bundle := corev1.VolumeMount{Name: "bundle", MountPath: "/bundle"}
 	util := corev1.VolumeMount{Name: "util", MountPath: "/util"}
@@ -163,7 +140,5 @@ func assertJobSpec(t *testing.T, job *batchv1.Job, image, ns, name string) {
 	for _, c := range append(append([]corev1.Container{}, p.InitContainers...), p.Containers...) {
 		got = append(got, viewContainer(c))
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("containers (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "containers (-want +got)")
 }
