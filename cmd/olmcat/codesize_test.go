@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Size limits of the module's production code: a function that does not
@@ -49,23 +52,19 @@ func TestCodeSize(t *testing.T) {
 				return nil
 			}
 		}
-		if n := fset.Position(f.FileEnd).Line; n > maxFileLines {
-			t.Errorf("%s: %d lines (at most %d): split it by concern", rel, n, maxFileLines)
-		}
+		n := fset.Position(f.FileEnd).Line
+		assert.LessOrEqual(t, n, maxFileLines, "%s: %d lines (at most %d): split it by concern", rel, n, maxFileLines)
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue
 			}
-			if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > maxFuncLines {
-				t.Errorf("%s: func %s is %d lines (at most %d): split it into steps", rel, fn.Name.Name, n, maxFuncLines)
-			}
+			n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+			assert.LessOrEqual(t, n, maxFuncLines, "%s: func %s is %d lines (at most %d): split it into steps", rel, fn.Name.Name, n, maxFuncLines)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // generatedHeader reports whether a comment group holds Go's

@@ -234,7 +234,7 @@ func waitForTempDir(t *testing.T, parent string) string {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	t.Fatal("the migration never started writing")
+	require.Fail(t, "the migration never started writing")
 	return ""
 }
 

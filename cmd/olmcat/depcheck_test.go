@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The dependency rules of the module, checked in the style of
@@ -58,12 +61,9 @@ var depRules = []struct {
 func moduleRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root: %v", err)
-	}
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "go.mod"))
+	require.NoError(t, err, "module root")
 	return root
 }
 
@@ -96,9 +96,7 @@ func modulePackages(t *testing.T, root string) map[string][]string {
 		pkgs[filepath.ToSlash(rel)] = imps
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return pkgs
 }
 
@@ -140,15 +138,12 @@ func TestDependencyRules(t *testing.T) {
 					for _, a := range rule.allow {
 						allowed = allowed || under(d, a)
 					}
-					if (f == "*" && !allowed && !under(d, pkg)) || (f != "*" && under(d, f)) {
-						t.Errorf("%s depends on %s (rule: %s must not depend on %s)", pkg, d, rule.pkg, f)
-					}
+					bad := (f == "*" && !allowed && !under(d, pkg)) || (f != "*" && under(d, f))
+					assert.False(t, bad, "%s depends on %s (rule: %s must not depend on %s)", pkg, d, rule.pkg, f)
 				}
 			}
 		}
-		if !matched {
-			t.Errorf("rule for %s matches no package", rule.pkg)
-		}
+		assert.True(t, matched, "rule for %s matches no package", rule.pkg)
 	}
 }
 
@@ -166,12 +161,8 @@ func TestOnlyTheCLITalksToTheTerminal(t *testing.T) {
 		for _, name := range p.GoFiles {
 			file := filepath.Join(dir, name)
 			f, err := parser.ParseFile(fset, file, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, problem := range terminalUse(f) {
-				t.Errorf("%s/%s: %s", pkg, name, problem)
-			}
+			require.NoError(t, err)
+			assert.Empty(t, terminalUse(f), "%s/%s", pkg, name)
 		}
 	}
 }
@@ -212,17 +203,10 @@ func TestDepCheckCatches(t *testing.T) {
 import ("fmt"; "log"; "os")
 func f() { fmt.Println(); log.Printf(""); _ = os.Stderr; _ = os.Getenv("OLMCAT_X"); fmt.Fprintln(os.Stdout) }`
 	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := terminalUse(f)
-	if len(got) != 5 {
-		t.Fatalf("terminalUse found %q, want 5 uses", got)
-	}
+	require.NoError(t, err)
+	require.Len(t, terminalUse(f), 5, "terminalUse finds the 5 uses")
 	pkgs := map[string][]string{"a": {"b"}, "b": {"c"}, "c": nil}
-	if d := deps(pkgs, "a"); strings.Join(d, ",") != "b,c" {
-		t.Fatalf("deps(a) = %v, want the transitive b,c", d)
-	}
+	require.Equal(t, []string{"b", "c"}, deps(pkgs, "a"), "deps(a) is transitive")
 }
 
 // flagOrCommand returns a pattern of what only the CLI may name: a flag
@@ -250,13 +234,10 @@ func TestLibrariesNameNoFlag(t *testing.T) {
 		}
 		for _, name := range p.GoFiles {
 			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, lit := range messageLiterals(f) {
-				if s, err := strconv.Unquote(lit.Value); err == nil && named.MatchString(s) {
-					t.Errorf("%s: names a flag or command: %s", fset.Position(lit.Pos()), lit.Value)
-				}
+				s, err := strconv.Unquote(lit.Value)
+				assert.False(t, err == nil && named.MatchString(s), "%s: names a flag or command: %s", fset.Position(lit.Pos()), lit.Value)
 			}
 		}
 	}
@@ -324,9 +305,7 @@ func f() error {
 	return fmt.Errorf("read --ca-file: %w", nil)
 }`
 	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pattern := flagOrCommand()
 	var named []string
 	for _, lit := range messageLiterals(f) {
@@ -334,12 +313,8 @@ func f() error {
 			named = append(named, lit.Value)
 		}
 	}
-	if len(named) != 5 {
-		t.Fatalf("found %q, want the 5 messages (not the command line)", named)
-	}
-	if pattern.MatchString("olmcat does not follow links") {
-		t.Fatal("a sentence about olmcat is not a command")
-	}
+	require.Len(t, named, 5, "the 5 messages (not the command line)")
+	require.False(t, pattern.MatchString("olmcat does not follow links"), "a sentence about olmcat is not a command")
 }
 
 // binaryRules: packages a build of the binary must not link. client-go's
@@ -358,14 +333,10 @@ var binaryRules = []struct {
 func TestBinaryDependencies(t *testing.T) {
 	for _, rule := range binaryRules {
 		out, err := exec.Command("go", "list", "-tags", rule.tags, "-deps", ".").Output()
-		if err != nil {
-			t.Fatalf("go list -tags %q -deps: %v", rule.tags, err)
-		}
+		require.NoError(t, err, "go list -tags %q -deps", rule.tags)
 		for _, pkg := range strings.Fields(string(out)) {
 			for _, f := range rule.forbidden {
-				if strings.HasPrefix(pkg, f) {
-					t.Errorf("the binary built with tags %q links %s (forbidden: %s)", rule.tags, pkg, f)
-				}
+				assert.False(t, strings.HasPrefix(pkg, f), "the binary built with tags %q links %s (forbidden: %s)", rule.tags, pkg, f)
 			}
 		}
 	}

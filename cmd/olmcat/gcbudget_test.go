@@ -4,6 +4,8 @@ import (
 	"math"
 	"runtime/debug"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestGCBudgetsAreRestored: every command's budget is undone when the
@@ -34,20 +36,12 @@ func TestGCBudgetsAreRestored(t *testing.T) {
 			prevLimit := debug.SetMemoryLimit(math.MaxInt64)
 			defer debug.SetMemoryLimit(prevLimit)
 			restore := tt.budget()
-			if got := debug.SetGCPercent(-1); got != tt.wantPercent {
-				t.Errorf("GC percent during the command = %d, want %d", got, tt.wantPercent)
-			}
+			assert.Equal(t, tt.wantPercent, debug.SetGCPercent(-1), "GC percent during the command")
 			debug.SetGCPercent(tt.wantPercent) // SetGCPercent(-1) turned the collector off
-			if got := debug.SetMemoryLimit(-1); got != tt.wantLimit {
-				t.Errorf("memory limit during the command = %d, want %d", got, tt.wantLimit)
-			}
+			assert.Equal(t, tt.wantLimit, debug.SetMemoryLimit(-1), "memory limit during the command")
 			restore()
-			if got := debug.SetGCPercent(100); got != 100 {
-				t.Errorf("GC percent after the command = %d, want 100", got)
-			}
-			if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-				t.Errorf("memory limit after the command = %d, want none", got)
-			}
+			assert.Equal(t, 100, debug.SetGCPercent(100), "GC percent after the command")
+			assert.Equal(t, int64(math.MaxInt64), debug.SetMemoryLimit(-1), "memory limit after the command (none)")
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -156,9 +157,7 @@ func compareWithOPM(t *testing.T, golden, legacyDir, dir, host string, cleared b
 			if cleared {
 				clearLikeOPM(want[i], got[i])
 			}
-			if d := cmp.Diff(want[i], got[i]); d != "" {
-				t.Errorf("package %s blob %d (-opm +olmcat):\n%s", pkg, i, d)
-			}
+			assert.Empty(t, cmp.Diff(want[i], got[i]), "package %s blob %d (-opm +olmcat)", pkg, i)
 		}
 	}
 }

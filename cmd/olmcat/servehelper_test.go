@@ -66,7 +66,7 @@ func (s *servedCmd) stop(t *testing.T) error {
 	case err := <-s.done:
 		return err
 	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop after its context was cancelled")
+		require.Fail(t, "serve did not stop after its context was cancelled")
 		return nil
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/unpack"
 )
@@ -11,7 +13,5 @@ import (
 // made by olmcat build can be bundle unpack's --tool-image; that holds
 // while both place the binary at the same path.
 func TestBuiltImageIsAToolImage(t *testing.T) {
-	if image.BinaryPath != unpack.DefaultToolBinary {
-		t.Fatalf("olmcat build puts the binary at %s, bundle unpack runs %s", image.BinaryPath, unpack.DefaultToolBinary)
-	}
+	require.Equal(t, image.BinaryPath, unpack.DefaultToolBinary, "olmcat build's binary path is what bundle unpack runs")
 }

@@ -29,7 +29,7 @@ func xmllint(t *testing.T) string {
 	p, err := exec.LookPath("xmllint")
 	if err != nil {
 		if os.Getenv("OLMCAT_REQUIRE_XMLLINT") != "" {
-			t.Fatalf("xmllint: %v (make xmllint installs it)", err)
+			require.NoError(t, err, "xmllint (make xmllint installs it)")
 		}
 		t.Skip("no xmllint (make xmllint installs it)")
 	}

@@ -39,7 +39,7 @@ func chromiumPath(tb testing.TB) string {
 		}
 	}
 	if os.Getenv(requireBrowserEnv) != "" {
-		tb.Fatalf("chromium not found (install Debian's chromium package; make test does)")
+		require.Fail(tb, "chromium not found (install Debian's chromium package; make test does)")
 	}
 	tb.Skip("chromium not found; make test installs it")
 	return ""
@@ -215,13 +215,10 @@ func BenchmarkOpenMigrationReport(b *testing.B) {
 	require.NoError(b, chromedp.Do(ctx, chromedp.Navigate("about:blank")))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := chromedp.Do(ctx, chromedp.Navigate(fileURL(page))); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, chromedp.Do(ctx, chromedp.Navigate(fileURL(page))))
 		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('details.package').length`))
-		if err != nil || n == 0 {
-			b.Fatalf("no package in the page (%v)", err)
-		}
+		require.NoError(b, err, "no package in the page")
+		require.NotZero(b, n, "no package in the page")
 	}
 	b.ReportMetric(float64(st.Size())/1e6, "MB")
 	fmt.Fprintf(os.Stderr, "report %s: %.1f MB\n", page, float64(st.Size())/1e6)
