@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var scanSeeds = []string{
@@ -33,12 +36,8 @@ func FuzzSkipValue(f *testing.F) {
 			return
 		}
 		end, err := SkipValue(b, 0)
-		if err != nil {
-			t.Fatalf("SkipValue(%q): %v", b, err)
-		}
-		if want := len(bytes.TrimRight(b, " \t\r\n")); end != want {
-			t.Fatalf("SkipValue(%q) = %d, want %d", b, end, want)
-		}
+		require.NoError(t, err, "SkipValue(%q)", b)
+		require.Equal(t, len(bytes.TrimRight(b, " \t\r\n")), end, "SkipValue(%q)", b)
 	})
 }
 
@@ -61,32 +60,24 @@ func FuzzObjectFields(f *testing.F) {
 			return
 		}
 		var got []field
-		if err := ObjectFields(b, collectFields(&got)); err != nil {
-			t.Fatalf("ObjectFields(%q): %v", b, err)
-		}
+		require.NoError(t, ObjectFields(b, collectFields(&got)), "ObjectFields(%q)", b)
 		dec := json.NewDecoder(bytes.NewReader(b))
-		if _, err := dec.Token(); err != nil {
-			t.Fatal(err)
-		}
+		_, err := dec.Token()
+		require.NoError(t, err)
 		var want []field
 		for dec.More() {
 			k, err := dec.Token()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, dec.Decode(&v))
 			want = append(want, field{k.(string), string(v)})
 		}
-		if len(got) != len(want) {
-			t.Fatalf("ObjectFields(%q) = %q, json.Decoder reads %q", b, got, want)
-		}
+		require.Len(t, got, len(want), "ObjectFields(%q) = %q, json.Decoder reads %q", b, got, want)
 		for i := range got {
+			require.Equal(t, want[i].value, got[i].value, "ObjectFields(%q) value %d", b, i)
 			// json.Decoder re-encodes invalid UTF-8 in keys; values are raw.
-			if got[i].value != want[i].value || got[i].key != want[i].key && !bytes.ContainsRune([]byte(want[i].key), '\uFFFD') {
-				t.Fatalf("ObjectFields(%q) = %q, json.Decoder reads %q", b, got, want)
+			if !bytes.ContainsRune([]byte(want[i].key), '\uFFFD') {
+				require.Equal(t, want[i].key, got[i].key, "ObjectFields(%q) key %d", b, i)
 			}
 		}
 		// ObjectFieldsAt walks the same object followed by more input and
@@ -95,9 +86,9 @@ func FuzzObjectFields(f *testing.F) {
 		n := 0
 		end, err := ObjectFieldsAt(stream, 0, func(k, v []byte) error { n++; return nil })
 		wantEnd, _ := SkipValue(stream, SkipSpace(stream, 0))
-		if err != nil || end != wantEnd || n != len(want) {
-			t.Fatalf("ObjectFieldsAt(%q) = %d, %v after %d fields; SkipValue ends at %d, %d fields", stream, end, err, n, wantEnd, len(want))
-		}
+		require.NoError(t, err, "ObjectFieldsAt(%q)", stream)
+		require.Equal(t, wantEnd, end, "ObjectFieldsAt(%q) ends where SkipValue ends", stream)
+		require.Equal(t, len(want), n, "ObjectFieldsAt(%q) fields", stream)
 	})
 }
 
@@ -109,29 +100,18 @@ func FuzzValidFields(f *testing.F) {
 		var got []field
 		valid, err := ValidFields(b, collectFields(&got))
 		if i := SkipSpace(b, 0); i >= len(b) || b[i] != '{' {
-			if err != ErrSyntax || len(got) > 0 {
-				t.Fatalf("ValidFields(%q) on a non-object = %v, %v after %d fields", b, valid, err, len(got))
-			}
+			require.Equal(t, ErrSyntax, err, "ValidFields(%q) on a non-object (valid %v)", b, valid)
+			require.Empty(t, got, "ValidFields(%q) on a non-object", b)
 			return
 		}
-		if err != nil || valid != Valid(b) {
-			t.Fatalf("ValidFields(%q) = %v, %v; Valid says %v", b, valid, err, Valid(b))
-		}
+		require.NoError(t, err, "ValidFields(%q)", b)
+		require.Equal(t, Valid(b), valid, "ValidFields(%q) says what Valid says", b)
 		if !valid {
 			return
 		}
 		var want []field
-		if err := ObjectFields(b, collectFields(&want)); err != nil {
-			t.Fatalf("ObjectFields(%q): %v", b, err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("ValidFields(%q) = %q, ObjectFields reads %q", b, got, want)
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("ValidFields(%q) = %q, ObjectFields reads %q", b, got, want)
-			}
-		}
+		require.NoError(t, ObjectFields(b, collectFields(&want)), "ObjectFields(%q)", b)
+		require.Equal(t, want, got, "ValidFields(%q) hands over what ObjectFields reads", b)
 	})
 }
 
@@ -144,24 +124,19 @@ func FuzzArrayElems(f *testing.F) {
 			return
 		}
 		var got []string
-		if err := ArrayElems(b, func(e []byte) error {
+		require.NoError(t, ArrayElems(b, func(e []byte) error {
 			got = append(got, string(e))
 			return nil
-		}); err != nil {
-			t.Fatalf("ArrayElems(%q): %v", b, err)
+		}), "ArrayElems(%q)", b)
+		var raw []json.RawMessage
+		if json.Unmarshal(b, &raw) != nil {
+			raw = nil // not an array: no elements
 		}
-		var want []json.RawMessage
-		if json.Unmarshal(b, &want) != nil {
-			want = nil // not an array: no elements
+		var want []string
+		for _, e := range raw {
+			want = append(want, string(bytes.TrimSpace(e)))
 		}
-		if len(got) != len(want) {
-			t.Fatalf("ArrayElems(%q) = %q, encoding/json decodes %q", b, got, want)
-		}
-		for i := range got {
-			if !bytes.Equal([]byte(got[i]), bytes.TrimSpace(want[i])) {
-				t.Fatalf("ArrayElems(%q) = %q, encoding/json decodes %q", b, got, want)
-			}
-		}
+		require.Equal(t, want, got, "ArrayElems(%q) reads what encoding/json decodes", b)
 	})
 }
 
@@ -174,8 +149,9 @@ func FuzzString(f *testing.F) {
 		werr := json.Unmarshal(v, &want)
 		isString := werr == nil && len(v) > 0 && v[0] == '"'
 		got, ok := String(v)
-		if ok != isString || ok && got != want {
-			t.Fatalf("String(%q) = %q, %v; encoding/json: %q, %v", v, got, ok, want, werr)
+		require.Equal(t, isString, ok, "String(%q) accepts it (encoding/json: %q, %v)", v, want, werr)
+		if ok {
+			require.Equal(t, want, got, "String(%q)", v)
 		}
 	})
 }
@@ -195,17 +171,14 @@ func FuzzObjects(f *testing.F) {
 			var raw json.RawMessage
 			err := dec.Decode(&raw)
 			if errors.Is(err, io.EOF) {
-				if i != len(got) {
-					t.Fatalf("Objects(%q) = %d values, json.Decoder reads %d", data, len(got), i)
-				}
+				require.Len(t, got, i, "Objects(%q): json.Decoder reads %d values", data, i)
 				return
 			}
 			if err != nil {
 				return // grammar inside a value is the consumer's to check
 			}
-			if i >= len(got) || !bytes.Equal(raw, got[i]) {
-				t.Fatalf("Objects(%q) = %q, json.Decoder reads %q as value %d", data, got, raw, i)
-			}
+			require.Less(t, i, len(got), "Objects(%q) = %q, json.Decoder reads %q as value %d", data, got, raw, i)
+			require.Equal(t, string(raw), string(got[i]), "Objects(%q) value %d", data, i)
 		}
 	})
 }
@@ -227,27 +200,21 @@ func frameAll(data []byte) ([][]byte, bool) {
 func TestFramer(t *testing.T) {
 	data := []byte(" {\"a\":\"}\\\"{\"}\n{\"b\":[1,{\"c\":2}]}{}\t")
 	got, done := frameAll(data)
-	if !done || len(got) != 3 || string(got[1]) != `{"b":[1,{"c":2}]}` {
-		t.Fatalf("frameAll = %q, %v", got, done)
-	}
+	require.True(t, done, "frameAll = %q", got)
+	require.Len(t, got, 3)
+	require.Equal(t, `{"b":[1,{"c":2}]}`, string(got[1]))
 	for _, bad := range []string{`{"a":1}[1]`, `{"a":1}{"b":`, `{"a":tru}`, `{"a":1}}`} {
 		f := NewFramer(strings.NewReader(bad))
 		for {
 			_, ok, err := f.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if !ok {
 				break
 			}
 		}
-		if f.Done() {
-			t.Errorf("%q: framed to the end", bad)
-		}
+		assert.False(t, f.Done(), "%q: framed to the end", bad)
 		rest, _ := io.ReadAll(f.Rest())
-		if len(rest) == 0 {
-			t.Errorf("%q: nothing left for the fallback decoder", bad)
-		}
+		assert.NotEmpty(t, rest, "%q: nothing left for the fallback decoder", bad)
 	}
 }
 
@@ -261,15 +228,13 @@ func FuzzFramer(f *testing.F) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		for i, obj := range got {
 			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil || !bytes.Equal(raw, obj) {
-				t.Fatalf("framed %q as object %d of %q; json.Decoder: %q, %v", obj, i, data, raw, err)
-			}
+			require.NoError(t, dec.Decode(&raw), "framed %q as object %d of %q", obj, i, data)
+			require.Equal(t, string(raw), string(obj), "object %d of %q", i, data)
 		}
 		if done {
 			var raw json.RawMessage
-			if err := dec.Decode(&raw); !errors.Is(err, io.EOF) {
-				t.Fatalf("framed all of %q, json.Decoder reads more: %q, %v", data, raw, err)
-			}
+			err := dec.Decode(&raw)
+			require.ErrorIs(t, err, io.EOF, "framed all of %q, json.Decoder reads more: %q", data, raw)
 		}
 	})
 }

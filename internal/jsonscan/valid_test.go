@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -27,9 +28,7 @@ func TestValidMatchesEncodingJSON(t *testing.T) {
 	dbs, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "legacy", "*", "opm-migrate", "*", "catalog.json"))
 	for _, p := range dbs[:3] {
 		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for n := 0; n < len(data); n += 97 {
 			assert.Equal(t, json.Valid(data[:n]), Valid(data[:n]), "%s[:%d]", p, n)
 		}
@@ -41,9 +40,7 @@ func FuzzValid(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if json.Valid(b) != Valid(b) {
-			t.Fatalf("Valid(%q) = %v, json.Valid says %v", b, Valid(b), json.Valid(b))
-		}
+		require.Equal(t, json.Valid(b), Valid(b), "Valid(%q) says what json.Valid says", b)
 	})
 }
 
@@ -60,9 +57,7 @@ func TestHasSpecialByte(t *testing.T) {
 				}
 				w[lane] = byte(c)
 				want := !plainStringByte[c] || !plainStringByte[fill]
-				if got := hasSpecialByte(binary.LittleEndian.Uint64(w[:])); got != want {
-					t.Fatalf("hasSpecialByte(%q) = %v, want %v", w, got, want)
-				}
+				require.Equal(t, want, hasSpecialByte(binary.LittleEndian.Uint64(w[:])), "hasSpecialByte(%q)", w)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -35,8 +36,6 @@ func FuzzReadHead(f *testing.F) {
 		if !json.Valid(obj) {
 			return // encoding/json's partial result on bad input is not promised
 		}
-		if want, got := decodeHead(obj), ReadHead(obj); want != got {
-			t.Fatalf("ReadHead(%q) = %+v, encoding/json decodes %+v", obj, got, want)
-		}
+		require.Equal(t, decodeHead(obj), ReadHead(obj), "ReadHead(%q) reads what encoding/json decodes", obj)
 	})
 }

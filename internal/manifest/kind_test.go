@@ -34,8 +34,8 @@ func checkKind(t *testing.T, js []byte) {
 	if werr != nil {
 		// Kind checks only the top level: it may accept what the decoder
 		// rejects deeper inside, never the other way round.
-		if err == nil && json.Valid(js) {
-			t.Fatalf("Kind(%q) = %q, decoding fails: %v", js, kind, werr)
+		if json.Valid(js) {
+			require.Error(t, err, "Kind(%q) = %q, decoding fails: %v", js, kind, werr)
 		}
 		return
 	}
@@ -70,17 +70,15 @@ func FuzzValidKind(f *testing.F) {
 }
 
 func checkValidKind(t *testing.T, js []byte) {
+	t.Helper()
 	kind, valid, err := ValidKind(js)
-	if valid != jsonscan.Valid(js) {
-		t.Fatalf("ValidKind(%q) valid = %v, Valid says %v", js, valid, !valid)
-	}
+	require.Equal(t, jsonscan.Valid(js), valid, "ValidKind(%q) valid says what Valid says", js)
 	if !valid {
 		return
 	}
 	wkind, werr := Kind(js)
-	if kind != wkind || (err == nil) != (werr == nil) {
-		t.Fatalf("ValidKind(%q) = %q, %v; Kind = %q, %v", js, kind, err, wkind, werr)
-	}
+	require.Equal(t, wkind, kind, "ValidKind(%q) kind is Kind's", js)
+	require.Equal(t, werr == nil, err == nil, "ValidKind(%q) fails as Kind does: %v; Kind: %v", js, err, werr)
 }
 
 func TestFindCSV(t *testing.T) {
