@@ -14,6 +14,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
@@ -38,16 +39,13 @@ func BenchmarkMigrateImage(b *testing.B) {
 	noKeys := image.WithKeychain(image.AuthFileKeychain(filepath.Join(b.TempDir(), "none.json")))
 	migrateFrom := func(b *testing.B, path string) {
 		out := filepath.Join(b.TempDir(), "out")
-		if _, err := migrate.Migrate(ctx, path, out); err != nil {
-			b.Fatal(err)
-		}
+		_, err := migrate.Migrate(ctx, path, out)
+		require.NoError(b, err)
 		os.RemoveAll(out)
 	}
 	fromImage := func(b *testing.B, cache string) {
 		u, err := image.ExtractCatalog(ctx, ref, image.WithUseHTTP(true), image.WithCacheDir(cache), image.WithPreferSQLite(true), noKeys)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		migrateFrom(b, u.Local)
 		u.Close()
 	}
@@ -86,9 +84,7 @@ func BenchmarkMigrateImage(b *testing.B) {
 		b.ReportMetric(median(m.v), m.unit)
 	}
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	// The peak of the whole benchmark process (registry and layer too).
 	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MB")
 }
@@ -96,9 +92,7 @@ func BenchmarkMigrateImage(b *testing.B) {
 // processCPU is the user+sys CPU seconds this process used so far.
 func processCPU(b *testing.B) float64 {
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
@@ -112,47 +106,31 @@ func median(v []float64) float64 {
 // tar file (the database is hundreds of megabytes).
 func dbLayer(b *testing.B, db string) v1.Layer {
 	in, err := os.Open(db)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer in.Close()
 	st, _ := in.Stat()
 	p := filepath.Join(b.TempDir(), "layer.tar")
 	out, err := os.Create(p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	tw := tar.NewWriter(out)
-	if err := tw.WriteHeader(&tar.Header{Name: "database/index.db", Mode: 0o644, Size: st.Size(), Typeflag: tar.TypeReg}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(tw, in); err != nil {
-		b.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, tw.WriteHeader(&tar.Header{Name: "database/index.db", Mode: 0o644, Size: st.Size(), Typeflag: tar.TypeReg}))
+	_, err = io.Copy(tw, in)
+	require.NoError(b, err)
+	require.NoError(b, tw.Close())
 	out.Close()
 	l, err := tarball.LayerFromFile(p, tarball.WithMediaType(types.OCILayer))
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return l
 }
 
 func copyFile(b *testing.B, src, dst string) {
 	in, err := os.Open(src)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer in.Close()
 	out, err := os.Create(dst)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
+	_, err = io.Copy(out, in)
+	require.NoError(b, err)
 	out.Close()
 	os.Remove(dst)
 }

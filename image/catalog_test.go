@@ -5,10 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
@@ -21,18 +22,19 @@ var configsLabels = map[string]string{image.LabelConfigs: "/configs"}
 // extractOpts are the options every test pull uses: HTTP to loopback, no
 // keychain lookups on the machine, extraction in a test dir.
 func extractOpts(t *testing.T, tmp string, extra ...image.Option) []image.Option {
+	t.Helper()
 	return append([]image.Option{image.WithUseHTTP(true), image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json"))), image.WithTempDir(tmp)}, extra...)
 }
 
 func assertEmpty(t *testing.T, dir string) {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
 	}
-	if len(ents) != 0 {
-		t.Errorf("%s: %d entries left behind (first %s)", dir, len(ents), ents[0].Name())
-	}
+	assert.Empty(t, names, "%s: entries left behind", dir)
 }
 
 func TestExtractCatalogFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
@@ -54,9 +56,7 @@ func TestExtractCatalogFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
 	ref := reg.Push(t, "cat:v1", imagetest.Image(t, configsLabels, nil, lower, upper))
 	tmp := t.TempDir()
 	u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, tmp)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string]string{}
 	filepath.Walk(u.Root, func(p string, info os.FileInfo, err error) error {
 		if err == nil && info.Mode().IsRegular() {
@@ -67,20 +67,10 @@ func TestExtractCatalogFlattensWhiteoutsAndOpaqueDirs(t *testing.T) {
 		return nil
 	})
 	want := map[string]string{"configs/a/catalog.json": "new a", "configs/c/other.json": "c2", "configs/d.json": "d"}
-	if len(got) != len(want) {
-		t.Errorf("extracted %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %q, want %q", k, got[k], v)
-		}
-	}
-	if u.Kind != image.KindConfigs || u.Local != filepath.Join(u.Root, "configs") {
-		t.Errorf("kind %s local %s", u.Kind, u.Local)
-	}
-	if err := u.Close(); err != nil {
-		t.Fatal(err)
-	}
+	assert.Equal(t, want, got, "extracted")
+	assert.Equal(t, image.KindConfigs, u.Kind)
+	assert.Equal(t, filepath.Join(u.Root, "configs"), u.Local)
+	require.NoError(t, u.Close())
 	assertEmpty(t, tmp)
 }
 
@@ -105,13 +95,10 @@ func TestExtractCatalogCatalogChoice(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, t.TempDir(), tc.opts...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer u.Close()
-			if u.Kind != tc.kind || u.Local != filepath.Join(u.Root, tc.suffix) {
-				t.Errorf("got %s at %s", u.Kind, u.Local)
-			}
+			assert.Equal(t, tc.kind, u.Kind)
+			assert.Equal(t, filepath.Join(u.Root, tc.suffix), u.Local)
 		})
 	}
 }
@@ -153,12 +140,10 @@ func TestExtractCatalogBadInputs(t *testing.T) {
 			u, err := image.ExtractCatalog(context.Background(), tc.ref, extractOpts(t, tmp)...)
 			if err == nil {
 				u.Close()
-				t.Fatal("no error")
 			}
+			require.Error(t, err)
 			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q\nwant it to contain %q", err, w)
-				}
+				assert.ErrorContains(t, err, w)
 			}
 			assertEmpty(t, tmp)
 		})
@@ -176,16 +161,10 @@ func TestExtractCatalogPlatform(t *testing.T) {
 		want string
 	}{{nil, "amd64"}, {[]image.Option{image.WithPlatform(arm)}, "arm64"}} {
 		u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir(), tc.opts...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		data, _ := os.ReadFile(filepath.Join(u.Local, "arch"))
-		if string(data) != tc.want {
-			t.Errorf("got %q, want %q", data, tc.want)
-		}
-		if u.Pulled.Index == nil {
-			t.Error("no index digest recorded")
-		}
+		assert.Equal(t, tc.want, string(data))
+		assert.NotNil(t, u.Pulled.Index, "no index digest recorded")
 		u.Close()
 	}
 }
@@ -206,26 +185,18 @@ func TestExtractCatalogLayerCache(t *testing.T) {
 	for run := 1; run <= 2; run++ {
 		prog := &countProgress{}
 		u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir(), image.WithCacheDir(cache), image.WithProgress(prog))...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		u.Close()
-		if prog.total != want || prog.read != want || !prog.done {
-			t.Errorf("run %d: progress total %d read %d done %v, want %d bytes", run, prog.total, prog.read, prog.done, want)
-		}
+		assert.Equal(t, want, prog.total, "run %d: progress total", run)
+		assert.Equal(t, want, prog.read, "run %d: progress read", run)
+		assert.True(t, prog.done, "run %d: progress done", run)
 	}
 	for _, l := range []v1.Layer{l1, l2} {
 		d, _ := l.Digest()
-		if n := reg.BlobGets(d.String()); n != 1 {
-			t.Errorf("layer %s fetched %d times, want 1", d, n)
-		}
-		if _, err := os.Stat(filepath.Join(cache, "blobs", "sha256", d.Hex)); err != nil {
-			t.Errorf("layer not cached: %v", err)
-		}
+		assert.Equal(t, 1, reg.BlobGets(d.String()), "layer %s fetches", d)
+		assert.FileExists(t, filepath.Join(cache, "blobs", "sha256", d.Hex), "layer cached")
 	}
-	if _, err := os.Stat(filepath.Join(cache, "oci-layout")); err != nil {
-		t.Errorf("cache is not an OCI layout: %v", err)
-	}
+	assert.FileExists(t, filepath.Join(cache, "oci-layout"), "cache is an OCI layout")
 }
 
 // TestExtractCatalogSymlinkChainStaysInside: links are written to the target
@@ -237,18 +208,12 @@ func TestExtractCatalogSymlinkChainStaysInside(t *testing.T) {
 		E{Name: "configs/a/b/y", Type: tar.TypeSymlink, Linkname: "../.."},
 		E{Name: "configs/a/b/x", Type: tar.TypeSymlink, Linkname: "y/../.."})))
 	u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir())...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer u.Close()
 	real, err := filepath.EvalSymlinks(filepath.Join(u.Local, "a", "b", "x"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rootReal, _ := filepath.EvalSymlinks(u.Local)
-	if real != filepath.Join(rootReal, "a") {
-		t.Errorf("x resolves to %s, want %s", real, filepath.Join(rootReal, "a"))
-	}
+	assert.Equal(t, filepath.Join(rootReal, "a"), real, "x resolves inside")
 }
 
 type countProgress struct {

@@ -2,12 +2,13 @@ package image_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
@@ -25,9 +26,8 @@ func TestPullBasicAuth(t *testing.T) {
 	// Without credentials: a clear error, nothing left behind.
 	tmp := t.TempDir()
 	_, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, tmp)...)
-	if !errors.Is(err, image.ErrUnauthorized) || !strings.Contains(err.Error(), "REGISTRY_AUTH_FILE") {
-		t.Fatalf("want an unauthorized error naming REGISTRY_AUTH_FILE, got %v", err)
-	}
+	require.ErrorIs(t, err, image.ErrUnauthorized)
+	require.ErrorContains(t, err, "REGISTRY_AUTH_FILE")
 	assertEmpty(t, tmp)
 
 	// REGISTRY_AUTH_FILE is read by the default keychain, before any
@@ -35,9 +35,7 @@ func TestPullBasicAuth(t *testing.T) {
 	t.Setenv("REGISTRY_AUTH_FILE", reg.AuthFile(t, dir))
 	t.Setenv("DOCKER_CONFIG", filepath.Join(dir, "no-docker-config"))
 	u, err := image.ExtractCatalog(context.Background(), ref, image.WithUseHTTP(true), image.WithTempDir(tmp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	u.Close()
 }
 
@@ -58,15 +56,11 @@ func TestPullTLS(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			u, err := image.ExtractCatalog(context.Background(), ref, append(tc.opts, noKeys, image.WithTempDir(t.TempDir()))...)
 			if tc.wantErr == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				u.Close()
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("want an error containing %q, got %v", tc.wantErr, err)
-			}
+			require.ErrorContains(t, err, tc.wantErr)
 		})
 	}
 }
@@ -87,26 +81,16 @@ insecure = true
 location = "blocked.invalid"
 blocked = true
 `, reg.Host)
-	if err := os.WriteFile(conf, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(conf, []byte(data), 0o644))
 	rc, err := image.LoadRegistriesConf(conf, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	noKeys := image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json")))
 	u, err := image.ExtractCatalog(context.Background(), "catalogs.invalid/team/cat:v1", image.WithRegistriesConf(rc), noKeys, image.WithTempDir(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := u.Pulled.From.String(); got != ref {
-		t.Errorf("pulled from %s, want the mirror %s", got, ref)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, ref, u.Pulled.From.String(), "pulled from the mirror")
 	u.Close()
 	_, err = image.ExtractCatalog(context.Background(), "blocked.invalid/x/cat:v1", image.WithRegistriesConf(rc), noKeys)
-	if !errors.Is(err, image.ErrBlocked) {
-		t.Errorf("want ErrBlocked, got %v", err)
-	}
+	assert.ErrorIs(t, err, image.ErrBlocked)
 }
 
 func TestRegistriesConfEndpoints(t *testing.T) {
@@ -129,9 +113,7 @@ func TestRegistriesConfEndpoints(t *testing.T) {
 		{"other.test/cat:v1", []string{"other.test/cat:v1"}},
 	} {
 		eps, err := rc.Endpoints(tc.ref)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got []string
 		for _, e := range eps {
 			s := e.Ref
@@ -140,9 +122,7 @@ func TestRegistriesConfEndpoints(t *testing.T) {
 			}
 			got = append(got, s)
 		}
-		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
-			t.Errorf("%s: got %v, want %v", tc.ref, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, tc.ref)
 	}
 }
 
@@ -166,11 +146,8 @@ func TestClassify(t *testing.T) {
 		{"./host.test/cat", false, false},
 	} {
 		in, err := image.Classify(tc.arg)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.arg, err)
-		}
-		if in.IsImage() != tc.image || (in.Note != "") != tc.note {
-			t.Errorf("%s: image=%v note=%q", tc.arg, in.IsImage(), in.Note)
-		}
+		require.NoError(t, err, "%s", tc.arg)
+		assert.Equal(t, tc.image, in.IsImage(), "%s: image", tc.arg)
+		assert.Equal(t, tc.note, in.Note != "", "%s: note %q", tc.arg, in.Note)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/stretchr/testify/require"
 )
 
 type basic struct{ user, password string }
@@ -26,12 +27,8 @@ func (r *Registry) AuthFile(t testing.TB, dir string) string {
 	t.Helper()
 	auth := base64.StdEncoding.EncodeToString([]byte(r.User + ":" + r.Password))
 	data, err := json.Marshal(map[string]any{"auths": map[string]any{r.Host: map[string]string{"auth": auth}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := filepath.Join(dir, "auth.json")
-	if err := os.WriteFile(p, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, data, 0o600))
 	return p
 }

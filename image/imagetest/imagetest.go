@@ -28,6 +28,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/stretchr/testify/require"
 )
 
 // Registry is a running loopback registry that counts blob requests.
@@ -105,9 +106,7 @@ func New(t testing.TB, opts ...Option) *Registry {
 	r.Server = httptest.NewUnstartedServer(h)
 	if r.altLoopback {
 		l, err := net.Listen("tcp", "127.0.0.2:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r.Server.Listener.Close()
 		r.Server.Listener = l
 	}
@@ -133,9 +132,7 @@ func (r *Registry) CAFile(t testing.TB, dir string) string {
 	t.Helper()
 	p := filepath.Join(dir, "ca.pem")
 	data := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.Server.Certificate().Raw})
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, data, 0o644))
 	return p
 }
 
@@ -144,9 +141,7 @@ func (r *Registry) Push(t testing.TB, repoTag string, img any) string {
 	t.Helper()
 	ref := r.Host + "/" + repoTag
 	nref, err := name.ParseReference(ref, name.Insecure)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ro := []remote.Option{remote.WithTransport(r.Server.Client().Transport)}
 	if r.User != "" {
 		ro = append(ro, remote.WithAuth(basic{r.User, r.Password}))
@@ -157,11 +152,9 @@ func (r *Registry) Push(t testing.TB, repoTag string, img any) string {
 	case v1.ImageIndex:
 		err = remote.WriteIndex(nref, v, ro...)
 	default:
-		t.Fatalf("Push: %T is neither an image nor an index", img)
+		require.Failf(t, "Push: neither an image nor an index", "%T", img)
 	}
-	if err != nil {
-		t.Fatalf("push %s: %v", ref, err)
-	}
+	require.NoError(t, err, "push %s", ref)
 	return ref
 }
 
@@ -189,23 +182,16 @@ func Layer(t testing.TB, entries ...Entry) v1.Layer {
 		if hdr.Typeflag == tar.TypeDir {
 			hdr.Mode = 0o755
 		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, tw.WriteHeader(hdr))
 		if hdr.Typeflag == tar.TypeReg {
-			if _, err := tw.Write([]byte(e.Body)); err != nil {
-				t.Fatal(err)
-			}
+			_, err := tw.Write([]byte(e.Body))
+			require.NoError(t, err)
 		}
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tw.Close())
 	data := buf.Bytes()
 	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return l
 }
 
@@ -232,9 +218,7 @@ func DirLayer(t testing.TB, src, dest string) v1.Layer {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	return Layer(t, entries...)
 }
@@ -244,13 +228,9 @@ func DirLayer(t testing.TB, src, dest string) v1.Layer {
 func Image(t testing.TB, labels map[string]string, platform *v1.Platform, layers ...v1.Layer) v1.Image {
 	t.Helper()
 	img, err := mutate.AppendLayers(empty.Image, layers...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cf = cf.DeepCopy()
 	cf.Config.Labels = labels
 	cf.OS, cf.Architecture = "linux", "amd64"
@@ -258,9 +238,7 @@ func Image(t testing.TB, labels map[string]string, platform *v1.Platform, layers
 		cf.OS, cf.Architecture, cf.Variant = platform.OS, platform.Architecture, platform.Variant
 	}
 	img, err = mutate.ConfigFile(img, cf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return img
 }
 
@@ -270,9 +248,7 @@ func Index(t testing.TB, imgs ...v1.Image) v1.ImageIndex {
 	var adds []mutate.IndexAddendum
 	for _, img := range imgs {
 		cf, err := img.ConfigFile()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: cf.OS, Architecture: cf.Architecture, Variant: cf.Variant}}})
 	}
 	return mutate.AppendManifests(empty.Index, adds...)
@@ -285,18 +261,11 @@ func ZerosLayer(t testing.TB, name string, n int64) v1.Layer {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(zw)
-	if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: n}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(tw, io.LimitReader(zeros{}, n)); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: n}))
+	_, err := io.Copy(tw, io.LimitReader(zeros{}, n))
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	require.NoError(t, zw.Close())
 	return GzipLayer(t, buf.Bytes())
 }
 
@@ -311,9 +280,7 @@ func (zeros) Read(b []byte) (int, error) {
 func GzipLayer(t testing.TB, gz []byte) v1.Layer {
 	t.Helper()
 	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(gz)), nil })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return l
 }
 
@@ -322,18 +289,10 @@ func GzipLayer(t testing.TB, gz []byte) v1.Layer {
 func ArchiveDir(t testing.TB, dir, file string) string {
 	t.Helper()
 	out, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tw := tar.NewWriter(out)
-	if err := tw.AddFS(os.DirFS(dir)); err != nil {
-		t.Fatal(err)
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, tw.AddFS(os.DirFS(dir)))
+	require.NoError(t, tw.Close())
+	require.NoError(t, out.Close())
 	return file
 }
