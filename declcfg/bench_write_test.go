@@ -10,15 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // cpuTime returns the CPU time (user + system) the process used so far:
 // wall time on a shared machine says little about the work done.
 func cpuTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
@@ -93,9 +93,7 @@ func BenchmarkWriteDir10k(b *testing.B) {
 			for b.Loop() {
 				dir = filepath.Join(tmp, fmt.Sprintf("catalog-%d", i))
 				i++
-				if err := WriteDir(cfg, dir, bc.opts...); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, WriteDir(cfg, dir, bc.opts...))
 			}
 			reportCPU(b, start)
 			b.ReportMetric(float64(dirSize(b, dir))/1e6, "catalog-MB")
@@ -116,23 +114,15 @@ func TestRealisticCatalogRoundTrip(t *testing.T) {
 	cfg := genRealisticCatalog(2, 3)
 	for _, l := range []Layout{LayoutOPM, LayoutObjects} {
 		dir := filepath.Join(t.TempDir(), "catalog")
-		if err := WriteDir(cfg, dir, WithLayout(l)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, WriteDir(cfg, dir, WithLayout(l)))
 		loaded, err := LoadDir(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := toModel(loaded); err != nil {
-			t.Fatal(err)
-		}
-		if len(loaded.Bundles) != 6 {
-			t.Fatalf("%s: loaded %d bundles, want 6", l, len(loaded.Bundles))
-		}
+		require.NoError(t, err)
+		_, _, err = toModel(loaded)
+		require.NoError(t, err)
+		require.Len(t, loaded.Bundles, 6, "%s: bundles loaded", l)
 		for _, bd := range loaded.Bundles {
-			if len(bd.Objects) != 4 || bd.CsvJSON == "" {
-				t.Fatalf("%s: bundle %s has %d objects (csv %t), want 4 with a CSV", l, bd.Name, len(bd.Objects), bd.CsvJSON != "")
-			}
+			require.Len(t, bd.Objects, 4, "%s: bundle %s objects", l, bd.Name)
+			require.NotEmpty(t, bd.CsvJSON, "%s: bundle %s has a CSV", l, bd.Name)
 		}
 	}
 }
@@ -150,12 +140,9 @@ func BenchmarkLoadValidateDir(b *testing.B) {
 	start := cpuTime(b)
 	for b.Loop() {
 		cfg, err := LoadDir(ctx, dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := toModel(cfg); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
+		_, _, err = toModel(cfg)
+		require.NoError(b, err)
 	}
 	reportCPU(b, start)
 	b.ReportMetric(float64(dirSize(b, dir))/1e6, "catalog-MB")
@@ -170,17 +157,13 @@ func BenchmarkWriteDirObjectsDir(b *testing.B) {
 		b.Skip("OLMCAT_BENCH_CATALOG not set")
 	}
 	cfg, err := LoadDir(context.Background(), dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	tmp := b.TempDir()
 	b.ReportAllocs()
 	i := 0
 	start := cpuTime(b)
 	for b.Loop() {
-		if err := WriteDir(cfg, filepath.Join(tmp, fmt.Sprintf("catalog-%d", i)), WithLayout(LayoutObjects)); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, WriteDir(cfg, filepath.Join(tmp, fmt.Sprintf("catalog-%d", i)), WithLayout(LayoutObjects)))
 		i++
 	}
 	reportCPU(b, start)

@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 )
@@ -18,17 +20,13 @@ import (
 func bundleDirs(t *testing.T) []string {
 	t.Helper()
 	renders, err := filepath.Glob("../fixtures/bundles/*/*/opm-render.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	more, _ := filepath.Glob("../fixtures/bundles/*/*/*/opm-render.json")
 	var dirs []string
 	for _, r := range append(renders, more...) {
 		dirs = append(dirs, filepath.Dir(r))
 	}
-	if len(dirs) < 100 {
-		t.Fatalf("found %d bundle dirs with opm-render.json, want the 105 real ones", len(dirs))
-	}
+	require.GreaterOrEqual(t, len(dirs), 100, "bundle dirs with opm-render.json (the 105 real ones)")
 	return dirs
 }
 
@@ -36,9 +34,7 @@ func bundleDirs(t *testing.T) []string {
 func renderBundle(t *testing.T, b declcfg.Bundle) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := declcfg.WriteStream(&buf, &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, declcfg.FormatJSON); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, declcfg.WriteStream(&buf, &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, declcfg.FormatJSON))
 	return buf.String()
 }
 
@@ -48,19 +44,12 @@ func TestBundleFromFSEqualsOPMRender(t *testing.T) {
 	for _, dir := range bundleDirs(t) {
 		t.Run(strings.TrimPrefix(dir, "../fixtures/bundles/"), func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, "opm-render.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			b, meta, err := declcfg.BundleFromFS(os.DirFS(dir))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if meta.Package() != b.Package || len(meta.Channels()) == 0 {
-				t.Errorf("metadata: package %q channels %v", meta.Package(), meta.Channels())
-			}
-			if d := cmp.Diff(string(want), renderBundle(t, b)); d != "" {
-				t.Errorf("render differs from opm's (-opm +olmcat):\n%s", d)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, b.Package, meta.Package(), "metadata: package")
+			assert.NotEmpty(t, meta.Channels(), "metadata: channels")
+			assert.Empty(t, cmp.Diff(string(want), renderBundle(t, b)), "render differs from opm's (-opm +olmcat)")
 		})
 	}
 }
@@ -72,31 +61,15 @@ func TestBundleFromFSImage(t *testing.T) {
 	dir := "../fixtures/bundles/opm-bundles/etcd.0.9.2"
 	ref := "registry.test/ns/etcd-bundle:0.9.2"
 	b, _, err := declcfg.BundleFromFS(os.DirFS(dir), declcfg.WithBundleImage(ref))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.Image != ref {
-		t.Errorf("image %q", b.Image)
-	}
-	found := false
-	for _, r := range b.RelatedImages {
-		found = found || (r.Image == ref && r.Name == "")
-	}
-	if !found {
-		t.Errorf("bundle image not among relatedImages %v", b.RelatedImages)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, ref, b.Image)
+	assert.Contains(t, b.RelatedImages, declcfg.RelatedImage{Image: ref}, "bundle image among relatedImages")
 	b, _, err = declcfg.BundleFromFS(os.DirFS(dir), declcfg.WithCSVMetadata(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	last := b.Properties[len(b.Properties)-1]
-	if last.Type != declcfg.PropertyCSVMetadata {
-		t.Errorf("last property %s, want %s", last.Type, declcfg.PropertyCSVMetadata)
-	}
+	assert.Equal(t, declcfg.PropertyCSVMetadata, last.Type, "last property")
 	for _, p := range b.Properties {
-		if p.Type == declcfg.PropertyBundleObject {
-			t.Error("olm.bundle.object left with csv metadata")
-		}
+		assert.NotEqual(t, declcfg.PropertyBundleObject, p.Type, "olm.bundle.object left with csv metadata")
 	}
 }
 
@@ -117,9 +90,7 @@ func TestBundleFromFSErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := declcfg.BundleFromFS(tc.fs)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("want an error containing %q, got %v", tc.want, err)
-			}
+			require.ErrorContains(t, err, tc.want)
 		})
 	}
 }

@@ -3,6 +3,8 @@ package declcfg
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 var gvkCases = []string{
@@ -29,10 +31,12 @@ func FuzzParseGVKValue(f *testing.F) {
 }
 
 func checkParseGVKValue(t *testing.T, value string) {
+	t.Helper()
 	var want GVKValue
 	werr := json.Unmarshal([]byte(value), &want)
 	got, err := ParseGVKValue([]byte(value))
-	if (err == nil) != (werr == nil) || err == nil && got != want {
-		t.Fatalf("ParseGVKValue(%q) = %+v, %v; json.Unmarshal: %+v, %v", value, got, err, want, werr)
+	require.Equal(t, werr == nil, err == nil, "ParseGVKValue(%q) fails as json.Unmarshal does: %v; json.Unmarshal: %v", value, err, werr)
+	if err == nil {
+		require.Equal(t, want, got, "ParseGVKValue(%q)", value)
 	}
 }

@@ -106,15 +106,9 @@ func FuzzAppendIndented(f *testing.F) {
 			return
 		}
 		var compact, want bytes.Buffer
-		if err := json.Compact(&compact, b); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Indent(&want, compact.Bytes(), "            ", "    "); err != nil {
-			t.Fatal(err)
-		}
-		if got := string(appendIndented(nil, b, 3)); got != want.String() {
-			t.Fatalf("appendIndented(%q) = %q, want %q", b, got, want.String())
-		}
+		require.NoError(t, json.Compact(&compact, b))
+		require.NoError(t, json.Indent(&want, compact.Bytes(), "            ", "    "))
+		require.Equal(t, want.String(), string(appendIndented(nil, b, 3)), "appendIndented(%q)", b)
 	})
 }
 

@@ -17,9 +17,7 @@ func decodeAll(t testing.TB, in string) ([]string, error) {
 	t.Helper()
 	var blobs []string
 	err := DecodeStream(strings.NewReader(in), func(blob json.RawMessage, index int) error {
-		if index != len(blobs) {
-			t.Fatalf("index %d, want %d", index, len(blobs))
-		}
+		require.Len(t, blobs, index, "blob index")
 		blobs = append(blobs, string(blob))
 		return nil
 	})
@@ -80,14 +78,10 @@ func TestDecodeStreamCallbackErrorStops(t *testing.T) {
 // must never panic, and every blob it hands out must be a JSON object.
 func FuzzDecodeStream(f *testing.F) {
 	seeds, err := filepath.Glob(filepath.Join("testdata", "streams", "*"))
-	if err != nil {
-		f.Fatal(err)
-	}
+	require.NoError(f, err)
 	for _, p := range seeds {
 		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		f.Add(data)
 	}
 	f.Add([]byte(""))
@@ -95,19 +89,13 @@ func FuzzDecodeStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		last := -1
 		_ = DecodeStream(bytes.NewReader(data), func(blob json.RawMessage, index int) error {
-			if index != last+1 {
-				t.Fatalf("index %d after %d", index, last)
-			}
+			require.Equal(t, last+1, index, "index after %d", last)
 			last = index
-			if len(blob) == 0 || blob[0] != '{' || !json.Valid(blob) {
-				t.Fatalf("blob #%d is not a JSON object: %q", index, blob)
-			}
+			require.True(t, len(blob) > 0 && blob[0] == '{' && json.Valid(blob), "blob #%d is not a JSON object: %q", index, blob)
 			// The loader's top-level key scanner must agree with a full decode.
 			meta, err := metaKeys(blob)
 			var top map[string]any
-			if json.Unmarshal(blob, &top) != nil {
-				t.Fatalf("blob #%d does not decode", index)
-			}
+			require.NoError(t, json.Unmarshal(blob, &top), "blob #%d does not decode", index)
 			var folded []any
 			for k, v := range top {
 				if strings.EqualFold(k, "schema") {
@@ -115,9 +103,7 @@ func FuzzDecodeStream(f *testing.F) {
 				}
 			}
 			if err == nil {
-				if len(folded) != 1 || folded[0] != any(meta.Schema) {
-					t.Fatalf("blob #%d: scanner schema %q, decoded %v", index, meta.Schema, folded)
-				}
+				require.Equal(t, []any{meta.Schema}, folded, "blob #%d: scanner schema, decoded", index)
 			}
 			return nil
 		})

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
 )
@@ -21,9 +23,7 @@ func BenchmarkLargestPackageSVG(b *testing.B) {
 	}
 	ctx := context.Background()
 	all, err := declcfg.LoadDir(ctx, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	count := map[string]int{}
 	largest := ""
 	for _, bd := range all.Bundles {
@@ -37,15 +37,9 @@ func BenchmarkLargestPackageSVG(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cfg, err := declcfg.LoadDir(ctx, dir, declcfg.WithPackages(largest))
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		g, err := graph.Build(cfg, graph.WithPackage(largest))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := graph.WriteSVG(io.Discard, g); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
+		require.NoError(b, graph.WriteSVG(io.Discard, g))
 	}
 }

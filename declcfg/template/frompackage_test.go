@@ -165,7 +165,7 @@ func channelNamed(t *testing.T, cfg *declcfg.DeclarativeConfig, name string) *de
 			return &cfg.Channels[i]
 		}
 	}
-	t.Fatalf("no channel %s", name)
+	require.Failf(t, "no such channel", "channel %s", name)
 	return nil
 }
 

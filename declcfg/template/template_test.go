@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -99,9 +100,7 @@ func TestRenderMatchesOPM(t *testing.T) {
 			}
 			cfg, err := renderFile(t, tc.template, tc.csvMetadata, opts...)
 			require.NoError(t, err)
-			if diff := cmp.Diff(golden(t, tc.golden), write(t, cfg, tc.format)); diff != "" {
-				t.Errorf("render differs from opm's (-opm +olmcat):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(golden(t, tc.golden), write(t, cfg, tc.format)), "render differs from opm's (-opm +olmcat)")
 		})
 	}
 }
@@ -126,9 +125,7 @@ func TestConvertMatchesOPM(t *testing.T) {
 			defer f.Close()
 			var buf bytes.Buffer
 			require.NoError(t, Convert(&buf, f, tc.typ, tc.format))
-			if diff := cmp.Diff(golden(t, tc.golden), buf.String()); diff != "" {
-				t.Errorf("convert differs from opm's (-opm +olmcat):\n%s", diff)
-			}
+			assert.Empty(t, cmp.Diff(golden(t, tc.golden), buf.String()), "convert differs from opm's (-opm +olmcat)")
 		})
 	}
 }
