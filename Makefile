@@ -29,9 +29,9 @@ build:
 
 # Static olmcat binaries per platform, the entrypoints of the images
 # olmcat build makes (olmcat build --binary linux/arm64=bin/olmcat-linux-arm64).
-# The slim build leaves out the bundle commands that need a Kubernetes
-# client (unpack, load, local); it keeps bundle copy and bundle extract,
-# which the unpack Job runs. scripts/binary-sizes.sh prints the sizes.
+# The slim build has only what an image runs: serve (declarative configs;
+# no sqlite library) and the unpack Job's bundle copy and bundle extract
+# (no Kubernetes client library). scripts/binary-sizes.sh prints the sizes.
 IMAGE_ARCHS ?= amd64 arm64
 
 build-images:

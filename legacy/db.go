@@ -11,6 +11,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/internal/sqlitefile"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -142,7 +144,7 @@ func openSQLite(path string) (*sqlx.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	ok, err := IsSQLiteFile(abs)
+	ok, err := sqlitefile.Is(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open legacy index: %w", err)
 	}

@@ -5,8 +5,9 @@
 #   cli        make build: the whole CLI, -s -w
 #   cli-debug  the whole CLI with symbols and DWARF (go build's default)
 #   slim       make build-images: -tags slim -s -w, the binary of the images
-#              olmcat build makes and of the unpack Job (bundle copy and
-#              bundle extract without a Kubernetes client library)
+#              olmcat build makes and of the unpack Job (serve of declarative
+#              configs, bundle copy and bundle extract: no sqlite library, no
+#              Kubernetes client library)
 #   layer      the compressed binary layer of `olmcat build --push=false`
 #              of a small catalog with the slim binary
 #

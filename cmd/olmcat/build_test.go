@@ -20,9 +20,9 @@ import (
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
-// crossBuild returns a static olmcat for linux/arch: the one make
-// build-images made (OLMCAT_TEST_IMAGE_BINARIES names its dir), else one
-// compiled here into dir.
+// crossBuild returns the slim static olmcat for linux/arch, the binary of
+// the images: the one make build-images made (OLMCAT_TEST_IMAGE_BINARIES
+// names its dir), else one compiled here into dir.
 func crossBuild(t *testing.T, dir, arch string) string {
 	t.Helper()
 	if made := os.Getenv("OLMCAT_TEST_IMAGE_BINARIES"); made != "" {
@@ -32,7 +32,7 @@ func crossBuild(t *testing.T, dir, arch string) string {
 		return p
 	}
 	out := filepath.Join(dir, "olmcat-linux-"+arch)
-	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd := exec.Command("go", "build", "-tags", "slim", "-ldflags", "-s -w", "-o", out, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
 	msg, err := cmd.CombinedOutput()
 	require.NoError(t, err, "cross-compile for %s: %s", arch, msg)

@@ -321,13 +321,17 @@ func f() error {
 // typed clientset brings every API group of Kubernetes (most of the
 // binary's size; the bundle commands use the dynamic client), and the slim
 // build shipped in images and run by the unpack Job has no Kubernetes
-// client or API types at all.
+// client or API types at all, and no sqlite library or anything above the
+// declarative config server (it serves /configs and runs the Job's bundle
+// commands).
 var binaryRules = []struct {
 	tags      string
 	forbidden []string
 }{
 	{tags: "", forbidden: []string{"k8s.io/client-go/kubernetes", "k8s.io/client-go/applyconfigurations"}},
-	{tags: "slim", forbidden: []string{"k8s.io/client-go/", "k8s.io/api/", "k8s.io/apimachinery/pkg/runtime"}},
+	{tags: "slim", forbidden: []string{"k8s.io/client-go/", "k8s.io/api/", "k8s.io/apimachinery/pkg/runtime",
+		"modernc.org/", module + "legacy", module + "migrate", module + "registry/legacyquery", module + "registry/parity",
+		module + "declcfg/template", module + "cmd/olmcat/internal/report"}},
 }
 
 func TestBinaryDependencies(t *testing.T) {

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/legacy"
 )
 
 // noDeprecationWarningEnv silences the deprecation warning when set to a
@@ -44,23 +40,6 @@ func deprecationWarning(dbPath string) string {
 		"    %s\n"+
 		"  See MIGRATION.md for how to check parity and roll out. Set %s=1 or pass --no-deprecation-warning to silence this warning.\n",
 		dbPath, migrateCommand(dbPath), noDeprecationWarningEnv)
-}
-
-// warnDeprecated writes deprecationWarning(name) to w once path is known
-// to be a legacy index (legacy.CheckIndex), unless the
-// noDeprecationWarningEnv environment variable silences it. A file that
-// only looks like one (an empty file, another program's sqlite database)
-// gets no warning: opening it fails with an error that says what it is.
-// name is the input as the user gave it (an image reference for an
-// image's database), path the local file.
-func warnDeprecated(ctx context.Context, w io.Writer, name, path string) {
-	if v := os.Getenv(noDeprecationWarningEnv); v != "" && v != "0" && !strings.EqualFold(v, "false") {
-		return
-	}
-	if legacy.CheckIndex(ctx, path) != nil {
-		return
-	}
-	fmt.Fprint(w, deprecationWarning(name))
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but safe

@@ -35,19 +35,6 @@ const (
 	parityGCPercent = 50
 )
 
-// migrateGCBudget applies migrate's budget, only for runs that hold
-// nothing catalog-sized (no --verify, which serves both catalogs in
-// process, and no --report-html, which keeps every package's graphs until
-// the page is written).
-func migrateGCBudget(f *migrateFlags) (restore func()) {
-	if f.verify || f.reportHTML != "" {
-		return func() {}
-	}
-	restoreGC := gcPercentUnlessSet(migrateGCPercent)
-	restoreLimit := memoryLimitUnlessSet(migrateMemoryLimit)
-	return func() { restoreLimit(); restoreGC() }
-}
-
 // serveGCBudget applies serve's budget to a catalog directory, for the
 // load and while serving.
 func serveGCBudget() (restore func()) { return gcPercentUnlessSet(serveGCPercent) }

@@ -211,19 +211,6 @@ func refuseBundle(u *image.Extracted, verb string) error {
 		verb, u.Pulled.Ref, image.LabelBundlePackage, u.Pulled.Ref)}
 }
 
-// refuseBundleInput is refuseBundle for bundle images and bundle
-// directories alike (a bundle has no upgrade graph, no channels).
-func refuseBundleInput(in renderInput, verb string) error {
-	if err := refuseBundle(in.unpacked, verb); err != nil {
-		return err
-	}
-	if _, _, ok := in.bundleDir(); ok {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle directory (manifests/ and metadata/), not a catalog; olmcat render %s prints its olm.bundle blob",
-			verb, in.name, in.name)}
-	}
-	return nil
-}
-
 // pullProgress shows the layer bytes an image extraction reads as a
 // progress bar (on a terminal only, see newProgress).
 type pullProgress struct {

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
@@ -53,7 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, sig.Error())
 		return 128 + int(sig.sig)
 	}
-	fmt.Fprintln(stderr, "Error:", report.ErrorText(err))
+	fmt.Fprintln(stderr, "Error:", errorText(err))
 	if errors.Is(err, pathcheck.ErrOverlap) || errors.Is(err, pathcheck.ErrExists) {
 		// Paths that overlap and outputs that exist without --force are
 		// usage errors whichever layer found them.

@@ -1,3 +1,5 @@
+//go:build !slim
+
 package main
 
 import (
@@ -190,4 +192,17 @@ func levelNames() string {
 		names[i] = string(l)
 	}
 	return strings.Join(names, ", ")
+}
+
+// migrateGCBudget applies migrate's budget, only for runs that hold
+// nothing catalog-sized (no --verify, which serves both catalogs in
+// process, and no --report-html, which keeps every package's graphs until
+// the page is written).
+func migrateGCBudget(f *migrateFlags) (restore func()) {
+	if f.verify || f.reportHTML != "" {
+		return func() {}
+	}
+	restoreGC := gcPercentUnlessSet(migrateGCPercent)
+	restoreLimit := memoryLimitUnlessSet(migrateMemoryLimit)
+	return func() { restoreLimit(); restoreGC() }
 }

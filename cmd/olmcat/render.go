@@ -1,3 +1,5 @@
+//go:build !slim
+
 package main
 
 import (
@@ -260,4 +262,17 @@ func streamDir(ctx context.Context, w io.Writer, root string, f declcfg.Format) 
 	return declcfg.EachPackage(ctx, root, func(_ string, part *declcfg.DeclarativeConfig) error {
 		return declcfg.WriteStream(w, part, f)
 	})
+}
+
+// refuseBundleInput is refuseBundle for bundle images and bundle
+// directories alike (a bundle has no upgrade graph, no channels).
+func refuseBundleInput(in renderInput, verb string) error {
+	if err := refuseBundle(in.unpacked, verb); err != nil {
+		return err
+	}
+	if _, _, ok := in.bundleDir(); ok {
+		return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle directory (manifests/ and metadata/), not a catalog; olmcat render %s prints its olm.bundle blob",
+			verb, in.name, in.name)}
+	}
+	return nil
 }

@@ -46,24 +46,7 @@ and checks that two catalogs answer that API the same way.`,
 	root.SetVersionTemplate("olmcat {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseNegativeDurations(cmd) }
-	root.AddCommand(
-		newValidateCmd(),
-		newRenderCmd(),
-		newConvertCmd(),
-		newMigrateCmd(),
-		newServeCmd(),
-		newParityCmd(),
-		newGenerateCmd(),
-		newUnpackCmd(),
-		newBuildCmd(),
-		newAddCmd(),
-		newGraphCmd(),
-		newBundleCmd(),
-		newVersionCmd(),
-		newAlphaCmd(),
-	)
-	attachOPMIndexCommands(root)
-	attachOPMCommands(root)
+	addCommands(root)
 	refuseUnknownCommands(root)
 	return root
 }

@@ -103,8 +103,10 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	if err := refuseBundle(unpacked, "serve"); err != nil {
 		return err
 	}
-	if in.Kind == source.KindSQLite && !f.noWarning {
-		warnDeprecated(ctx, stderr, path, in.Ref)
+	if in.Kind == source.KindSQLite {
+		if err := serveSQLite(ctx, stderr, path, in.Ref, f.noWarning); err != nil {
+			return err
+		}
 	}
 	if in.Kind == source.KindDeclcfg {
 		defer serveGCBudget()()

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/legacy"
+	"github.com/operator-catalog/olmcat/internal/sqlitefile"
 )
 
 // Kind is the kind of catalog a reference names. The values are the words
@@ -96,7 +96,7 @@ func Detect(ref string) (Input, error) {
 	}
 	defer f.Close()
 	in.Kind = KindDeclcfgFile
-	if legacy.HasSQLiteHeader(f) {
+	if sqlitefile.HasHeader(f) {
 		in.Kind = KindSQLite
 	}
 	return in, nil

@@ -2,13 +2,12 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
-	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
-	"github.com/operator-catalog/olmcat/registry/legacyquery"
 )
 
 // Option configures Open.
@@ -77,19 +76,7 @@ func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier,
 	}
 }
 
-func openSQLite(ctx context.Context, path string, o options) (registry.Querier, error) {
-	if o.cacheDir != "" {
-		o.logger.Info("cache directory not used for sqlite catalogs", "path", path)
-	}
-	db, err := legacy.Open(ctx, path, legacy.Lazy(), legacy.SkipManifests())
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite catalog %s: %w", path, err)
-	}
-	q, err := legacyquery.New(ctx, db)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("index sqlite catalog %s: %w", path, err)
-	}
-	o.logger.Info("opened sqlite catalog", "path", path, "level", db.Level())
-	return q, nil
-}
+// ErrNoSQLite is OpenInput's error for a legacy sqlite index in a build
+// without the sqlite backend (the slim build, tag "slim", of the images
+// olmcat builds: they hold declarative configs only).
+var ErrNoSQLite = errors.New("a legacy sqlite index, and this build has no sqlite backend")

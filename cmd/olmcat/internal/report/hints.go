@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -48,29 +47,16 @@ func NameRemedies(rep *migrate.Report, err error) {
 	}
 }
 
-// ErrorText is err's message as the CLI prints it: a refused overwrite
-// says which flag replaces the output, and the hints of unservable
-// content (wherever the error was wrapped) name the flags that resolve it.
-func ErrorText(err error) string {
+// ProblemsText is err's message as the CLI prints it: the hints of
+// unservable content (wherever the error was wrapped) name the flags that
+// resolve them.
+func ProblemsText(err error) string {
 	msg := err.Error()
 	var pe *migrate.ProblemsError
 	if errors.As(err, &pe) {
 		named := &migrate.ProblemsError{Problems: slices.Clone(pe.Problems)}
 		NameRemedies(nil, named)
 		msg = strings.Replace(msg, pe.Error(), named.Error(), 1)
-	}
-	// The error that matches pathcheck.ErrExists itself (its wrappers
-	// match through it): the hint goes right after its message, unless
-	// the CLI made it and named the flag already.
-	var exists interface {
-		error
-		Is(error) bool
-	}
-	if errors.As(err, &exists) && exists.Is(pathcheck.ErrExists) && !strings.Contains(exists.Error(), "--force") {
-		if i := strings.LastIndex(msg, exists.Error()); i >= 0 {
-			at := i + len(exists.Error())
-			msg = msg[:at] + " (use --force to replace it)" + msg[at:]
-		}
 	}
 	return msg
 }

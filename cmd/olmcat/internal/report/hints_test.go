@@ -8,18 +8,12 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
-	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
 // The libraries name no flag; the CLI's messages still do.
 func TestHintsNameTheFlags(t *testing.T) {
-	exists := fmt.Errorf("migrate: %w", pathcheck.Exists("output directory %s exists and is not empty", "out"))
-	assert.Equal(t, "migrate: output directory out exists and is not empty (use --force to replace it)", report.ErrorText(exists))
-	assert.Equal(t, "plain", report.ErrorText(errors.New("plain")))
-	named := pathcheck.Exists("report file r: exists (pass --force to replace it)")
-	assert.Equal(t, named.Error(), report.ErrorText(named), "the CLI's own message names the flag already")
-
+	assert.Equal(t, "plain", report.ProblemsText(errors.New("plain")))
 	assert.Equal(t, "pass --keep-deprecated to keep deprecated bundles (listed in an olm.deprecations blob)", report.MigrationHint(migrate.DropDeprecated))
 	assert.Equal(t, "use WithKeepDeprecated to keep deprecated bundles (listed in an olm.deprecations blob)", migrate.Hint(migrate.DropDeprecated))
 
@@ -34,7 +28,7 @@ func TestHintsNameTheFlags(t *testing.T) {
 	// Wrapped before its hints were named: the CLI's text names the flags.
 	late := fmt.Errorf("verify: migrate: %w", &migrate.ProblemsError{Problems: []migrate.Finding{{Kind: migrate.ProblemEmptyChannel, Detail: "empty", Hint: migrate.Hint(migrate.ProblemEmptyChannel)}}})
 	assert.Contains(t, late.Error(), "use WithKeepDeprecated")
-	assert.Contains(t, report.ErrorText(late), "verify: migrate: 1 problem(s) would make the catalog unservable")
-	assert.Contains(t, report.ErrorText(late), "hint (empty-channel): the channel has no bundle left; pass --keep-deprecated if its bundles were deprecated")
+	assert.Contains(t, report.ProblemsText(late), "verify: migrate: 1 problem(s) would make the catalog unservable")
+	assert.Contains(t, report.ProblemsText(late), "hint (empty-channel): the channel has no bundle left; pass --keep-deprecated if its bundles were deprecated")
 	assert.Equal(t, report.MigrationHint(migrate.ProblemInvalidImage), rep.Problems[0].Hint)
 }

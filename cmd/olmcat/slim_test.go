@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSlimBuild runs the slim build (the binary of the images and of the
+// unpack Job) as a process: it has exactly the serving and the Job's
+// bundle commands, and refuses a sqlite index with the commands that
+// serve it instead. TestBuildCommand serves an image's /configs with it.
+func TestSlimBuild(t *testing.T) {
+	if runtime.GOOS != "linux" || (testing.Short() && os.Getenv("OLMCAT_TEST_IMAGE_BINARIES") == "") {
+		t.Skip("builds the slim linux binary; make test runs it with make build-images' binaries")
+	}
+	bin := crossBuild(t, t.TempDir(), runtime.GOARCH)
+	run := func(args ...string) (string, int) {
+		t.Helper()
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil {
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "run %v", args)
+			return string(out), exit.ExitCode()
+		}
+		return string(out), 0
+	}
+	commands := func(help string) []string {
+		t.Helper()
+		var names []string
+		for _, m := range regexp.MustCompile(`(?m)^  (\w+)\s{2,}`).FindAllStringSubmatch(help, -1) {
+			names = append(names, m[1])
+		}
+		return names
+	}
+
+	help, code := run("--help")
+	require.Equal(t, 0, code, help)
+	assert.Equal(t, []string{"bundle", "completion", "help", "serve", "version"}, commands(help))
+	help, code = run("bundle", "--help")
+	require.Equal(t, 0, code, help)
+	assert.Equal(t, []string{"copy", "extract"}, commands(help))
+
+	out, code := run("migrate", "x", "y")
+	assert.Equal(t, exitUsage, code, out)
+
+	db := "../../fixtures/legacy/opm-manifests/index.db"
+	out, code = run("serve", db, "-p", "0")
+	assert.Equal(t, exitInvalid, code, out)
+	assert.Contains(t, out, "a legacy sqlite index, and this build has no sqlite backend")
+	assert.Contains(t, out, "olmcat migrate "+db)
+	assert.NotContains(t, out, "listening", "refused before the port is bound")
+}
