@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/internal/testinput"
@@ -24,13 +25,9 @@ func benchReadAll(b *testing.B, opts ...Option) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		db, err := Open(ctx, path, opts...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		names, err := db.PackageNames(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		// Two readers, as the migrate converter runs on two cores.
 		var bundles atomic.Int64
 		g, gctx := errgroup.WithContext(ctx)
@@ -51,9 +48,7 @@ func benchReadAll(b *testing.B, opts ...Option) {
 			next <- n
 		}
 		close(next)
-		if err := g.Wait(); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, g.Wait())
 		db.Close()
 		b.ReportMetric(float64(bundles.Load()), "bundles")
 	}
@@ -69,16 +64,13 @@ func BenchmarkOpenLazy(b *testing.B) {
 	for b.Loop() {
 		start := time.Now()
 		db, err := Open(ctx, path, Lazy(), SkipManifests())
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		open += time.Since(start)
 		names, _ := db.PackageNames(ctx)
 		for i, n := range []string{names[len(names)/2], names[len(names)/3]} {
 			t := time.Now()
-			if _, err := db.ReadPackage(ctx, n); err != nil {
-				b.Fatal(err)
-			}
+			_, err := db.ReadPackage(ctx, n)
+			require.NoError(b, err)
 			if i == 0 {
 				first += time.Since(t)
 			} else {
@@ -99,9 +91,7 @@ func BenchmarkOpen(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		db, err := Open(context.Background(), path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		db.Close()
 	}
 }

@@ -53,9 +53,8 @@ func BenchmarkMigrate(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		out := filepath.Join(b.TempDir(), fmt.Sprintf("catalog-%d", i))
-		if _, err := Migrate(context.Background(), db, out); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Migrate(context.Background(), db, out)
+		require.NoError(b, err)
 		_ = os.RemoveAll(out)
 	}
 }
@@ -70,9 +69,8 @@ func BenchmarkMigrateCSVMetadata(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		out := filepath.Join(b.TempDir(), fmt.Sprintf("catalog-%d", i))
-		if _, err := Migrate(context.Background(), db, out, WithMigrateLevel(MigrateLevelCSVMetadata)); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Migrate(context.Background(), db, out, WithMigrateLevel(MigrateLevelCSVMetadata))
+		require.NoError(b, err)
 		_ = os.RemoveAll(out)
 	}
 }

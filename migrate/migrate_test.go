@@ -38,9 +38,7 @@ func assertNothingWritten(t *testing.T, out string) {
 	ents, err := os.ReadDir(filepath.Dir(out))
 	require.NoError(t, err)
 	for _, e := range ents {
-		if e.IsDir() {
-			t.Errorf("leftover directory %s beside the output", e.Name())
-		}
+		assert.False(t, e.IsDir(), "leftover directory %s beside the output", e.Name())
 	}
 }
 

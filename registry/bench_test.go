@@ -5,6 +5,8 @@ import (
 	"net"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/operator-catalog/olmcat/registry"
@@ -16,44 +18,31 @@ import (
 // the catalog to the first SERVING health answer over loopback TCP.
 func benchHealthy(b *testing.B, bundles int, cached bool) {
 	dir := b.TempDir()
-	if err := catalogtest.Generate(dir, bundles); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, catalogtest.Generate(dir, bundles))
 	var opts []source.Option
 	if cached {
 		opts = append(opts, source.WithCacheDir(b.TempDir()))
 		q, _, err := source.Open(context.Background(), dir, opts...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		q.Close()
 	}
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(context.Background())
 		q, _, err := source.Open(ctx, dir, opts...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		done := make(chan error, 1)
 		go func() { done <- registry.Serve(ctx, lis, q) }()
 		conn, err := dial(lis.Addr().String())
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		resp, err := healthgrpc.NewHealthClient(conn).Check(ctx, &healthgrpc.HealthCheckRequest{})
-		if err != nil || resp.GetStatus() != healthgrpc.HealthCheckResponse_SERVING {
-			b.Fatalf("health: %v %v", resp, err)
-		}
+		require.NoError(b, err, "health")
+		require.Equal(b, healthgrpc.HealthCheckResponse_SERVING, resp.GetStatus(), "health")
 		b.StopTimer()
 		conn.Close()
 		cancel()
-		if err := <-done; err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, <-done)
 		q.Close()
 		b.StartTimer()
 	}

@@ -116,7 +116,7 @@ func splitPkgChannel(t *testing.T, chans []pkgChannel, s string, withRest bool) 
 			return pc.pkg, pc.channel, ""
 		}
 	}
-	t.Fatalf("cannot split %q into package and channel", s)
+	require.Failf(t, "cannot split into package and channel", "%q", s)
 	return
 }
 
@@ -175,7 +175,7 @@ func replay(t *testing.T, c api.RegistryClient, chans []pkgChannel, file, call s
 		g, v, k := splitGVK(t, arg)
 		got, err = unary(c.GetDefaultBundleThatProvides(ctx, &api.GetDefaultProviderRequest{Group: g, Version: v, Kind: k}))
 	default:
-		t.Fatalf("unknown RPC in fixture name %q", call)
+		require.Failf(t, "unknown RPC in fixture name", "%q", call)
 	}
 
 	if errText, rerr := os.ReadFile(file + ".err"); rerr == nil {
@@ -196,12 +196,13 @@ func replay(t *testing.T, c api.RegistryClient, chans []pkgChannel, file, call s
 
 // recordedMessage extracts "Message: ..." from grpcurl's error output.
 func recordedMessage(t *testing.T, errText []byte) string {
+	t.Helper()
 	for _, line := range strings.Split(string(errText), "\n") {
 		if m, ok := strings.CutPrefix(strings.TrimSpace(line), "Message: "); ok {
 			return m
 		}
 	}
-	t.Fatalf("no Message line in recorded error %q", errText)
+	require.Failf(t, "no Message line in recorded error", "%q", errText)
 	return ""
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -37,7 +38,7 @@ func serve(t testing.TB, q registry.Querier, opts ...registry.Option) *grpc.Clie
 		case err := <-done:
 			require.NoError(t, err)
 		case <-time.After(30 * time.Second):
-			t.Error("Serve did not return after its context was cancelled")
+			assert.Fail(t, "Serve did not return after its context was cancelled")
 		}
 	})
 	return conn

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/codes"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
@@ -121,7 +122,7 @@ func TestConcurrentClients(t *testing.T) {
 			wg.Wait()
 			close(errs)
 			for err := range errs {
-				t.Error(err)
+				assert.NoError(t, err)
 			}
 		})
 	}
@@ -217,7 +218,7 @@ func TestServeStopsGracefully(t *testing.T) {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(30 * time.Second):
-		t.Fatal("Serve did not stop")
+		require.Fail(t, "Serve did not stop")
 	}
 	_, err = c.GetPackage(context.Background(), &api.GetPackageRequest{Name: "foo"})
 	require.Error(t, err, "server still answering after Serve returned")
@@ -278,7 +279,7 @@ func TestServeShutdownIsBounded(t *testing.T) {
 	case err := <-done:
 		require.NoError(t, err)
 	case <-time.After(30 * time.Second):
-		t.Fatal("Serve did not stop: shutdown is not bounded")
+		require.Fail(t, "Serve did not stop: shutdown is not bounded")
 	}
 	require.Contains(t, logs.String(), "graceful shutdown timed out")
 	_, err = drain(stream, nil)

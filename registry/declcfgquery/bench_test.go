@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/operator-catalog/olmcat/internal/testinput"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
@@ -23,9 +25,7 @@ func retainedHeap() float64 {
 
 func benchLoad(b *testing.B, bundles int, cached bool) {
 	dir := b.TempDir()
-	if err := catalogtest.Generate(dir, bundles); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, catalogtest.Generate(dir, bundles))
 	var size int64
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, _ error) error {
 		if info, err := d.Info(); err == nil && !d.IsDir() {
@@ -38,24 +38,17 @@ func benchLoad(b *testing.B, bundles int, cached bool) {
 		cache := b.TempDir()
 		opts = append(opts, declcfgquery.WithCacheDir(cache))
 		q, err := declcfgquery.Load(context.Background(), dir, opts...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !q.Stats().CacheWritten {
-			b.Fatalf("cache not written: %s", q.Stats().CacheError)
-		}
+		require.NoError(b, err)
+		require.True(b, q.Stats().CacheWritten, "cache not written: %s", q.Stats().CacheError)
 	}
 	base := retainedHeap()
 	b.ResetTimer()
 	var q *declcfgquery.Querier
 	for b.Loop() {
 		var err error
-		if q, err = declcfgquery.Load(context.Background(), dir, opts...); err != nil {
-			b.Fatal(err)
-		}
-		if q.Stats().FromCache != cached {
-			b.Fatalf("FromCache = %v, want %v (%s)", q.Stats().FromCache, cached, q.Stats().CacheError)
-		}
+		q, err = declcfgquery.Load(context.Background(), dir, opts...)
+		require.NoError(b, err)
+		require.Equal(b, cached, q.Stats().FromCache, "FromCache (%s)", q.Stats().CacheError)
 	}
 	b.StopTimer()
 	b.ReportMetric(retainedHeap()-base, "retained-MiB")
@@ -107,9 +100,7 @@ func BenchmarkLoadMigrated(b *testing.B) {
 				cache := b.TempDir()
 				opts = append(opts, declcfgquery.WithCacheDir(cache))
 				q, err := declcfgquery.Load(context.Background(), dir, opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				q.Close()
 			}
 			base := retainedHeap()
@@ -120,9 +111,8 @@ func BenchmarkLoadMigrated(b *testing.B) {
 				}
 				q = nil
 				var err error
-				if q, err = declcfgquery.Load(context.Background(), dir, opts...); err != nil {
-					b.Fatal(err)
-				}
+				q, err = declcfgquery.Load(context.Background(), dir, opts...)
+				require.NoError(b, err)
 			}
 			b.ReportMetric(retainedHeap()-base, "retained-MiB")
 			b.ReportMetric(float64(size)/(1<<20), "catalog-MiB")
@@ -136,18 +126,12 @@ func BenchmarkLoadMigrated(b *testing.B) {
 // its ListBundles messages, which the per-RPC benchmarks cycle over.
 func loadRPCBench(b *testing.B, opts ...declcfgquery.Option) (*declcfgquery.Querier, []*api.Bundle) {
 	dir := b.TempDir()
-	if err := catalogtest.Generate(dir, 10000); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, catalogtest.Generate(dir, 10000))
 	q, err := declcfgquery.Load(context.Background(), dir, opts...)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.Cleanup(func() { q.Close() })
 	var all []*api.Bundle
-	if err := q.ListBundles(context.Background(), func(x *api.Bundle) error { all = append(all, x); return nil }); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, q.ListBundles(context.Background(), func(x *api.Bundle) error { all = append(all, x); return nil }))
 	return q, all
 }
 
@@ -175,9 +159,8 @@ func BenchmarkRPC10k(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			x := all[i%len(all)]
-			if _, err := q.GetBundle(ctx, x.PackageName, x.ChannelName, x.CsvName); err != nil {
-				b.Fatal(err)
-			}
+			_, err := q.GetBundle(ctx, x.PackageName, x.ChannelName, x.CsvName)
+			require.NoError(b, err)
 			i++
 		}
 	})
@@ -221,9 +204,8 @@ func BenchmarkGetBundle10kRestored(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		x := all[i%len(all)]
-		if _, err := q.GetBundle(ctx, x.PackageName, x.ChannelName, x.CsvName); err != nil {
-			b.Fatal(err)
-		}
+		_, err := q.GetBundle(ctx, x.PackageName, x.ChannelName, x.CsvName)
+		require.NoError(b, err)
 		i++
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
@@ -14,32 +16,22 @@ import (
 // reading the files: what Load adds to the validating load.
 func BenchmarkIndexBuild10k(b *testing.B) {
 	dir := b.TempDir()
-	if err := catalogtest.Generate(dir, 10000); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, catalogtest.Generate(dir, 10000))
 	cfg, err := declcfg.LoadDir(context.Background(), dir, declcfg.WithLeanBundles())
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	m, err := model.FromDeclcfg(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	var q *Querier
 	for b.Loop() {
 		ib := newIndexBuilder()
 		for _, name := range sortedNames(m.Packages) {
 			cp := &convertedPackage{model: m.Packages[name]}
-			if cp.convert(); cp.err != nil {
-				b.Fatal(cp.err)
-			}
-			if err := ib.addPackage(cp.pkg, cp.bundles, nil); err != nil {
-				b.Fatal(err)
-			}
+			cp.convert()
+			require.NoError(b, cp.err)
+			require.NoError(b, ib.addPackage(cp.pkg, cp.bundles, nil))
 		}
-		if q, err = ib.finish(&memSource{}); err != nil {
-			b.Fatal(err)
-		}
+		q, err = ib.finish(&memSource{})
+		require.NoError(b, err)
 	}
 	b.ReportMetric(float64(q.stats.ChannelEntries), "channel-bundles")
 }

@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 )
 
@@ -23,22 +26,16 @@ func TestLoadIndexBytesPerBundle(t *testing.T) {
 		t.Skip("generates a 2,400-bundle catalog")
 	}
 	dir := t.TempDir()
-	if err := catalogtest.Generate(dir, 2400); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, catalogtest.Generate(dir, 2400))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	q, err := Load(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	perBundle := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / int64(q.stats.Bundles)
 	t.Logf("%d bundles, %d channel entries: %d index bytes per bundle", q.stats.Bundles, q.stats.ChannelEntries, perBundle)
-	if perBundle > maxIndexBytesPerBundle {
-		t.Errorf("the index keeps %d bytes per bundle, want at most %d", perBundle, maxIndexBytesPerBundle)
-	}
+	assert.LessOrEqual(t, perBundle, int64(maxIndexBytesPerBundle), "index bytes kept per bundle")
 	runtime.KeepAlive(q)
 }

@@ -1,6 +1,11 @@
 package declcfgquery
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestStrTable: strings come back by number during the build and after
 // freeze; a package's repeated strings are held once, and after a reset
@@ -8,32 +13,18 @@ import "testing"
 func TestStrTable(t *testing.T) {
 	st := newStrTable()
 	a := st.add("etcd.v1")
-	if again := st.add("etcd.v1"); again != a {
-		t.Errorf("a repeated string got number %d, want %d (the first)", again, a)
-	}
-	if n := st.add(""); n != 0 {
-		t.Errorf(`"" got number %d, want 0`, n)
-	}
+	assert.Equal(t, a, st.add("etcd.v1"), "a repeated string gets the first number")
+	assert.Equal(t, int32(0), st.add(""), `"" is number 0`)
 	b := st.add("stable")
-	if got := st.str(a); got != "etcd.v1" {
-		t.Errorf("str(%d) while building = %q, want %q", a, got, "etcd.v1")
-	}
+	assert.Equal(t, "etcd.v1", st.str(a), "str(%d) while building", a)
 	st.reset()
 	c := st.add("etcd.v1")
-	if c == a {
-		t.Errorf("after a reset the string kept number %d: the table would hold every package's strings in one map", a)
-	}
-	if err := st.freeze(); err != nil {
-		t.Fatal(err)
-	}
+	assert.NotEqual(t, a, c, "after a reset the string kept its number: the table would hold every package's strings in one map")
+	require.NoError(t, st.freeze())
 	for n, want := range map[int32]string{0: "", a: "etcd.v1", b: "stable", c: "etcd.v1"} {
-		if got := st.str(n); got != want {
-			t.Errorf("str(%d) = %q, want %q", n, got, want)
-		}
+		assert.Equal(t, want, st.str(n), "str(%d)", n)
 	}
-	if got := st.len(); got != 4 {
-		t.Errorf("len = %d, want 4", got)
-	}
+	assert.Equal(t, 4, st.len())
 }
 
 // TestImageRepo: an image splits before its tag or digest, never inside
@@ -49,13 +40,9 @@ func TestImageRepo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		repo := imageRepo(tt.image)
-		if repo != tt.repo {
-			t.Errorf("imageRepo(%q) = %q, want %q", tt.image, repo, tt.repo)
-		}
+		assert.Equal(t, tt.repo, repo, "imageRepo(%q)", tt.image)
 		ib := newIndexBuilder()
 		rec := bundleRec{BundleRepo: ib.strNum(repo), BundleRef: ib.strNum(tt.image[len(repo):])}
-		if got := ib.q.bundlePath(&rec); got != tt.image {
-			t.Errorf("bundlePath of %q = %q", tt.image, got)
-		}
+		assert.Equal(t, tt.image, ib.q.bundlePath(&rec), "bundlePath")
 	}
 }

@@ -14,14 +14,15 @@ import (
 // openBench indexes the large benchmark database in process (no gRPC), so
 // the per-call benchmarks measure the Querier alone.
 func openBench(b *testing.B) *Querier {
+	b.Helper()
 	ctx := context.Background()
 	db, err := legacy.Open(ctx, benchDB(b), legacy.Lazy(), legacy.SkipManifests())
 	require.NoError(b, err)
 	q, err := New(ctx, db)
 	if err != nil {
 		db.Close()
-		b.Fatal(err)
 	}
+	require.NoError(b, err)
 	b.Cleanup(func() { q.Close() })
 	return q
 }

@@ -270,7 +270,7 @@ func checkAnswer(t *testing.T, client api.RegistryClient, raw *sql.DB, base stri
 		assert.Empty(t, diff(normBundles(exp), normBundles(got)))
 
 	default:
-		t.Fatalf("unknown RPC in answer file %s", base)
+		require.Failf(t, "unknown RPC in answer file", "%s", base)
 	}
 }
 

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -29,9 +32,8 @@ func BenchmarkParity(b *testing.B) {
 	}
 	ctx := context.Background()
 	out := filepath.Join(b.TempDir(), "catalog")
-	if _, err := migrate.Migrate(ctx, db, out); err != nil {
-		b.Fatalf("migrate %s: %v", db, err)
-	}
+	_, err := migrate.Migrate(ctx, db, out)
+	require.NoError(b, err, "migrate %s", db)
 	for _, loopback := range []bool{false, true} {
 		name := map[bool]string{false: "in-process", true: "loopback"}[loopback]
 		b.Run(name, func(b *testing.B) { benchCheck(b, ctx, db, out, WithLoopback(loopback)) })
@@ -42,9 +44,8 @@ func benchCheck(b *testing.B, ctx context.Context, db, out string, opts ...Optio
 	var res *Result
 	for range b.N {
 		var err error
-		if res, err = Check(ctx, db, out, opts...); err != nil {
-			b.Fatal(err)
-		}
+		res, err = Check(ctx, db, out, opts...)
+		require.NoError(b, err)
 	}
 	b.StopTimer()
 	for _, s := range res.Stats {
@@ -52,7 +53,5 @@ func benchCheck(b *testing.B, ctx context.Context, db, out string, opts ...Optio
 	}
 	b.ReportMetric(float64(res.Calls), "calls/op")
 	b.ReportMetric(float64(res.LossCalls), "losses/op")
-	if res.LossCalls > 0 {
-		b.Errorf("%d calls lost data: %v", res.LossCalls, res.Err(false))
-	}
+	assert.Zero(b, res.LossCalls, "calls that lost data: %v", res.Err(false))
 }
