@@ -32,10 +32,16 @@ type opmIndexStep struct {
 	mode    string
 	bundles []string // fixture bundle dirs under fixtures/bundles
 	pkgs    []string // rm / prune
+	alpha   bool     // add with --enable-alpha
 }
 
 func addStep(mode string, bundles ...string) opmIndexStep {
 	return opmIndexStep{verb: "add", mode: mode, bundles: bundles}
+}
+
+// alphaStep is addStep with --enable-alpha (olm.substitutesFor applied).
+func alphaStep(mode string, bundles ...string) opmIndexStep {
+	return opmIndexStep{verb: "add", mode: mode, bundles: bundles, alpha: true}
 }
 
 const (
@@ -43,6 +49,13 @@ const (
 	foo031 = "small-fbb/foo-bundle-v0.3.1"
 	foo020 = "small-fbb/foo-bundle-v0.2.0"
 	promB  = "opm-bundles/prometheus.0.14.0-beta"
+	// substitutes: 0.15.0+1 for 0.15.0, 0.15.0+2 for 0.15.0+1, and three
+	// rebuilds of 0.14.0 competing for it.
+	promS150  = "opm-bundles/prometheus.0.15.0.substitutesfor"
+	promS150b = "opm-bundles/prometheus.0.15.0.substitutesfor2"
+	promS140  = "opm-bundles/prometheus.0.14.0.substitutesfor"
+	promS140b = "opm-bundles/prometheus.0.14.0.substitutesfor2"
+	promS140c = "opm-bundles/prometheus.0.14.0.substitutesfor3"
 )
 
 func cockroach() []string {
@@ -83,8 +96,18 @@ var opmIndexCases = []opmIndexCase{
 	{"small-fbb-rm-nosuch", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"nosuch"}}}, false},
 	{"small-fbb-prune-foo", "small-fbb", []opmIndexStep{{verb: "prune", pkgs: []string{"foo", "nosuch"}}}, false},
 	{"observability-prune-stranded", "observability-operator", []opmIndexStep{{verb: "prune-stranded"}}, false},
+	{"prometheus-substitutes-noalpha", "edge-before-substitutes", []opmIndexStep{addStep("replaces", promS150)}, false},
+	{"prometheus-substitutes-0.15.0", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS150)}, false},
+	{"prometheus-substitutes-chain", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS150), alphaStep("replaces", promS150b)}, false},
+	{"prometheus-substitutes-competing", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS140), alphaStep("replaces", promS140c), alphaStep("replaces", promS140b)}, false},
+	{"prometheus-substitutes-newest-first", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS140c), alphaStep("replaces", promS140)}, false},
+	{"prometheus-substitutes-one-call", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS140, promS140c, promS140b)}, false},
+	{"prometheus-substitutes-chain-one-call", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS150b, promS150)}, false},
+	{"prometheus-substitutes-semver", "edge-before-substitutes", []opmIndexStep{alphaStep("semver", promS150)}, false},
+	{"edge-substitutes-add-0.14.0", "edge-substitutes", []opmIndexStep{alphaStep("replaces", promS140)}, false},
 	{"index-add-foo-0.3.1", "opreg-foo-index", []opmIndexStep{addStep("replaces", foo031)}, true},
 	{"index-add-foo-semver-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030)}, true},
+	{"index-add-prometheus-substitutes", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS150)}, true},
 	{"index-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}, true},
 }
 
@@ -131,7 +154,11 @@ func opmVerbArgs(s opmIndexStep, refs map[string]string, rmFlag string) []string
 		for _, b := range s.bundles {
 			imgs = append(imgs, refs[b])
 		}
-		return []string{"-b", strings.Join(imgs, ","), "--mode", s.mode}
+		args := []string{"-b", strings.Join(imgs, ","), "--mode", s.mode}
+		if s.alpha {
+			args = append(args, "--enable-alpha")
+		}
+		return args
 	case "rm":
 		return []string{rmFlag, strings.Join(s.pkgs, ",")}
 	case "prune":

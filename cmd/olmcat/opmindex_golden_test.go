@@ -20,21 +20,26 @@ import (
 // to compare with, or differs on purpose (each listed in MIGRATION.md).
 var opmIndexExpect = map[string]struct {
 	err     string // olmcat's last step fails (exit 1) with this in its error
-	differs string // opm failed, olmcat succeeds: this channel (package/channel=entries) results
+	differs string // opm failed (in some runs), olmcat succeeds: this channel (package/channel=entries) results
 	cleared bool   // opm blanked the CSVs of non-head bundles (semver modes); olmcat keeps them
 }{
-	"foo-replaces-same-csv":          {err: "Bundle already added that provides package and csv (bundle foo.v0.2.0 of package foo)"},
-	"foo-replaces-same-image":        {err: "small-fbb-foo-bundle-v0-3-0:latest already exists (bundle foo.v0.3.0 of package foo)"},
-	"couchdb-replaces-readd":         {err: "add prunes bundle couchdb-operator.v1.0.14"},
-	"small-fbb-rm-nosuch":            {err: "error removing operator package nosuch: no package found for packagename nosuch"},
-	"foo-skippatch-0.3.0-then-0.3.1": {differs: "foo/beta=foo.v0.1.0 foo.v0.2.0<foo.v0.1.0[foo.v0.1.1 foo.v0.1.2] foo.v0.3.0<foo.v0.2.0 foo.v0.3.1<foo.v0.2.0[foo.v0.3.0]"},
-	"foo-semver-0.3.0":               {cleared: true},
-	"index-add-foo-semver-0.3.0":     {cleared: true},
-	"foo-semver-0.3.1":               {cleared: true},
-	"foo-semver-0.3.0-then-0.3.1":    {cleared: true},
-	"foo-skippatch-0.3.0":            {cleared: true},
-	"prometheus-semver-beta":         {cleared: true},
-	"couchdb-semver-readd":           {cleared: true},
+	"foo-replaces-same-csv":                 {err: "Bundle already added that provides package and csv (bundle foo.v0.2.0 of package foo)"},
+	"foo-replaces-same-image":               {err: "small-fbb-foo-bundle-v0-3-0:latest already exists (bundle foo.v0.3.0 of package foo)"},
+	"couchdb-replaces-readd":                {err: "add prunes bundle couchdb-operator.v1.0.14"},
+	"small-fbb-rm-nosuch":                   {err: "error removing operator package nosuch: no package found for packagename nosuch"},
+	"foo-skippatch-0.3.0-then-0.3.1":        {differs: "foo/beta=foo.v0.1.0 foo.v0.2.0<foo.v0.1.0[foo.v0.1.1 foo.v0.1.2] foo.v0.3.0<foo.v0.2.0 foo.v0.3.1<foo.v0.2.0[foo.v0.3.0]"},
+	"foo-semver-0.3.0":                      {cleared: true},
+	"index-add-foo-semver-0.3.0":            {cleared: true},
+	"foo-semver-0.3.1":                      {cleared: true},
+	"foo-semver-0.3.0-then-0.3.1":           {cleared: true},
+	"foo-skippatch-0.3.0":                   {cleared: true},
+	"prometheus-semver-beta":                {cleared: true},
+	"couchdb-semver-readd":                  {cleared: true},
+	"prometheus-substitutes-noalpha":        {err: "bundle prometheusoperator.0.15.0+1-freshmaker-rebuild: SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature."},
+	"prometheus-substitutes-semver":         {err: "Bundle version 0.15.0+1 already added to index"},
+	"prometheus-substitutes-competing":      {differs: "prometheus/preview=prometheusoperator.0.14.0 prometheusoperator.0.14.0+0.1234-rebuild prometheusoperator.0.14.0+2-rebuild prometheusoperator.0.14.0+3-rebuild[prometheusoperator.0.14.0+0.1234-rebuild prometheusoperator.0.14.0 prometheusoperator.0.14.0+2-rebuild] prometheusoperator.0.15.0<prometheusoperator.0.14.0+3-rebuild prometheusoperator.0.22.2<prometheusoperator.0.15.0"},
+	"prometheus-substitutes-one-call":       {differs: "prometheus/preview=prometheusoperator.0.14.0 prometheusoperator.0.14.0+0.1234-rebuild prometheusoperator.0.14.0+2-rebuild prometheusoperator.0.14.0+3-rebuild[prometheusoperator.0.14.0+2-rebuild prometheusoperator.0.14.0+0.1234-rebuild prometheusoperator.0.14.0] prometheusoperator.0.15.0<prometheusoperator.0.14.0+3-rebuild prometheusoperator.0.22.2<prometheusoperator.0.15.0"},
+	"prometheus-substitutes-chain-one-call": {differs: "prometheus/preview=prometheusoperator.0.14.0 prometheusoperator.0.15.0 prometheusoperator.0.15.0+1-freshmaker-rebuild prometheusoperator.0.15.0+2-freshmaker-rebuild<prometheusoperator.0.14.0[prometheusoperator.0.15.0+1-freshmaker-rebuild prometheusoperator.0.15.0] prometheusoperator.0.22.2<prometheusoperator.0.15.0+2-freshmaker-rebuild"},
 }
 
 // TestOPMIndexGoldens runs olmcat's registry commands on every recorded

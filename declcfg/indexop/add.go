@@ -39,6 +39,12 @@ func Add(pkgName string, pkg *declcfg.DeclarativeConfig, bundles []NewBundle, op
 		}
 		added = append(added, n)
 	}
+	if o.mode == ModeReplaces && o.enableAlpha {
+		// opm's semver graph ignores the edges a substitution rewrites.
+		if err := substitute(append(slices.Clone(nodes), added...)); err != nil {
+			return nil, nil, err
+		}
+	}
 	g := &graph{pkg: pkgName, old: pkg, defaultChannel: def}
 	var err error
 	if o.mode == ModeReplaces {

@@ -49,6 +49,9 @@ type node struct {
 	// its annotation; an existing one: the package's default).
 	defaultChannel string
 	isNew          bool
+	// substitutesFor is the bundle its CSV's olm.substitutesFor names
+	// (read only with --enable-alpha).
+	substitutesFor string
 }
 
 // existingNodes reads the bundles of pkg. The edges of a bundle are those
@@ -116,11 +119,8 @@ func newNode(nb *NewBundle, o options) (*node, error) {
 		return nil, bundleErr(n, "bundle %s: %w", b.Name, err)
 	}
 	n.skipRange = csv.Annotation("olm.skipRange")
-	if csv.Annotation("olm.substitutesFor") != "" {
-		if !o.enableAlpha {
-			return nil, bundleErr(n, "bundle %s: SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature.", b.Name)
-		}
-		return nil, bundleErr(n, "bundle %s: olm.substitutesFor is not applied by olmcat; write the substitution as replaces and skips in the bundle's CSV", b.Name)
+	if n.substitutesFor = csv.Annotation(annotationSubstitutesFor); n.substitutesFor != "" && !o.enableAlpha {
+		return nil, bundleErr(n, "bundle %s: SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature.", b.Name)
 	}
 	if len(n.channels) == 0 {
 		return nil, bundleErr(n, "bundle %s: the annotations name no channel (%s)", b.Name, declcfg.AnnotationChannels)

@@ -75,7 +75,7 @@ func (g *graph) insert(c string, n *node, byName map[string]*node, skipPatch boo
 			continue
 		}
 		switch cmp := compareVersions(m.version, n.version); {
-		case cmp == 0:
+		case m.version.Compare(n.version) == 0: // build metadata aside, as opm compared
 			return bundleErr(n, "Bundle version %s already added to index (bundle %s, channel %s/%s has %s)", n.version, n.name, g.pkg, c, m.name)
 		case cmp < 0 && skipPatch && m.version.Major == n.version.Major && m.version.Minor == n.version.Minor:
 			patches = append(patches, m)
