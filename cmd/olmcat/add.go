@@ -19,6 +19,7 @@ func newAddCmd() *cobra.Command {
 	var (
 		migrateLevel string
 		mode         string
+		enableAlpha  bool
 		imgFlags     *imageFlags
 	)
 	cmd := &cobra.Command{
@@ -40,6 +41,13 @@ update --mode:
   semver-skippatch  semver, and a bundle also skips the lower patch
                     versions of its minor version.
 
+With --enable-alpha (replaces mode) a bundle whose CSV annotation
+olm.substitutesFor names another bundle substitutes for it, as opm's
+--enable-alpha did: bundles replacing the substituted bundle replace the
+substitute instead, and the substitute skips it and inherits its skips;
+several substitutes of one bundle form a chain by version. Without the
+flag such a bundle is refused.
+
 Bundles are added lowest version first, whatever their order. The whole
 result must pass validate, or nothing is written. Each changed package
 folder is written anew (in its layout and format) beside the catalog, and
@@ -56,16 +64,17 @@ touched. Catalogs whose packages share files or folders are refused.`,
 			if err != nil {
 				return usageError(err)
 			}
-			return runAdd(cmd, args[0], args[1:], migrateLevel, m, imgFlags)
+			return runAdd(cmd, args[0], args[1:], migrateLevel, imgFlags, indexop.WithMode(m), indexop.WithEnableAlpha(enableAlpha))
 		},
 	}
 	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), string(migrate.MigrateLevelCSVMetadata)+" stores the bundles' olm.csv.metadata instead of their objects")
 	cmd.Flags().StringVar(&mode, "mode", string(indexop.ModeReplaces), "graph update mode: replaces, semver or semver-skippatch")
+	cmd.Flags().BoolVar(&enableAlpha, "enable-alpha", false, "apply the CSVs' olm.substitutesFor annotations (opm's alpha feature; refused without it)")
 	imgFlags = addImageFlags(cmd.Flags(), false)
 	return cmd
 }
 
-func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, mode indexop.Mode, imgFlags *imageFlags) error {
+func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, imgFlags *imageFlags, opts ...indexop.Option) error {
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
 	swept, err := declcfg.RecoverCatalog(dir)
 	for _, s := range swept {
@@ -89,7 +98,7 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 	groups := declcfg.SplitByPackage(cfg)
 	pkgs := slices.Sorted(maps.Keys(byPkg))
 	for _, pkg := range pkgs {
-		res, changes, err := indexop.Add(pkg, groups[pkg], byPkg[pkg], indexop.WithMode(mode))
+		res, changes, err := indexop.Add(pkg, groups[pkg], byPkg[pkg], opts...)
 		if err != nil {
 			return &exitError{code: exitInvalid, err: fmt.Errorf("add: %w; nothing was written", err)}
 		}

@@ -25,7 +25,7 @@ func (f *addModeFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.permissive, "permissive", false, "leave out bundles that fail to load or to add, reporting each, and go on with the others")
 	fl.BoolVar(&f.overwriteLatest, "overwrite-latest", false, "overwrite the latest bundles (channel heads) with those of the same csv name given by --bundles")
 	_ = fl.MarkHidden("overwrite-latest")
-	fl.BoolVar(&f.enableAlpha, "enable-alpha", false, "enable unsupported alpha features of the OLM catalog format")
+	fl.BoolVar(&f.enableAlpha, "enable-alpha", false, "enable unsupported alpha features of the OLM catalog format (olm.substitutesFor)")
 	_ = fl.MarkHidden("enable-alpha")
 }
 
@@ -38,12 +38,17 @@ func (f *addModeFlags) options() ([]indexop.Option, error) {
 	return []indexop.Option{indexop.WithMode(mode), indexop.WithOverwriteLatest(f.overwriteLatest), indexop.WithEnableAlpha(f.enableAlpha)}, nil
 }
 
-// modeArg is --mode for a suggested olmcat add, "" for the default.
+// modeArg is --mode (and --enable-alpha) for a suggested olmcat add,
+// "" for the defaults.
 func (f *addModeFlags) modeArg() string {
-	if strings.EqualFold(f.mode, string(indexop.ModeReplaces)) {
-		return ""
+	s := ""
+	if !strings.EqualFold(f.mode, string(indexop.ModeReplaces)) {
+		s = " --mode " + strings.ToLower(f.mode)
 	}
-	return " --mode " + strings.ToLower(f.mode)
+	if f.enableAlpha {
+		s += " --enable-alpha"
+	}
+	return s
 }
 
 func newIndexAddCmd() *cobra.Command {

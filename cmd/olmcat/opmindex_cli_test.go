@@ -41,6 +41,7 @@ func TestOPMIndexNotices(t *testing.T) {
 			"olmcat unpack " + missing + " catalog --layout opm && olmcat validate catalog && olmcat build catalog r.example/i:2"},
 		{[]string{"index", "export", "-i", missing}, exitInvalid, "olmcat unpack " + missing + " catalog --layout objects"},
 		{[]string{"registry", "add", "-d", "x.db", "-b", "b1"}, exitUsage, "olmcat migrate x.db catalog && olmcat add catalog b1"},
+		{[]string{"registry", "add", "-d", "x.db", "-b", "b1", "--mode", "semver", "--enable-alpha"}, exitUsage, "olmcat migrate x.db catalog && olmcat add catalog b1 --mode semver --enable-alpha"},
 		{[]string{"registry", "rm", "-d", "x.db", "-o", "a"}, exitUsage, "olmcat migrate x.db catalog && rm -r catalog/a"},
 		{[]string{"registry", "prune", "-d", "x.db", "-p", "a,b"}, exitUsage, "olmcat migrate x.db catalog && find catalog -mindepth 1 -maxdepth 1 ! -name a ! -name b -exec rm -r {} +"},
 		{[]string{"registry", "prune-stranded", "-d", "x.db"}, exitUsage, "olmcat migrate x.db catalog"},
