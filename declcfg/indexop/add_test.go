@@ -54,6 +54,24 @@ func entries(cfg *declcfg.DeclarativeConfig) map[string][]string {
 	return out
 }
 
+// requireStep checks the result of step i: the error wanted (a
+// *BundleError), else the channels wanted in a valid package. It says
+// whether the step succeeded.
+func requireStep(t testing.TB, i int, got *declcfg.DeclarativeConfig, err error, wantErr string, want map[string][]string) bool {
+	t.Helper()
+	if wantErr != "" {
+		require.ErrorContains(t, err, wantErr, "step %d", i)
+		var be *BundleError
+		require.ErrorAs(t, err, &be)
+		return false
+	}
+	require.NoError(t, err, "step %d", i)
+	require.Equal(t, want, entries(got), "step %d", i)
+	_, err = model.FromDeclcfg(got)
+	require.NoError(t, err, "step %d", i)
+	return true
+}
+
 // TestAdd covers the graph update modes step by step: each row adds
 // bundles to the package the previous rows made.
 func TestAdd(t *testing.T) {
@@ -104,17 +122,10 @@ func TestAdd(t *testing.T) {
 			var pkg *declcfg.DeclarativeConfig
 			for i, s := range tc.steps {
 				got, _, err := Add("p", pkg, s.add, WithMode(s.mode))
-				if s.err != "" {
-					require.ErrorContains(t, err, s.err, "step %d", i)
-					var be *BundleError
-					require.ErrorAs(t, err, &be)
+				if !requireStep(t, i, got, err, s.err, s.channels) {
 					continue
 				}
-				require.NoError(t, err, "step %d", i)
-				require.Equal(t, s.channels, entries(got), "step %d", i)
 				require.Equal(t, s.def, got.Packages[0].DefaultChannel, "step %d", i)
-				_, err = model.FromDeclcfg(got)
-				require.NoError(t, err, "step %d", i)
 				pkg = got
 			}
 		})
