@@ -17,6 +17,7 @@ import (
 // cpuTime returns the CPU time (user + system) the process used so far:
 // wall time on a shared machine says little about the work done.
 func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
 	var ru syscall.Rusage
 	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
@@ -24,6 +25,7 @@ func cpuTime(b *testing.B) time.Duration {
 
 // reportCPU reports the CPU seconds per iteration since start.
 func reportCPU(b *testing.B, start time.Duration) {
+	b.Helper()
 	b.ReportMetric((cpuTime(b)-start).Seconds()/float64(b.N), "cpu-s/op")
 }
 

@@ -92,6 +92,7 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 }
 
 func compactJSON(t *testing.T, s string) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, json.Compact(&buf, []byte(s)))
 	return buf.Bytes()
@@ -115,6 +116,7 @@ func FuzzAppendIndented(f *testing.F) {
 // writeYAMLPlain is WriteYAML without the manifest placeholders: every
 // blob's compact JSON through yaml.JSONToYAML.
 func writeYAMLPlain(t *testing.T, cfg *DeclarativeConfig) string {
+	t.Helper()
 	var out, buf bytes.Buffer
 	require.NoError(t, forEachBlob(cfg, streamOptions{}, func(v any) error {
 		require.NoError(t, encodeCompact(&buf, v))

@@ -99,6 +99,7 @@ func TestDecodePlainBundleMatchesUnmarshal(t *testing.T) {
 // goldenBundleBlobs returns every olm.bundle blob of the opm golden
 // catalogs, as read.
 func goldenBundleBlobs(t *testing.T) []string {
+	t.Helper()
 	var out []string
 	for _, dir := range opmOutputDirs(t) {
 		require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {

@@ -15,6 +15,7 @@ import (
 // objectCorpus returns edge-case objects, the realistic generator's
 // objects and every bundle object of the opm golden catalogs.
 func objectCorpus(t *testing.T) [][]byte {
+	t.Helper()
 	objs := [][]byte{}
 	for _, s := range []string{
 		`{}`, `{"a":1}`, `{"a":-0}`, `{"a":1.5e300}`, `{"a":1e400}`, `{"a":9223372036854775807}`, `{"a":9223372036854775808}`, `{"a":18446744073709551616}`,

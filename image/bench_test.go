@@ -91,6 +91,7 @@ func BenchmarkMigrateImage(b *testing.B) {
 
 // processCPU is the user+sys CPU seconds this process used so far.
 func processCPU(b *testing.B) float64 {
+	b.Helper()
 	var ru syscall.Rusage
 	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
@@ -105,6 +106,7 @@ func median(v []float64) float64 {
 // dbLayer writes a gzip layer holding db at database/index.db, through a
 // tar file (the database is hundreds of megabytes).
 func dbLayer(b *testing.B, db string) v1.Layer {
+	b.Helper()
 	in, err := os.Open(db)
 	require.NoError(b, err)
 	defer in.Close()
@@ -124,6 +126,7 @@ func dbLayer(b *testing.B, db string) v1.Layer {
 }
 
 func copyFile(b *testing.B, src, dst string) {
+	b.Helper()
 	in, err := os.Open(src)
 	require.NoError(b, err)
 	defer in.Close()

@@ -15,6 +15,7 @@ import (
 )
 
 func pushConfigs(t *testing.T, reg *imagetest.Registry, repoTag string) string {
+	t.Helper()
 	return reg.Push(t, repoTag, imagetest.Image(t, configsLabels, nil, imagetest.Layer(t, E{Name: "configs/a.json", Body: "{}"})))
 }
 

@@ -16,10 +16,12 @@ import (
 // else /tmp/bench/index.db, where scripts/gen-bench-db.sh writes a
 // 10,000-bundle index.
 func benchDB(b *testing.B) string {
+	b.Helper()
 	return testinput.Path(b, "OLMCAT_BENCH_DB", "/tmp/bench/index.db", "run scripts/gen-bench-db.sh")
 }
 
 func benchReadAll(b *testing.B, opts ...Option) {
+	b.Helper()
 	path := benchDB(b)
 	ctx := context.Background()
 	b.ReportAllocs()

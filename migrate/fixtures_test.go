@@ -89,6 +89,7 @@ func readCatalog(t *testing.T, dir string) map[string][]cblob {
 }
 
 func toCBlob(t *testing.T, raw map[string]json.RawMessage) cblob {
+	t.Helper()
 	b := cblob{Fields: map[string]any{}}
 	for k, v := range raw {
 		if k == "properties" {

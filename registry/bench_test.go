@@ -17,6 +17,7 @@ import (
 // benchHealthy measures what a CatalogSource probe waits for: from opening
 // the catalog to the first SERVING health answer over loopback TCP.
 func benchHealthy(b *testing.B, bundles int, cached bool) {
+	b.Helper()
 	dir := b.TempDir()
 	require.NoError(b, catalogtest.Generate(dir, bundles))
 	var opts []source.Option

@@ -68,6 +68,7 @@ func TestFixturesMatchOpmServe(t *testing.T) {
 
 // replayAll replays every call recorded for fixture name against c.
 func replayAll(t *testing.T, c api.RegistryClient, name string) {
+	t.Helper()
 	dir := filepath.Join(fixturesDir, name, "grpc", "fbc")
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.NoError(t, err)
@@ -88,6 +89,7 @@ type pkgChannel struct{ pkg, channel string }
 // recorded GetPackage answers, longest first, to split file names whose
 // parts contain dashes.
 func fixtureChannels(t *testing.T, dir string) []pkgChannel {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "GetPackage-*.json"))
 	require.NoError(t, err)
 	var out []pkgChannel
@@ -107,6 +109,7 @@ func fixtureChannels(t *testing.T, dir string) []pkgChannel {
 
 // splitPkgChannel splits "<pkg>-<channel>[-<rest>]".
 func splitPkgChannel(t *testing.T, chans []pkgChannel, s string, withRest bool) (pkg, channel, rest string) {
+	t.Helper()
 	for _, pc := range chans {
 		prefix := pc.pkg + "-" + pc.channel
 		if withRest && strings.HasPrefix(s, prefix+"-") {
@@ -121,12 +124,14 @@ func splitPkgChannel(t *testing.T, chans []pkgChannel, s string, withRest bool) 
 }
 
 func splitGVK(t *testing.T, s string) (group, version, kind string) {
+	t.Helper()
 	parts := strings.Split(s, "_")
 	require.Len(t, parts, 3, "group_version_kind in %q", s)
 	return parts[0], parts[1], parts[2]
 }
 
 func replay(t *testing.T, c api.RegistryClient, chans []pkgChannel, file, call string) {
+	t.Helper()
 	ctx := context.Background()
 	rpc, arg, _ := strings.Cut(call, "-")
 	var (
@@ -236,6 +241,7 @@ func drain[M any, PM interface {
 // readStream decodes a grpcurl output file: concatenated JSON documents,
 // each a message in protojson form.
 func readStream(t *testing.T, file string, newMsg func() proto.Message) []proto.Message {
+	t.Helper()
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -54,6 +54,7 @@ func loadFixture(t testing.TB, name string) *declcfgquery.Querier {
 }
 
 func client(t testing.TB, q registry.Querier) api.RegistryClient {
+	t.Helper()
 	return api.NewRegistryClient(serve(t, q))
 }
 

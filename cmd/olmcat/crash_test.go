@@ -70,6 +70,7 @@ type crashCase struct {
 // runCrashCase runs c once uninterrupted to learn the new output and the
 // number of steps, then once killed at each step followed by a rerun.
 func runCrashCase(t *testing.T, bin string, c crashCase) {
+	t.Helper()
 	ref := t.TempDir()
 	refTmp := filepath.Join(ref, "tmp")
 	require.NoError(t, os.Mkdir(refTmp, 0o755))

@@ -60,6 +60,7 @@ func BenchmarkGCBudget(b *testing.B) {
 
 // reportProcess reports a finished child's peak RSS and CPU.
 func reportProcess(b *testing.B, ps *os.ProcessState) {
+	b.Helper()
 	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	require.True(b, ok, "no resource usage of the child")
 	b.ReportMetric(float64(ru.Maxrss)/1024, "peak-MB")
@@ -69,6 +70,7 @@ func reportProcess(b *testing.B, ps *os.ProcessState) {
 // serveAndList starts `bin serve catalog`, waits until it is SERVING,
 // drains one ListBundles and stops it.
 func serveAndList(b *testing.B, bin string, env []string, catalog string) *os.ProcessState {
+	b.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)
 	port := l.Addr().(*net.TCPAddr).Port

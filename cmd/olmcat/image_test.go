@@ -31,6 +31,7 @@ func pushConfigsImage(t *testing.T, reg *imagetest.Registry, repoTag, dir string
 // imageTestEnv points the temp dir and the image cache at test dirs and
 // returns the flags every image command of a test needs.
 func imageTestEnv(t *testing.T) (tmp string, flags []string) {
+	t.Helper()
 	tmp = t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv(noDeprecationWarningEnv, "")

@@ -22,6 +22,7 @@ import (
 // noCredentials points every place credentials are looked up at empty
 // test dirs.
 func noCredentials(t *testing.T) {
+	t.Helper()
 	t.Setenv("REGISTRY_AUTH_FILE", "")
 	for _, env := range []string{"HOME", "DOCKER_CONFIG", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME"} {
 		t.Setenv(env, t.TempDir())

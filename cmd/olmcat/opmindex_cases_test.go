@@ -114,6 +114,7 @@ var opmIndexCases = []opmIndexCase{
 // pushIndexImage pushes the fixture's database as a sqlite index image
 // (one layer with database/index.db and opm's database label).
 func pushIndexImage(t *testing.T, reg *imagetest.Registry, fixture string) string {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("../../fixtures/legacy", fixture, "index.db"))
 	require.NoError(t, err)
 	labels := map[string]string{image.LabelDatabase: "/database/index.db"}
@@ -128,6 +129,7 @@ func bundleRepo(dir string) string {
 
 // pushCaseBundles pushes every bundle of c and maps dir -> image ref.
 func pushCaseBundles(t *testing.T, reg *imagetest.Registry, c opmIndexCase) map[string]string {
+	t.Helper()
 	refs := map[string]string{}
 	for _, s := range c.steps {
 		for _, b := range s.bundles {

@@ -112,6 +112,7 @@ func TestOPMIndexGoldens(t *testing.T) {
 // migrate made of it; each ./database equals the recording and the
 // Dockerfile serves it on the given opm image.
 func indexGolden(t *testing.T, c opmIndexCase, reg *imagetest.Registry, refs map[string]string, golden, legacyDir string, flags []string, cleared bool) {
+	t.Helper()
 	s := c.steps[0]
 	for _, from := range []string{pushIndexImage(t, reg, c.fixture), filepath.Join(legacyDir, "index.db"), filepath.Join(legacyDir, "opm-migrate")} {
 		work := t.TempDir()

@@ -19,6 +19,7 @@ var scanSeeds = []string{
 }
 
 func addSeeds(f *testing.F) {
+	f.Helper()
 	for _, s := range scanSeeds {
 		f.Add([]byte(s))
 	}

@@ -24,6 +24,7 @@ func retainedHeap() float64 {
 }
 
 func benchLoad(b *testing.B, bundles int, cached bool) {
+	b.Helper()
 	dir := b.TempDir()
 	require.NoError(b, catalogtest.Generate(dir, bundles))
 	var size int64
@@ -75,6 +76,7 @@ func BenchmarkWarmStart10k(b *testing.B) { benchLoad(b, 10000, true) }
 //
 //	olmcat migrate /tmp/bench/index.db /tmp/bench-cat
 func benchCatalogDir(b *testing.B) string {
+	b.Helper()
 	return testinput.Path(b, "OLMCAT_DECLCFG_BENCH_DIR", "/tmp/bench-cat", "migrate the benchmark index there")
 }
 
@@ -125,6 +127,7 @@ func BenchmarkLoadMigrated(b *testing.B) {
 // loadRPCBench loads a generated 10,000-bundle catalog once and returns
 // its ListBundles messages, which the per-RPC benchmarks cycle over.
 func loadRPCBench(b *testing.B, opts ...declcfgquery.Option) (*declcfgquery.Querier, []*api.Bundle) {
+	b.Helper()
 	dir := b.TempDir()
 	require.NoError(b, catalogtest.Generate(dir, 10000))
 	q, err := declcfgquery.Load(context.Background(), dir, opts...)

@@ -29,6 +29,7 @@ func openBench(b *testing.B) *Querier {
 
 // listRows are the ListBundles rows of q's catalog.
 func listRows(b *testing.B, q *Querier) []listRow {
+	b.Helper()
 	g, err := q.graph(context.Background())
 	require.NoError(b, err)
 	var rows []listRow

@@ -12,14 +12,15 @@ package legacyquery
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
+	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -37,9 +38,11 @@ type answer struct {
 }
 
 // readAnswer reads a recorded answer file (and its .err sibling).
-func readAnswer(path string) (answer, error) {
+func readAnswer(t testing.TB, path string) answer {
+	t.Helper()
 	var a answer
-	if b, err := os.ReadFile(path + ".err"); err == nil {
+	b, err := os.ReadFile(path + ".err")
+	if err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			line = strings.TrimSpace(line)
 			if v, ok := strings.CutPrefix(line, "Code: "); ok {
@@ -49,28 +52,23 @@ func readAnswer(path string) (answer, error) {
 				a.errMsg = v
 			}
 		}
-		if a.errMsg == "" {
-			return a, fmt.Errorf("read %s.err: no Message line", path)
-		}
-		return a, nil
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return a, err
+		require.NotEmpty(t, a.errMsg, "read %s.err: no Message line", path)
+		return a
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return a, err
-	}
+	require.ErrorIs(t, err, os.ErrNotExist)
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	for {
 		var raw json.RawMessage
-		if err := dec.Decode(&raw); err == io.EOF {
+		err := dec.Decode(&raw)
+		if err == io.EOF {
 			break
-		} else if err != nil {
-			return a, fmt.Errorf("read %s: message %d: %w", path, len(a.msgs)+1, err)
 		}
+		require.NoError(t, err, "read %s: message %d", path, len(a.msgs)+1)
 		a.msgs = append(a.msgs, raw)
 	}
-	return a, nil
+	return a
 }
 
 // decodeAll unmarshals recorded messages into fresh messages of type T.

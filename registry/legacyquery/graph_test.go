@@ -27,6 +27,7 @@ type refGraph struct {
 }
 
 func newRefGraph(t *testing.T, db *legacy.DB) *refGraph {
+	t.Helper()
 	ctx := context.Background()
 	r := &refGraph{byBundle: map[string][]int64{}, replacedBy: map[string][]int64{}, owner: map[string]string{}}
 	require.NoError(t, db.Entries(ctx, func(e legacy.ChannelEntry) error {

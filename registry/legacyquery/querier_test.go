@@ -121,6 +121,7 @@ func channelArgs(t testing.TB, db *sql.DB, args string, withCSV bool) (pkg, chan
 // replacerCandidates are the bundles any LIMIT 1 of opm's
 // GetBundleThatReplaces could have picked.
 func replacerCandidates(t testing.TB, db *sql.DB, name, pkg, channel string) []string {
+	t.Helper()
 	return queryStrings(t, db, `SELECT DISTINCT r.operatorbundle_name FROM channel_entry c
 		JOIN channel_entry r ON r.replaces = c.entry_id
 		JOIN operatorbundle b ON b.name = r.operatorbundle_name
@@ -131,6 +132,7 @@ func replacerCandidates(t testing.TB, db *sql.DB, name, pkg, channel string) []s
 // in default channels that opm's GetDefaultBundleThatProvides could have
 // returned, one package's group being as good as another's.
 func defaultProviderCandidates(t testing.TB, db *sql.DB, group, version, kind string) []string {
+	t.Helper()
 	value := manifest.GVK{Group: group, Version: version, Kind: kind}.PropertyValue()
 	return queryStrings(t, db, `WITH p AS (
 		SELECT ce.package_name AS pkg, ce.operatorbundle_name AS bundle, ce.depth AS depth FROM channel_entry ce
@@ -157,9 +159,7 @@ func TestRecordedAnswers(t *testing.T) {
 			for _, f := range files {
 				base := strings.TrimSuffix(filepath.Base(f), ".json")
 				t.Run(base, func(t *testing.T) {
-					want, err := readAnswer(f)
-					require.NoError(t, err)
-					checkAnswer(t, client, raw, base, want)
+					checkAnswer(t, client, raw, base, readAnswer(t, f))
 				})
 			}
 		})
@@ -168,6 +168,7 @@ func TestRecordedAnswers(t *testing.T) {
 
 // checkAnswer makes the call a recorded answer file names and compares.
 func checkAnswer(t *testing.T, client api.RegistryClient, raw *sql.DB, base string, want answer) {
+	t.Helper()
 	ctx := context.Background()
 	rpc, args, _ := strings.Cut(base, "-")
 	gvkArgs := func() (string, string, string) {
@@ -623,6 +624,7 @@ func countType(props []*api.Property, typ string) int {
 // else /tmp/bench/index.db, where scripts/gen-bench-db.sh writes a
 // 10,000-bundle index.
 func benchDB(b *testing.B) string {
+	b.Helper()
 	return testinput.Path(b, "OLMCAT_BENCH_DB", "/tmp/bench/index.db", "run scripts/gen-bench-db.sh")
 }
 

@@ -41,6 +41,7 @@ func BenchmarkParity(b *testing.B) {
 }
 
 func benchCheck(b *testing.B, ctx context.Context, db, out string, opts ...Option) {
+	b.Helper()
 	var res *Result
 	for range b.N {
 		var err error

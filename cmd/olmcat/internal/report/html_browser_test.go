@@ -176,6 +176,7 @@ func TestMigrationReportInBrowser(t *testing.T) {
 
 // packagesOf lists the package names of a fixture, from its opm migration.
 func packagesOf(t *testing.T, fixture string) []string {
+	t.Helper()
 	entries, err := os.ReadDir(filepath.Join("..", "..", "..", "..", "fixtures", "legacy", fixture, "opm-migrate"))
 	require.NoError(t, err)
 	var out []string
