@@ -9,7 +9,9 @@
 // replaces (the package's channels recomputed from the CSVs' replaces
 // and skips, heads by version, default channel from the highest bundle),
 // semver and semver-skippatch (each bundle inserted by version into the
-// channels of its annotations). Every function works on the blobs of one
+// channels of its annotations). With WithEnableAlpha, replaces mode
+// applies the CSVs' olm.substitutesFor as opm's --enable-alpha did.
+// Every function works on the blobs of one
 // package and either returns the whole new package or an error; nothing
 // is half applied.
 package indexop

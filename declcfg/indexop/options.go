@@ -48,7 +48,8 @@ func WithMode(m Mode) Option { return func(o *options) { o.mode = m } }
 func WithOverwriteLatest(b bool) Option { return func(o *options) { o.overwriteLatest = b } }
 
 // WithEnableAlpha accepts bundles whose CSV carries olm.substitutesFor
-// (opm's --enable-alpha); without it they are refused as opm refused them.
+// and, in replaces mode, applies the substitutions as opm's
+// --enable-alpha did; without it they are refused as opm refused them.
 func WithEnableAlpha(b bool) Option { return func(o *options) { o.enableAlpha = b } }
 
 func newOptions(opts []Option) options {

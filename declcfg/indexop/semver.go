@@ -15,8 +15,10 @@ import (
 // dropped); a channel new to the package holds only the bundle. With
 // skipPatch it also skips the lower patch versions of its minor version
 // (which stay in the channel; opm removed them and broke the channel).
-// The CSVs' replaces and skips play no role. Channels the bundle does
-// not name are untouched.
+// The CSVs' replaces and skips play no role (nor olm.substitutesFor),
+// and a version equal to one in the channel but for build metadata is
+// already there, as opm had it. Channels the bundle does not name are
+// untouched.
 func (g *graph) semver(existing []*node, byName map[string]*node, added []*node, skipPatch bool) error {
 	g.channels = map[string]*declcfg.Channel{}
 	for _, ch := range g.old.Channels {
