@@ -114,6 +114,7 @@ func (a *bundleAdd) addTo(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.
 			err = validatePackage(pkg, res)
 		}
 		var be *indexop.BundleError
+		isBad := func(nb indexop.NewBundle) bool { return be != nil && nb.Bundle.Name == be.Bundle }
 		switch {
 		case err == nil:
 			for _, c := range changes {
@@ -121,11 +122,13 @@ func (a *bundleAdd) addTo(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.
 			}
 			a.added += len(bundles)
 			return res, nil
-		case !a.permissive || !errors.As(err, &be):
+		case !a.permissive || !errors.As(err, &be) || !slices.ContainsFunc(bundles, isBad):
+			// An error about a bundle already in the catalog: leaving
+			// out the new ones would not mend it.
 			return nil, &exitError{code: exitInvalid, err: err}
 		}
 		fmt.Fprintf(a.stderr, "permissive: left out bundle %s (%s): %v\n", be.Bundle, be.Image, be.Err)
-		bundles = slices.DeleteFunc(slices.Clone(bundles), func(nb indexop.NewBundle) bool { return nb.Bundle.Name == be.Bundle })
+		bundles = slices.DeleteFunc(slices.Clone(bundles), isBad)
 	}
 	return cfg, nil
 }

@@ -158,7 +158,11 @@ func substitutions(all []*node) ([]*substitution, error) {
 		slices.SortStableFunc(s.members, func(a, b *node) int { return compareVersions(a.version, b.version) })
 		for i := 1; i < len(s.members); i++ {
 			if a, b := s.members[i-1], s.members[i]; compareVersions(a.version, b.version) == 0 {
-				return nil, bundleErr(b, "cannot determine latest substitution because of duplicate versions: bundles %s and %s (version %s) both substitute for %s", a.name, b.name, b.version, base)
+				blame := b
+				if !b.isNew {
+					blame = a // name a bundle being added if one is
+				}
+				return nil, bundleErr(blame, "bundle %s: cannot determine latest substitution because of duplicate versions: bundles %s and %s (version %s) both substitute for %s", blame.name, a.name, b.name, b.version, base)
 			}
 		}
 		out = append(out, s)

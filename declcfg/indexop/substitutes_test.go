@@ -74,6 +74,13 @@ func TestSubstitutesFor(t *testing.T) {
 			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", ""), substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "p.v1.1.0-rebuild")}, nil,
 				"cannot determine latest substitution because of duplicate versions: bundles p.v1.1.0+1 and p.v1.1.0-rebuild (version 1.1.0+1) both substitute for p.v1.1.0"},
 			{[]NewBundle{substitutes(t, bundle("1.0.5", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "")}, nil, "bundle p.v1.0.5 substitutes for p.v1.1.0 but its version 1.0.5 is not higher than 1.1.0"},
+			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0", "")}, map[string][]string{
+				"a": {"p.v1.2.0<p.v1.1.0+1", "p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"},
+				"b": {"p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"}}, ""},
+			// the bundle being added is named, though the existing one
+			// comes second
+			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "p.v1.1.0+0rebuild")}, nil,
+				"bundle p.v1.1.0+0rebuild: cannot determine latest substitution because of duplicate versions"},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
