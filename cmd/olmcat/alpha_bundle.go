@@ -9,25 +9,24 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/yaml"
 
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
 	"github.com/operator-catalog/olmcat/internal/atomicfile"
-	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // The bundle labels and annotations opm alpha bundle generate writes.
 const (
-	annMediaType      = "operators.operatorframework.io.bundle.mediatype.v1"
-	annManifests      = "operators.operatorframework.io.bundle.manifests.v1"
-	annMetadata       = "operators.operatorframework.io.bundle.metadata.v1"
-	annPackage        = "operators.operatorframework.io.bundle.package.v1"
-	annChannels       = "operators.operatorframework.io.bundle.channels.v1"
-	annDefaultChannel = "operators.operatorframework.io.bundle.channel.default.v1"
+	annMediaType      = bundlecheck.AnnotationMediaType
+	annManifests      = bundlecheck.AnnotationManifests
+	annMetadata       = bundlecheck.AnnotationMetadata
+	annPackage        = declcfg.AnnotationPackage
+	annChannels       = declcfg.AnnotationChannels
+	annDefaultChannel = declcfg.AnnotationDefaultChannel
 )
 
 // newAlphaBundleCmd groups opm's alpha bundle commands.
@@ -94,7 +93,10 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 	if err != nil {
 		return "", "", err
 	}
-	mediaType, err := bundleMediaType(abs)
+	mediaType, err := bundlecheck.MediaType(os.DirFS(abs), ".")
+	if errors.Is(err, bundlecheck.ErrNoManifestFiles) {
+		err = fmt.Errorf("The directory %s contains no yaml files", abs)
+	}
 	if err != nil {
 		return "", "", &exitError{code: exitInvalid, err: err}
 	}
@@ -154,44 +156,6 @@ func (f *bundleGenFlags) dockerfile(mediaType, manifestsDir, metadataDir string)
 	}
 	fmt.Fprintf(&b, "COPY %s /manifests/\nCOPY %s /metadata/\n", relManifests, relMetadata)
 	return b.String(), nil
-}
-
-// bundleMediaType is opm's media type of a manifests directory: helm for
-// a chart, registry+v1 when a top-level file is a ClusterServiceVersion,
-// plain otherwise.
-func bundleMediaType(dir string) (string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", err
-	}
-	var files []string
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			files = append(files, e.Name())
-		}
-	}
-	if len(files) == 0 {
-		return "", fmt.Errorf("The directory %s contains no yaml files", dir)
-	}
-	sort.Strings(files)
-	for _, name := range files {
-		if name == "Chart.yaml" {
-			return "helm", nil
-		}
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return "", err
-		}
-		var obj struct {
-			Kind string `json:"kind"`
-		}
-		if yaml.Unmarshal(data, &obj) == nil && obj.Kind == manifest.KindCSV {
-			return "registry+v1", nil
-		}
-	}
-	return "plain", nil
 }
 
 // copyFiles copies the regular files of from into to, replacing files

@@ -5,12 +5,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -36,11 +37,27 @@ func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*image.Extract
 	return extracted, nil
 }
 
-// validateBundleDir checks a bundle as rendering it does (annotations,
-// manifests, CSV, owned CRDs, dependencies).
-func validateBundleDir(dir string) error {
-	_, _, err := declcfg.BundleFromFS(os.DirFS(dir))
-	return err
+// validateBundleDir runs opm's bundle validation on an unpacked bundle,
+// prints its warnings to w and returns an invalid bundle as an exit-1
+// error: "Bundle validation errors: ..." behind a stage prefix when
+// withStage is set (unpack's "bundle format validation failed: ").
+func validateBundleDir(w io.Writer, dir string, withStage bool, optional ...bundlecheck.Optional) error {
+	r := bundlecheck.Validate(os.DirFS(dir), bundlecheck.WithOptional(optional...))
+	for _, p := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s: %s\n", p.File, p.Message)
+	}
+	err := r.Err()
+	if err == nil {
+		return nil
+	}
+	if withStage {
+		stage := "format"
+		if r.Stage() == bundlecheck.StageContent {
+			stage = "content"
+		}
+		err = fmt.Errorf("bundle %s validation failed: %w", stage, err)
+	}
+	return &exitError{code: exitInvalid, err: err}
 }
 
 // newAlphaBundleUnpackCmd is opm alpha bundle unpack: a bundle image's
@@ -52,8 +69,8 @@ func newAlphaBundleUnpackCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "unpack BUNDLE_NAME[:TAG|@DIGEST]",
 		Short: "Unpacks the content of an operator bundle image into a directory",
-		Long: `Pull a bundle image without a daemon, validate it (as rendering it does;
--v skips that) and copy its whole content (manifests/, metadata/) into
+		Long: `Pull a bundle image without a daemon, validate it as alpha bundle
+validate does (-v skips that) and copy its whole content (manifests/, metadata/) into
 --out, as opm alpha bundle unpack did.`,
 		Example: `  olmcat alpha bundle unpack registry.example.com/ns/etcd-bundle:v0.9.4 -o ./etcd-bundle`,
 		Args:    exactArgs(1),
@@ -67,8 +84,8 @@ func newAlphaBundleUnpackCmd() *cobra.Command {
 			}
 			defer b.Close()
 			if !skipValidation {
-				if err := validateBundleDir(b.Root); err != nil {
-					return &exitError{code: exitInvalid, err: fmt.Errorf("bundle format validation failed: %w", err)}
+				if err := validateBundleDir(cmd.ErrOrStderr(), b.Root, true); err != nil {
+					return err
 				}
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
@@ -97,21 +114,25 @@ func newAlphaBundleValidateCmd() *cobra.Command {
 		Use:        "validate",
 		Short:      "Validate bundle image",
 		Deprecated: "This subcommand is deprecated and will be removed in a future release. Migrate to operator-sdk bundle validate",
-		Long: `Pull the bundle image --tag without a daemon and validate it as
-rendering it does (annotations, manifests, CSV, owned CRDs, dependencies).
-The optional validators (operatorhub, bundle-objects) are operator-sdk's:
-olmcat names them and does not run them.`,
+		Long: `Pull the bundle image --tag without a daemon and validate it as opm
+does: the format (manifests/ and metadata/, the annotations and
+dependencies files), then the content (every manifest's kind, the CSV,
+the CRDs, other objects' metadata, owned CRDs present). The optional
+validators are operatorhub (the CSV metadata OperatorHub shows) and
+bundle-objects (PodDisruptionBudgets, PriorityClasses, RBAC on default
+SecurityContextConstraints).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if tag == "" {
 				return usageError(errors.New(`required flag(s) "tag" not set`))
 			}
 			noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+			var validators []bundlecheck.Optional
 			for _, v := range strings.Split(optional, ",") {
-				switch v = strings.TrimSpace(v); v {
+				switch v := bundlecheck.Optional(strings.TrimSpace(v)); v {
 				case "":
-				case "operatorhub", "bundle-objects":
-					fmt.Fprintf(cmd.ErrOrStderr(), "note: optional validator %q not run: it is operator-sdk's (operator-sdk bundle validate --select-optional)\n", v)
+				case bundlecheck.OperatorHub, bundlecheck.BundleObjects:
+					validators = append(validators, v)
 				default:
 					return usageError(fmt.Errorf("--optional-validators %q: want operatorhub or bundle-objects", v))
 				}
@@ -121,8 +142,8 @@ olmcat names them and does not run them.`,
 				return err
 			}
 			defer b.Close()
-			if err := validateBundleDir(b.Root); err != nil {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("Bundle validation errors: %w", err)}
+			if err := validateBundleDir(cmd.ErrOrStderr(), b.Root, false, validators...); err != nil {
+				return err
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "All validation tests have been completed successfully")
 			return nil

@@ -68,43 +68,86 @@ func TestAlphaBundleExtractFlags(t *testing.T) {
 	assert.Equal(t, "/", cmd.Flag("manifestsdir").Value.String())
 }
 
+// copyBundle copies the bundle dir src into a temp dir, lets edit change
+// it (paths relative to the copy) and returns the copy.
+func copyBundle(t testing.TB, src string, edit map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+	for name, content := range edit {
+		p := filepath.Join(dir, name)
+		if content == "" {
+			require.NoError(t, os.Remove(p))
+			continue
+		}
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	return dir
+}
+
 // TestAlphaBundleUnpackValidate pulls bundle images from a loopback
-// registry: unpack copies the image's content into --out, validate
-// passes a good bundle and names the problem of a bad one.
+// registry: unpack validates then copies the image's content into --out;
+// validate passes a good bundle, optional validators included, and
+// prints opm's messages for bad ones (exit 1).
 func TestAlphaBundleUnpackValidate(t *testing.T) {
 	reg := imagetest.New(t)
 	_, imgFlags := imageTestEnv(t)
-	good := "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0"
-	ref := pushBundleImage(t, reg, "foo/bundle:v0.1.0", good)
-	bad := t.TempDir()
-	require.NoError(t, os.CopyFS(filepath.Join(bad, "metadata"), os.DirFS(filepath.Join(good, "metadata"))))
-	require.NoError(t, os.MkdirAll(filepath.Join(bad, "manifests"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(bad, "manifests", "cm.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"), 0o644))
-	badRef := pushBundleImage(t, reg, "foo/bundle:bad", bad)
+	good := "../../fixtures/bundles/community/cockroachdb/5.0.4"
+	ref := pushBundleImage(t, reg, "cockroachdb/bundle:v5.0.4", good)
+	// foo 0.3.0's annotations lack the media type, manifests and
+	// metadata keys: a format error.
+	formatRef := pushBundleImage(t, reg, "foo/bundle:v0.3.0", "../../fixtures/bundles/small-fbb/foo-bundle-v0.3.0")
+	quota := "apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: q\n"
+	contentRef := pushBundleImage(t, reg, "cockroachdb/bundle:quota", copyBundle(t, good, map[string]string{"manifests/quota.yaml": quota}))
+	pdb := "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: p\nspec:\n  maxUnavailable: 0\n"
+	pdbRef := pushBundleImage(t, reg, "cockroachdb/bundle:pdb", copyBundle(t, good, map[string]string{"manifests/pdb.yaml": pdb}))
+	qux := "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: qux.v1.0.0\nspec:\n  displayName: Qux\n  version: 1.0.0\n"
+	quxAnn := "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: qux\n  operators.operatorframework.io.bundle.channels.v1: stable\n"
+	quxDir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(quxDir, "manifests"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(quxDir, "metadata"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(quxDir, "manifests", "qux.csv.yaml"), []byte(qux), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(quxDir, "metadata", "annotations.yaml"), []byte(quxAnn), 0o644))
+	quxRef := pushBundleImage(t, reg, "qux/bundle:v1.0.0", quxDir)
 
 	out := filepath.Join(t.TempDir(), "out")
 	_, stderr, code := runCLI(t, append([]string{"alpha", "bundle", "unpack", ref, "-o", out}, imgFlags...)...)
 	require.Equal(t, 0, code, stderr)
-	for _, f := range []string{"manifests/foo.v0.1.0.csv.yaml", "manifests/foos.test.foo.crd.yaml", "metadata/annotations.yaml"} {
+	for _, f := range []string{"manifests/cockroachdb.clusterserviceversion.yaml", "manifests/charts.operatorhub.io_cockroachdbs.yaml", "metadata/annotations.yaml"} {
 		want, err := os.ReadFile(filepath.Join(good, f))
 		require.NoError(t, err)
 		got, err := os.ReadFile(filepath.Join(out, f))
 		require.NoError(t, err, f)
 		assert.Equal(t, string(want), string(got), f)
 	}
-	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", badRef, "-o", t.TempDir()}, imgFlags...)...)
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", formatRef, "-o", t.TempDir()}, imgFlags...)...)
 	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, stderr, "bundle format validation failed")
-	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", badRef, "-v", "-o", t.TempDir()}, imgFlags...)...)
+	assert.Contains(t, stderr, `bundle format validation failed: Bundle validation errors: Missing annotation "operators.operatorframework.io.bundle.mediatype.v1"`)
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", contentRef, "-o", t.TempDir()}, imgFlags...)...)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "bundle content validation failed: Bundle validation errors: ResourceQuota is not supported type for registryV1 bundle: manifests/quota.yaml")
+	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "unpack", contentRef, "-v", "-o", t.TempDir()}, imgFlags...)...)
 	assert.Equal(t, 0, code, stderr)
 
-	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "validate", "-t", ref, "-b", "podman"}, imgFlags...)...)
+	validate := func(tag string, extra ...string) (string, int) {
+		_, stderr, code := runCLI(t, append(append([]string{"alpha", "bundle", "validate", "-t", tag}, extra...), imgFlags...)...)
+		return stderr, code
+	}
+	stderr, code = validate(ref, "-b", "podman", "-o", "operatorhub,bundle-objects")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "All validation tests have been completed successfully")
 	assert.Contains(t, stderr, "needs no container daemon")
-	_, stderr, code = runCLI(t, append([]string{"alpha", "bundle", "validate", "-t", badRef}, imgFlags...)...)
+	stderr, code = validate(quxRef)
 	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, stderr, "Bundle validation errors")
+	assert.Contains(t, stderr, "Bundle validation errors: Error: Value : (qux.v1.0.0) install modes not found,Error: Field Spec.InstallStrategy, Value struct: required field missing")
+	assert.NotContains(t, stderr, "content validation failed")
+	stderr, code = validate(pdbRef)
+	require.Equal(t, 0, code, stderr)
+	stderr, code = validate(pdbRef, "-o", "bundle-objects")
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "Bundle validation errors: Error: Value PodDisruptionBudget p: maxUnavailable field cannot be set to 0 or 0%")
+	_, code = validate(ref, "-o", "nosuch")
+	assert.Equal(t, exitUsage, code)
 	_, _, code = runCLI(t, "alpha", "bundle", "validate")
 	assert.Equal(t, exitUsage, code)
 }

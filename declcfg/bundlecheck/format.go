@@ -1,0 +1,195 @@
+package bundlecheck
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+)
+
+// Annotation keys of metadata/annotations.yaml besides declcfg's package
+// and channel keys.
+const (
+	AnnotationMediaType = "operators.operatorframework.io.bundle.mediatype.v1"
+	AnnotationManifests = "operators.operatorframework.io.bundle.manifests.v1"
+	AnnotationMetadata  = "operators.operatorframework.io.bundle.metadata.v1"
+)
+
+const (
+	annPackage        = declcfg.AnnotationPackage
+	annChannels       = declcfg.AnnotationChannels
+	annDefaultChannel = declcfg.AnnotationDefaultChannel
+)
+
+// Media types of a manifests directory.
+const (
+	MediaTypeRegistryV1 = "registry+v1"
+	MediaTypeHelm       = "helm"
+	MediaTypePlain      = "plain"
+)
+
+// ErrNoManifestFiles is MediaType's error for a directory without regular
+// files.
+var ErrNoManifestFiles = errors.New("contains no yaml files")
+
+// MediaType is opm's media type of the directory dir of fsys: helm for a
+// chart (a Chart.yaml), registry+v1 when a top-level file is a
+// ClusterServiceVersion, plain otherwise. A directory without regular
+// files is ErrNoManifestFiles.
+func MediaType(fsys fs.FS, dir string) (string, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return "", err
+	}
+	var files []string
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			files = append(files, e.Name())
+		}
+	}
+	if len(files) == 0 {
+		return "", ErrNoManifestFiles
+	}
+	sort.Strings(files)
+	for _, name := range files {
+		if name == "Chart.yaml" {
+			return MediaTypeHelm, nil
+		}
+	}
+	for _, name := range files {
+		data, err := fs.ReadFile(fsys, path.Join(dir, name))
+		if err != nil {
+			return "", err
+		}
+		var obj struct {
+			Kind string `json:"kind"`
+		}
+		if yaml.Unmarshal(data, &obj) == nil && obj.Kind == kindCSV {
+			return MediaTypeRegistryV1, nil
+		}
+	}
+	return MediaTypePlain, nil
+}
+
+// checkFormat is opm's ValidateBundleFormat.
+func checkFormat(fsys fs.FS, r *Report) {
+	c := collector{&r.Format}
+	for _, d := range []string{"manifests", "metadata"} {
+		if st, err := fs.Stat(fsys, d); err != nil || !st.IsDir() {
+			c.add(d+"/", fmt.Sprintf("Unable to locate %s directory", d))
+		}
+	}
+	if len(r.Format) > 0 {
+		return
+	}
+	mt, err := MediaType(fsys, "manifests")
+	switch {
+	case errors.Is(err, ErrNoManifestFiles):
+		c.add("manifests/", "The directory manifests/ contains no yaml files")
+	case err != nil:
+		c.add("manifests/", err.Error())
+	default:
+		r.MediaType = mt
+	}
+	ann, deps, err := readMetadata(fsys)
+	if err != nil {
+		c.add("metadata/", err.Error())
+		return
+	}
+	if ann == nil {
+		c.add("metadata/", "Could not find annotations file")
+	} else {
+		checkAnnotations(c, ann.file, ann.values, r.MediaType)
+	}
+	if deps != nil {
+		checkDependencies(c, deps.file, deps.list)
+	}
+}
+
+type annotationsFile struct {
+	file   string
+	values map[string]string
+}
+
+type dependenciesFile struct {
+	file string
+	list []dependency
+}
+
+type dependency struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// readMetadata finds, as opm does, the annotations file (the first file
+// of metadata/ holding an annotations map) and the dependencies file (the
+// first other file with a non-empty dependencies list). Names do not
+// matter; files that decode as neither are ignored.
+func readMetadata(fsys fs.FS) (*annotationsFile, *dependenciesFile, error) {
+	ents, err := fs.ReadDir(fsys, "metadata")
+	if err != nil {
+		return nil, nil, err
+	}
+	var ann *annotationsFile
+	var deps *dependenciesFile
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := path.Join("metadata", e.Name())
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", p, err)
+		}
+		var a struct {
+			Annotations map[string]string `json:"annotations"`
+		}
+		if ann == nil && yaml.Unmarshal(data, &a) == nil && a.Annotations != nil {
+			ann = &annotationsFile{file: p, values: a.Annotations}
+			continue
+		}
+		var d struct {
+			Dependencies []dependency `json:"dependencies"`
+		}
+		if deps == nil && yaml.Unmarshal(data, &d) == nil && len(d.Dependencies) > 0 {
+			deps = &dependenciesFile{file: p, list: d.Dependencies}
+		}
+	}
+	return ann, deps, nil
+}
+
+// checkAnnotations: the required keys, the media type, the manifests and
+// metadata directories (opm compares these against the wrong constant
+// and never reports them), non-empty package and channels, and a default
+// channel that is non-empty when present. Keys are checked in a fixed
+// order (opm's order is Go map order).
+func checkAnnotations(c collector, file string, ann map[string]string, mediaType string) {
+	for _, k := range []string{AnnotationMediaType, AnnotationManifests, AnnotationMetadata, annPackage, annChannels} {
+		if _, ok := ann[k]; !ok {
+			c.add(file, fmt.Sprintf("Missing annotation %q", k))
+		}
+	}
+	if v := ann[AnnotationMediaType]; mediaType != "" && v != mediaType {
+		c.add(file, fmt.Sprintf("Expecting annotation %q to have value %q instead of %q", AnnotationMediaType, mediaType, v))
+	}
+	for _, kv := range [][2]string{{AnnotationManifests, "manifests/"}, {AnnotationMetadata, "metadata/"}} {
+		if v, ok := ann[kv[0]]; ok && strings.TrimSuffix(v, "/") != strings.TrimSuffix(kv[1], "/") {
+			c.add(file, fmt.Sprintf("Expecting annotation %q to have value %q instead of %q", kv[0], kv[1], v))
+		}
+	}
+	// opm reports an empty channels value even when the key is missing
+	// (next to "Missing annotation"); the package and default channel
+	// only when present.
+	for _, k := range []string{annPackage, annChannels, annDefaultChannel} {
+		if v, ok := ann[k]; (ok || k == annChannels) && strings.TrimSpace(v) == "" {
+			c.add(file, fmt.Sprintf("Expecting annotation %q to have non-empty value", k))
+		}
+	}
+}
