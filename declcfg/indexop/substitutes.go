@@ -58,7 +58,7 @@ func substitute(all []*node) error {
 		for _, n := range all {
 			switch {
 			case slices.Contains(s.members, n):
-				if n == last {
+				if n == last && touched {
 					inheritSkips(n, s, all)
 				}
 			case touched || n.isNew:

@@ -115,3 +115,23 @@ func TestSubstitutesForNeedsAlpha(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"p.v1.2.0<p.v1.1.0", "p.v1.1.0<p.v1.0.0", "p.v1.0.0", "p.v1.3.0<p.v1.2.0"}, entries(got)["a"])
 }
+
+// TestSubstituteLeavesExistingChains: a substitution among bundles
+// already in the catalog is not re-applied to them (their graph may be
+// hand-made); it only redirects the bundles being added.
+func TestSubstituteLeavesExistingChains(t *testing.T) {
+	x := &node{name: "x", skips: []string{"w"}, blob: &declcfg.Bundle{}}
+	s := &node{name: "s", skips: []string{"x"}, blob: &declcfg.Bundle{}, substitutesFor: "x", isNew: true}
+	s.version.Major = 1
+	// s is new: the latest substitute inherits x's skips
+	require.NoError(t, substitute([]*node{x, s}))
+	require.Equal(t, []string{"x", "w"}, s.skips)
+
+	s.isNew, s.skips = false, []string{"x"}
+	s.blob.CsvJSON = `{"metadata":{"name":"s","annotations":{"olm.substitutesFor":"x"}}}`
+	y := &node{name: "y", replaces: "x", skips: []string{"x"}, blob: &declcfg.Bundle{}, isNew: true}
+	require.NoError(t, substitute([]*node{x, s, y}))
+	require.Equal(t, []string{"x"}, s.skips, "an existing chain is left as it is")
+	require.Equal(t, "s", y.replaces)
+	require.Equal(t, []string{"x"}, y.skips, "y replaces s: it does not skip it")
+}
