@@ -225,6 +225,9 @@ func TestValidateContent(t *testing.T) {
 			[]string{"ResourceQuota is not supported type for registryV1 bundle: manifests/q.yaml"}},
 		{"no kind", edit(b, map[string]string{"manifests/x.yaml": "apiVersion: v1\nmetadata:\n  name: q\n"}),
 			[]string{"Object 'Kind' is missing in manifests/x.yaml"}},
+		{"first document only", edit(b, map[string]string{"manifests/x.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ResourceQuota\n"}), nil},
+		{"empty file", edit(b, map[string]string{"manifests/x.yaml": "\n"}), []string{"manifests/x.yaml: not a Kubernetes object"}},
+		{"directory", edit(b, map[string]string{"manifests/sub/x.yaml": "a: b\n"}), []string{"Unable to read file manifests/sub in supported types"}},
 		{"not yaml", edit(b, map[string]string{"manifests/x.yaml": "- a\n- b\n"}), []string{"manifests/x.yaml: not a Kubernetes object"}},
 		{"csv name", csv(func(c map[string]any) { get(c, "metadata")["name"] = "Cockroach_DB" }),
 			[]string{`Error: Value : (Cockroach_DB) metadata.name "Cockroach_DB" is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`}},
@@ -285,7 +288,7 @@ func TestValidateContent(t *testing.T) {
 			r := Validate(tc.fsys)
 			assert.Empty(t, r.Format)
 			assert.Equal(t, tc.want, messages(r.Content))
-			assert.Equal(t, StageContent, r.Stage())
+			assert.Equal(t, tc.want != nil, r.Failed())
 		})
 	}
 }
@@ -358,6 +361,26 @@ func TestValidateBundleObjects(t *testing.T) {
 			fsys := edit(b, map[string]string{"manifests/zz.yaml": "apiVersion: v1\n" + tc.object})
 			assert.NoError(t, Validate(fsys).Err())
 			assert.Equal(t, tc.want, messages(Validate(fsys, WithOptional(BundleObjects)).Content))
+		})
+	}
+}
+
+func TestMediaType(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files fstest.MapFS
+		want  string
+		err   error
+	}{
+		{"registry+v1", fstest.MapFS{"m/a.yaml": {Data: []byte("kind: ConfigMap\n")}, "m/b.yaml": {Data: []byte("kind: ClusterServiceVersion\n")}}, MediaTypeRegistryV1, nil},
+		{"helm", fstest.MapFS{"m/Chart.yaml": {Data: []byte("name: x\n")}, "m/b.yaml": {Data: []byte("kind: ClusterServiceVersion\n")}}, MediaTypeHelm, nil},
+		{"plain", fstest.MapFS{"m/a.yaml": {Data: []byte("kind: ConfigMap\n")}}, MediaTypePlain, nil},
+		{"empty", fstest.MapFS{"m/sub/a.yaml": {Data: []byte("kind: ConfigMap\n")}}, "", ErrNoManifestFiles},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MediaType(tc.files, "m")
+			assert.ErrorIs(t, err, tc.err)
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -90,14 +89,14 @@ func checkContent(fsys fs.FS, r *Report, o options) {
 }
 
 // readObjects decodes the first document of every top-level entry of
-// manifests/, in name order; what cannot be read or decoded is reported.
+// manifests/, in name order (later documents are ignored, as opm does);
+// what cannot be read or decoded is reported.
 func readObjects(fsys fs.FS, c collector) []object {
 	ents, err := fs.ReadDir(fsys, "manifests")
 	if err != nil {
 		c.add("manifests/", err.Error())
 		return nil
 	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	var objs []object
 	for _, e := range ents {
 		p := path.Join("manifests", e.Name())
