@@ -11,19 +11,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
-var benchBundles = flag.Int("migrate.bench-bundles", 500, "bundles of the BenchmarkMigrate database (dbbuild.SyntheticPerPackage per package)")
+var benchBundles = flag.Int("migrate.bench-bundles", 500, "bundles of the BenchmarkMigrate database (catalogtest.DefaultBundlesPerPackage per package)")
 
-// genBenchBundles makes bundles*packages bundles with dbbuild.Synthetic
-// from the real etcd 0.9.2 bundle (SyntheticPerPackage bundles per package).
+// genBenchBundles makes the bundles of the benchmark legacy index from the
+// real etcd 0.9.2 bundle (catalogtest.DefaultBundlesPerPackage bundles per
+// package).
 func genBenchBundles(tb testing.TB, bundles int) []dbbuild.Bundle {
 	tb.Helper()
-	base, err := dbbuild.ReadBundleDir("../fixtures/bundles/opm-bundles/etcd.0.9.2")
-	require.NoError(tb, err)
-	out, err := dbbuild.Synthetic(base, bundles)
-	require.NoError(tb, err)
-	return out
+	return catalogtest.MustGenerate(tb, catalogtest.WithBundles(bundles),
+		catalogtest.LegacyBenchIndex("../fixtures/bundles/opm-bundles/etcd.0.9.2")).DBBundles()
 }
 
 // benchDB builds the benchmark database, cached under the temp directory

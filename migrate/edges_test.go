@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/internal/testinput"
 )
 
@@ -47,10 +48,8 @@ func withoutCSVEdges(t *testing.T, b dbbuild.Bundle) dbbuild.Bundle {
 // depth-0 head into replaces (legacy-sqlite-and-migrate.md §2.3, §3.3);
 // the migration must do the same, not write skips.
 func TestChannelEntryChainIsReplaces(t *testing.T) {
-	base, err := dbbuild.ReadBundleDir("../fixtures/bundles/opm-bundles/etcd.0.9.2")
-	require.NoError(t, err)
-	bundles, err := dbbuild.Synthetic(base, 3)
-	require.NoError(t, err)
+	bundles := catalogtest.MustGenerate(t, catalogtest.WithBundles(3),
+		catalogtest.LegacyBenchIndex("../fixtures/bundles/opm-bundles/etcd.0.9.2")).DBBundles()
 	for i := range bundles {
 		bundles[i] = withoutCSVEdges(t, bundles[i])
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
 const legacyFixtures = "../../fixtures/legacy"
@@ -124,13 +125,11 @@ func TestMigrateInterrupted(t *testing.T) {
 	assert.Empty(t, ents, "no output and no temporary directory may remain")
 }
 
-// manyBundles makes n bundles from the real etcd 0.9.2 bundle with
-// dbbuild.Synthetic (packages of dbbuild.SyntheticPerPackage bundles).
+// manyBundles makes n bundles of the benchmark legacy index from the real
+// etcd 0.9.2 bundle (packages of catalogtest.DefaultBundlesPerPackage
+// bundles).
 func manyBundles(t *testing.T, n int) []dbbuild.Bundle {
 	t.Helper()
-	base, err := dbbuild.ReadBundleDir("../../fixtures/bundles/opm-bundles/etcd.0.9.2")
-	require.NoError(t, err)
-	out, err := dbbuild.Synthetic(base, n)
-	require.NoError(t, err)
-	return out
+	return catalogtest.MustGenerate(t, catalogtest.WithBundles(n),
+		catalogtest.LegacyBenchIndex("../../fixtures/bundles/opm-bundles/etcd.0.9.2")).DBBundles()
 }

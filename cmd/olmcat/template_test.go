@@ -15,6 +15,7 @@ import (
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/internal/bundleimages"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -205,10 +206,8 @@ func TestMigrateToTemplateGeneratedIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("pushes and pulls 1,000 bundle images")
 	}
-	base, err := dbbuild.ReadBundleDir(filepath.Join(fixtureBundle, "opm-bundles", "etcd.0.9.2"))
-	require.NoError(t, err)
-	bundles, err := dbbuild.Synthetic(base, 1000)
-	require.NoError(t, err)
+	bundles := catalogtest.MustGenerate(t, catalogtest.WithBundles(1000),
+		catalogtest.LegacyBenchIndex(filepath.Join(fixtureBundle, "opm-bundles", "etcd.0.9.2"))).DBBundles()
 	db := filepath.Join(t.TempDir(), "index.db")
 	require.NoError(t, dbbuild.Build(context.Background(), db, 13, bundles))
 	reg := imagetest.New(t)

@@ -21,14 +21,14 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/registry"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/internal/bundleimages"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
 func main() {
 	addr := flag.String("addr", bundleimages.FixtureHost, "loopback address to serve on")
 	root := flag.String("bundles", "fixtures/bundles", "the bundle directories")
-	synthetic := flag.Int("synthetic", 0, "instead: push this many synthetic bundles (fixtures/dbbuild, etcd base) under their own names (quay.io/olmcat-bench/...)")
+	synthetic := flag.Int("synthetic", 0, "instead: push this many synthetic bundles (internal/catalogtest, etcd base) under their own names (quay.io/olmcat-bench/...)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -47,15 +47,12 @@ func main() {
 // push pushes the fixture bundles, or n synthetic ones.
 func push(host, root string, n int) (int, error) {
 	if n > 0 {
-		base, err := dbbuild.ReadBundleDir(filepath.Join(root, "opm-bundles", "etcd.0.9.2"))
+		cat, err := catalogtest.Generate(catalogtest.WithBundles(n),
+			catalogtest.LegacyBenchIndex(filepath.Join(root, "opm-bundles", "etcd.0.9.2")))
 		if err != nil {
 			return 0, err
 		}
-		bundles, err := dbbuild.Synthetic(base, n)
-		if err != nil {
-			return 0, err
-		}
-		return n, bundleimages.DBBundles(host, bundles)
+		return n, bundleimages.DBBundles(host, cat.DBBundles())
 	}
 	refs, err := bundleimages.FixtureRefs(root)
 	if err != nil {

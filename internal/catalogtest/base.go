@@ -1,0 +1,256 @@
+package catalogtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+)
+
+// base is what every generated bundle is stamped from: two CSV templates
+// with placeholders, encoded once (the first bundle of a package, without
+// edges, and the others), and the other manifests.
+type base struct {
+	first, rest        string
+	objs               []json.RawMessage
+	group              string
+	digests, images    []string
+	provided, required []GVK
+	properties         []dbbuild.Property
+	dependencies       []dbbuild.Dependency
+}
+
+// Placeholders of the CSV templates.
+const (
+	phName     = "@@NAME@@"
+	phVersion  = "@@VERSION@@"
+	phGroup    = "@@GROUP@@"
+	phReplaces = "@@REPLACES@@"
+	phSkip     = "@@SKIP@@"
+)
+
+func phDigest(k int) string { return fmt.Sprintf("@@DIGEST%d@@", k) }
+
+// readBase reads the base bundle directory dir.
+func readBase(dir string) (*base, error) {
+	b, err := dbbuild.ReadBundleDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	csv := b.CSV
+	var objs []json.RawMessage
+	for _, o := range b.Objects {
+		var k struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(o, &k) == nil && k.Kind == "ClusterServiceVersion" {
+			if csv == nil {
+				csv = o
+			}
+			continue
+		}
+		objs = append(objs, o)
+	}
+	if csv == nil {
+		return nil, fmt.Errorf("catalogtest: base bundle %s has no ClusterServiceVersion", dir)
+	}
+	out, err := newBase(csv, objs)
+	if err != nil {
+		return nil, fmt.Errorf("catalogtest: base bundle %s: %w", dir, err)
+	}
+	out.properties, out.dependencies = b.Properties, b.Dependencies
+	return out, nil
+}
+
+// builtinBase makes the built-in manifests, about n bytes of JSON: a CSV
+// whose description holds half of them and a CRD whose schema fields hold
+// the other half.
+func builtinBase(n int) (*base, error) {
+	const field = `"field%03d":{"type":"string","description":"a configurable field of the spec"},`
+	var fields strings.Builder
+	for f := range n / 2 / len(fmt.Sprintf(field, 0)) {
+		fmt.Fprintf(&fields, field, f)
+	}
+	description := strings.Repeat("Manages the lifecycle of a database: install, upgrade, backup & restore. ", n/2/74)
+	image := "quay.io/example/operator@sha256:" + strings.Repeat("0123456789abcdef", 4)
+	crd := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.base.example.com"},"spec":{"group":"base.example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{%s"x":{"type":"string"}}}}}]}}`, fields.String())
+	csv := fmt.Sprintf(`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"base.v0.0.0","annotations":{"capabilities":"Full Lifecycle","containerImage":%[1]q}},"spec":{"displayName":"Synthetic operator","description":%[2]q,"version":"0.0.0","customresourcedefinitions":{"owned":[{"name":"widgets.base.example.com","version":"v1","kind":"Widget"}],"required":[{"name":"servicemonitors.monitoring.coreos.com","version":"v1","kind":"ServiceMonitor"}]},"install":{"strategy":"deployment","spec":{"deployments":[{"name":"operator","spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"manager","image":%[1]q}]}}}}]}},"relatedImages":[{"name":"operator","image":%[1]q}]}}`, image, description)
+	return newBase(json.RawMessage(csv), []json.RawMessage{json.RawMessage(crd)})
+}
+
+// newBase prepares the templates from a base CSV and the other manifests.
+func newBase(csv json.RawMessage, objs []json.RawMessage) (*base, error) {
+	var d csvDoc
+	if err := json.Unmarshal(csv, &d); err != nil {
+		return nil, fmt.Errorf("decode CSV: %w", err)
+	}
+	b := &base{objs: objs, provided: d.provided(), required: d.required(), images: d.images()}
+	if len(b.provided) > 0 {
+		b.group = b.provided[0].Group
+	}
+	for _, img := range b.images {
+		if _, dg, ok := strings.Cut(img, "@sha256:"); ok {
+			b.digests = append(b.digests, dg)
+		}
+	}
+	var err error
+	if b.first, err = b.template(csv, false); err != nil {
+		return nil, err
+	}
+	if b.rest, err = b.template(csv, true); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// template encodes the base CSV with placeholders for everything that
+// varies per bundle.
+func (b *base) template(csv []byte, withEdges bool) (string, error) {
+	raw := csv
+	if b.group != "" {
+		raw = bytes.ReplaceAll(raw, []byte(b.group), []byte(phGroup))
+	}
+	for k, d := range b.digests {
+		raw = bytes.ReplaceAll(raw, []byte(d), []byte(phDigest(k)))
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return "", fmt.Errorf("decode CSV: %w", err)
+	}
+	md, _ := doc["metadata"].(map[string]any)
+	spec, _ := doc["spec"].(map[string]any)
+	if md == nil || spec == nil {
+		return "", fmt.Errorf("CSV lacks metadata or spec")
+	}
+	md["name"] = phName
+	if ann, ok := md["annotations"].(map[string]any); ok {
+		delete(ann, "olm.skipRange")
+		delete(ann, "olm.substitutesFor")
+	}
+	spec["version"] = phVersion
+	delete(spec, "replaces")
+	delete(spec, "skips")
+	if withEdges {
+		spec["replaces"] = phReplaces
+		spec["skips"] = []any{phSkip}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("encode CSV: %w", err)
+	}
+	return string(out), nil
+}
+
+// forPackage returns the non-CSV manifests and the APIs of package pkg:
+// the base group renamed to the package's.
+func (b *base) forPackage(pkg string) (objs []json.RawMessage, provided, required []GVK) {
+	if b.group == "" {
+		return b.objs, b.provided, b.required
+	}
+	group := packageGroup(pkg)
+	for _, o := range b.objs {
+		objs = append(objs, bytes.ReplaceAll(o, []byte(b.group), []byte(group)))
+	}
+	rename := func(in []GVK) []GVK {
+		out := make([]GVK, len(in))
+		for i, g := range in {
+			g.Group = strings.ReplaceAll(g.Group, b.group, group)
+			out[i] = g
+		}
+		return out
+	}
+	return objs, rename(b.provided), rename(b.required)
+}
+
+// csvDoc is the part of a CSV the generator reads.
+type csvDoc struct {
+	Spec struct {
+		CRDs struct {
+			Owned, Required []apiDesc
+		} `json:"customresourcedefinitions"`
+		APIServices struct {
+			Owned, Required []apiDesc
+		} `json:"apiservicedefinitions"`
+		Install struct {
+			Spec struct {
+				Deployments []struct {
+					Spec struct {
+						Template struct {
+							Spec struct {
+								InitContainers, Containers []struct {
+									Image string `json:"image"`
+								}
+							} `json:"spec"`
+						} `json:"template"`
+					} `json:"spec"`
+				} `json:"deployments"`
+			} `json:"spec"`
+		} `json:"install"`
+		RelatedImages []struct {
+			Image string `json:"image"`
+		} `json:"relatedImages"`
+	} `json:"spec"`
+}
+
+type apiDesc struct {
+	Name, Group, Version, Kind string
+}
+
+// gvk is the API of a CRD description (the group from the CRD name, as opm
+// splits it) or of an API service description.
+func (a apiDesc) gvk(crd bool) GVK {
+	group := a.Group
+	if _, g, ok := strings.Cut(a.Name, "."); crd && ok && group == "" {
+		group = g
+	}
+	return GVK{Group: group, Version: a.Version, Kind: a.Kind}
+}
+
+func gvks(crds, services []apiDesc) []GVK {
+	var out []GVK
+	seen := map[GVK]bool{}
+	for i, a := range append(append([]apiDesc(nil), crds...), services...) {
+		g := a.gvk(i < len(crds))
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (d *csvDoc) provided() []GVK {
+	return gvks(d.Spec.CRDs.Owned, d.Spec.APIServices.Owned)
+}
+
+func (d *csvDoc) required() []GVK {
+	return gvks(d.Spec.CRDs.Required, d.Spec.APIServices.Required)
+}
+
+// images are the operator images (init containers, then containers, of
+// every deployment) and the related images, without repeats, in the order
+// the legacy loader stores them.
+func (d *csvDoc) images() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(img string) {
+		if img != "" && !seen[img] {
+			seen[img] = true
+			out = append(out, img)
+		}
+	}
+	for _, dep := range d.Spec.Install.Spec.Deployments {
+		for _, c := range dep.Spec.Template.Spec.InitContainers {
+			add(c.Image)
+		}
+		for _, c := range dep.Spec.Template.Spec.Containers {
+			add(c.Image)
+		}
+	}
+	for _, r := range d.Spec.RelatedImages {
+		add(r.Image)
+	}
+	return out
+}
