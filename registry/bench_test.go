@@ -9,8 +9,8 @@ import (
 
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/registry"
-	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
@@ -18,8 +18,7 @@ import (
 // the catalog to the first SERVING health answer over loopback TCP.
 func benchHealthy(b *testing.B, bundles int, cached bool) {
 	b.Helper()
-	dir := b.TempDir()
-	require.NoError(b, catalogtest.Generate(dir, bundles))
+	dir := catalogtest.Dir(b, catalogtest.WithBundles(bundles), catalogtest.WithBundlesPerPackage(12))
 	var opts []source.Option
 	if cached {
 		opts = append(opts, source.WithCacheDir(b.TempDir()))

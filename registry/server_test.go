@@ -20,9 +20,9 @@ import (
 	reflectiongrpc "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
-	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
@@ -248,9 +248,8 @@ var _ io.Writer = (*syncBuffer)(nil)
 // its handler blocks on flow control and GracefulStop cannot finish: Serve
 // must still return after the shutdown timeout, closing the connection.
 func TestServeShutdownIsBounded(t *testing.T) {
-	dir := t.TempDir()
 	// Inline bundles: ListBundles streams every manifest (megabytes).
-	require.NoError(t, catalogtest.Generate(dir, 400, catalogtest.WithoutImages()))
+	dir := catalogtest.Dir(t, catalogtest.WithBundles(400), catalogtest.WithBundlesPerPackage(12), catalogtest.WithoutImages())
 	q, _, err := source.Open(context.Background(), dir)
 	require.NoError(t, err)
 	defer q.Close()

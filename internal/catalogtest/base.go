@@ -9,17 +9,18 @@ import (
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 )
 
-// base is what every generated bundle is stamped from: two CSV templates
-// with placeholders, encoded once (the first bundle of a package, without
-// edges, and the others), and the other manifests.
+// base is what every generated bundle is stamped from: CSV templates with
+// placeholders, encoded once (the first bundle of a package, without
+// edges; the others, with replaces and with replaces and skips), and the
+// other manifests.
 type base struct {
-	first, rest        string
-	objs               []json.RawMessage
-	group              string
-	digests, images    []string
-	provided, required []GVK
-	properties         []dbbuild.Property
-	dependencies       []dbbuild.Dependency
+	first, replaces, rest string
+	objs                  []json.RawMessage
+	group                 string
+	digests, images       []string
+	provided, required    []GVK
+	properties            []dbbuild.Property
+	dependencies          []dbbuild.Dependency
 }
 
 // Placeholders of the CSV templates.
@@ -64,20 +65,41 @@ func readBase(dir string) (*base, error) {
 	return out, nil
 }
 
-// builtinBase makes the built-in manifests, about n bytes of JSON: a CSV
-// whose description holds half of them and a CRD whose schema fields hold
-// the other half.
+// builtinBase makes the built-in manifests, about n bytes of JSON (at
+// least their minimal size, some 1.9 KB): a CRD, a Service, a ConfigMap
+// and a CSV, the objects opm migrate inlines for a typical bundle, with
+// HTML characters, escaped JSON and line breaks in their strings. Half of
+// the padding goes to the CSV's description, half to the CRD's schema.
 func builtinBase(n int) (*base, error) {
-	const field = `"field%03d":{"type":"string","description":"a configurable field of the spec"},`
-	var fields strings.Builder
-	for f := range n / 2 / len(fmt.Sprintf(field, 0)) {
-		fmt.Fprintf(&fields, field, f)
+	objs := builtinManifests(0, 0)
+	size := 0
+	for _, o := range objs {
+		size += len(o)
 	}
-	description := strings.Repeat("Manages the lifecycle of a database: install, upgrade, backup & restore. ", n/2/74)
-	image := "quay.io/example/operator@sha256:" + strings.Repeat("0123456789abcdef", 4)
-	crd := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.base.example.com"},"spec":{"group":"base.example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{%s"x":{"type":"string"}}}}}]}}`, fields.String())
-	csv := fmt.Sprintf(`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"base.v0.0.0","annotations":{"capabilities":"Full Lifecycle","containerImage":%[1]q}},"spec":{"displayName":"Synthetic operator","description":%[2]q,"version":"0.0.0","customresourcedefinitions":{"owned":[{"name":"widgets.base.example.com","version":"v1","kind":"Widget"}],"required":[{"name":"servicemonitors.monitoring.coreos.com","version":"v1","kind":"ServiceMonitor"}]},"install":{"strategy":"deployment","spec":{"deployments":[{"name":"operator","spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"manager","image":%[1]q}]}}}}]}},"relatedImages":[{"name":"operator","image":%[1]q}]}}`, image, description)
-	return newBase(json.RawMessage(csv), []json.RawMessage{json.RawMessage(crd)})
+	pad := max(0, n-size) / 2
+	objs = builtinManifests(pad/len(descriptionLine), pad/len(fmt.Sprintf(schemaField, 0)))
+	return newBase(objs[len(objs)-1], objs[:len(objs)-1])
+}
+
+const (
+	descriptionLine = "Manages the lifecycle of a database: install, upgrade, backup & restore <b>safely</b>. "
+	schemaField     = `"field%03d":{"type":"string","description":"a configurable field of the spec"},`
+	builtinImage    = "quay.io/example/operator:v1"
+)
+
+// builtinManifests returns the built-in manifests, the CSV last: its
+// description of lines lines, the CRD's schema of fields fields.
+func builtinManifests(lines, fields int) []json.RawMessage {
+	var schema strings.Builder
+	for f := range fields {
+		fmt.Fprintf(&schema, schemaField, f)
+	}
+	crd := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.base.example.com"},"spec":{"group":"base.example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{%s"x":{"type":"string"}}}}}]}}`, schema.String())
+	svc := `{"apiVersion":"v1","kind":"Service","metadata":{"labels":{"app":"base.example.com"},"name":"operator-metrics"},"spec":{"ports":[{"name":"https","port":8443,"targetPort":8443}],"selector":{"app":"base.example.com"}}}`
+	cm := `{"apiVersion":"v1","data":{"config.yaml":"replicas: 1\nlogLevel: info\nfeatures:\n  - a\n  - b\n"},"kind":"ConfigMap","metadata":{"name":"operator-config"}}`
+	examples := `[{"apiVersion":"base.example.com/v1","kind":"Widget","metadata":{"name":"example"},"spec":{"size":3}}]`
+	csv := fmt.Sprintf(`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"base.v0.0.0","annotations":{"alm-examples":%[3]q,"capabilities":"Full Lifecycle","containerImage":%[1]q}},"spec":{"displayName":"Synthetic operator","description":%[2]q,"version":"0.0.0","customresourcedefinitions":{"owned":[{"name":"widgets.base.example.com","version":"v1","kind":"Widget"}],"required":[{"name":"servicemonitors.monitoring.coreos.com","version":"v1","kind":"ServiceMonitor"}]},"install":{"strategy":"deployment","spec":{"deployments":[{"name":"operator","spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"manager","image":%[1]q}]}}}}]}},"relatedImages":[{"name":"operator","image":%[1]q}]}}`, builtinImage, strings.Repeat(descriptionLine, lines), examples)
+	return []json.RawMessage{json.RawMessage(crd), json.RawMessage(svc), json.RawMessage(cm), json.RawMessage(csv)}
 }
 
 // newBase prepares the templates from a base CSV and the other manifests.
@@ -96,10 +118,13 @@ func newBase(csv json.RawMessage, objs []json.RawMessage) (*base, error) {
 		}
 	}
 	var err error
-	if b.first, err = b.template(csv, false); err != nil {
+	if b.first, err = b.template(csv, false, false); err != nil {
 		return nil, err
 	}
-	if b.rest, err = b.template(csv, true); err != nil {
+	if b.replaces, err = b.template(csv, true, false); err != nil {
+		return nil, err
+	}
+	if b.rest, err = b.template(csv, true, true); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -107,7 +132,7 @@ func newBase(csv json.RawMessage, objs []json.RawMessage) (*base, error) {
 
 // template encodes the base CSV with placeholders for everything that
 // varies per bundle.
-func (b *base) template(csv []byte, withEdges bool) (string, error) {
+func (b *base) template(csv []byte, replaces, skips bool) (string, error) {
 	raw := csv
 	if b.group != "" {
 		raw = bytes.ReplaceAll(raw, []byte(b.group), []byte(phGroup))
@@ -132,8 +157,10 @@ func (b *base) template(csv []byte, withEdges bool) (string, error) {
 	spec["version"] = phVersion
 	delete(spec, "replaces")
 	delete(spec, "skips")
-	if withEdges {
+	if replaces {
 		spec["replaces"] = phReplaces
+	}
+	if skips {
 		spec["skips"] = []any{phSkip}
 	}
 	out, err := json.Marshal(doc)

@@ -26,10 +26,10 @@ const ImagePrefix = "quay.io/olmcat-bench/"
 type Option func(*config)
 
 type config struct {
-	packages, bundles, perPackage, channels int
-	everyBundleInEveryChannel, noImages     bool
-	baseDir                                 string
-	manifestBytes                           int
+	packages, bundles, perPackage, channels    int
+	everyBundleInEveryChannel, noImages, skips bool
+	baseDir                                    string
+	manifestBytes                              int
 }
 
 // WithPackages sets the number of packages (default 1), each of
@@ -59,6 +59,11 @@ func WithEveryBundleInEveryChannel() Option {
 	return func(c *config) { c.everyBundleInEveryChannel = true }
 }
 
+// WithSkips makes every bundle but the first of a package skip the absent
+// "<pkg>.v1.<j-1>.1" (a skip of a bundle that is also replaced would cut
+// the replaces chain and strand bundles under opm's validation rules).
+func WithSkips() Option { return func(c *config) { c.skips = true } }
+
 // WithoutImages leaves every bundle's image empty: a registry serving the
 // catalog sends the bundles' manifests inline (ListBundles then streams
 // csvJson and objects, large messages), and a legacy index stores no
@@ -72,10 +77,11 @@ func WithoutImages() Option { return func(c *config) { c.noImages = true } }
 // every legacy bundle (DBBundles).
 func WithBaseDir(dir string) Option { return func(c *config) { c.baseDir = dir } }
 
-// WithManifestBytes sizes the built-in manifests (a ClusterServiceVersion
-// and a CustomResourceDefinition) to about n bytes of JSON per bundle, half
-// CSV description and half CRD schema (default 10,000, near the average
-// of a real community catalog's migration; 0 gives minimal manifests).
+// WithManifestBytes sizes the built-in manifests (a ClusterServiceVersion,
+// a CustomResourceDefinition, a Service and a ConfigMap) to about n bytes
+// of JSON per bundle, padded in the CSV description and the CRD schema
+// (default 10,000: some 14 KB of catalog per bundle, near the average of
+// a real community catalog's migration; 0 gives minimal manifests).
 func WithManifestBytes(n int) Option { return func(c *config) { c.manifestBytes = n } }
 
 // GVK is one API a bundle provides or requires.
@@ -134,9 +140,7 @@ type Catalog struct {
 
 // Generate prepares the synthetic catalog the options describe: bundle j
 // of package "pkg-%04d" is "<pkg>.v1.<j>.0", version 1.<j>.0; it replaces
-// bundle j-1 and skips the absent "<pkg>.v1.<j-1>.1" (skipping a bundle
-// that is also replaced would cut the replaces chain and strand bundles
-// under opm's validation rules). Its CSV carries those edges, the API
+// bundle j-1 (and skips as WithSkips says). Its CSV carries those edges, the API
 // group of the base manifests is renamed per package
 // ("<pkg>.bench.example.com") and image digests are unique per bundle.
 // The graph is valid.
@@ -216,7 +220,9 @@ func (c *Catalog) pkg(p int) Package {
 			}
 			e := ChannelEntry{Name: b.Name}
 			if j > 0 {
-				e.Skips = []string{fmt.Sprintf("%s.v1.%d.1", name, j-1)}
+				if c.cfg.skips {
+					e.Skips = []string{fmt.Sprintf("%s.v1.%d.1", name, j-1)}
+				}
 				if j > start {
 					e.Replaces = fmt.Sprintf("%s.v1.%d.0", name, j-1)
 				}
@@ -244,9 +250,13 @@ func (c *Catalog) bundle(pkg string, j int, pkgObjs []json.RawMessage) Bundle {
 		}
 	}
 	tmpl := c.base.first
-	if j > 0 {
+	switch {
+	case j > 0 && c.cfg.skips:
 		pairs = append(pairs, phReplaces, fmt.Sprintf("%s.v1.%d.0", pkg, j-1), phSkip, fmt.Sprintf("%s.v1.%d.1", pkg, j-1))
 		tmpl = c.base.rest
+	case j > 0:
+		pairs = append(pairs, phReplaces, fmt.Sprintf("%s.v1.%d.0", pkg, j-1))
+		tmpl = c.base.replaces
 	}
 	csv := json.RawMessage(strings.NewReplacer(pairs...).Replace(tmpl))
 	objs := make([]json.RawMessage, 0, len(pkgObjs)+1)
@@ -268,11 +278,12 @@ func packageGroup(pkg string) string { return pkg + ".bench.example.com" }
 // LegacyBenchIndex is the shape of the benchmark legacy index
 // (scripts/gen-bench-db.sh): manifests derived from the bundle directory
 // baseDir (the etcd 0.9.2 bundle of fixtures/bundles/opm-bundles), every
-// bundle in channels stable and fast.
+// bundle in channels stable and fast, with skips.
 func LegacyBenchIndex(baseDir string) Option {
 	return func(c *config) {
 		WithBaseDir(baseDir)(c)
 		WithEveryBundleInEveryChannel()(c)
+		WithSkips()(c)
 	}
 }
 
@@ -282,4 +293,13 @@ func MustGenerate(tb testing.TB, opts ...Option) *Catalog {
 	c, err := Generate(opts...)
 	require.NoError(tb, err)
 	return c
+}
+
+// Dir writes the catalog the options describe into a new temporary
+// directory of tb in opm's layout and returns the directory.
+func Dir(tb testing.TB, opts ...Option) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	require.NoError(tb, MustGenerate(tb, opts...).WriteDir(dir))
+	return dir
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 )
@@ -47,8 +49,8 @@ type (
 	}
 	gvkValue struct {
 		Group   string `json:"group"`
-		Version string `json:"version"`
 		Kind    string `json:"kind"`
+		Version string `json:"version"`
 	}
 )
 
@@ -59,27 +61,27 @@ type (
 // images.
 func (p Package) blobs() []any {
 	out := []any{pkgBlob{Schema: "olm.package", Name: p.Name, DefaultChannel: p.DefaultChannel}}
-	for _, ch := range p.Channels {
+	chans := slices.SortedFunc(slices.Values(p.Channels), func(a, b Channel) int { return strings.Compare(a.Name, b.Name) })
+	for _, ch := range chans {
 		cb := channelBlob{Schema: "olm.channel", Package: p.Name, Name: ch.Name, Entries: []entryValue{}}
 		for _, e := range ch.Entries {
 			cb.Entries = append(cb.Entries, entryValue(e))
 		}
+		slices.SortFunc(cb.Entries, func(a, b entryValue) int { return strings.Compare(a.Name, b.Name) })
 		out = append(out, cb)
 	}
-	for _, b := range p.Bundles {
+	bundles := slices.SortedFunc(slices.Values(p.Bundles), func(a, b Bundle) int { return strings.Compare(a.Name, b.Name) })
+	for _, b := range bundles {
 		bb := bundleBlob{Schema: "olm.bundle", Name: b.Name, Package: b.Package, Image: b.Image,
 			Properties: []property{{"olm.package", map[string]string{"packageName": b.Package, "version": b.Version}}}}
 		for _, g := range b.Provided {
-			bb.Properties = append(bb.Properties, property{"olm.gvk", gvkValue(g)})
+			bb.Properties = append(bb.Properties, property{"olm.gvk", gvkValue{g.Group, g.Kind, g.Version}})
 		}
 		for _, g := range b.Required {
-			bb.Properties = append(bb.Properties, property{"olm.gvk.required", gvkValue(g)})
+			bb.Properties = append(bb.Properties, property{"olm.gvk.required", gvkValue{g.Group, g.Kind, g.Version}})
 		}
 		for _, o := range b.Objects {
 			bb.Properties = append(bb.Properties, property{"olm.bundle.object", map[string][]byte{"data": o}})
-		}
-		if b.Image != "" {
-			bb.RelatedImages = append(bb.RelatedImages, relatedImage{Image: b.Image})
 		}
 		for _, img := range b.RelatedImages {
 			bb.RelatedImages = append(bb.RelatedImages, relatedImage{Name: "operator", Image: img})
@@ -89,9 +91,13 @@ func (p Package) blobs() []any {
 	return out
 }
 
-// WriteJSON writes the package as declarative config, one JSON blob a line.
+// WriteJSON writes the package as declarative config in opm's JSON form:
+// a stream of objects indented by four spaces, HTML characters not
+// escaped.
 func (p Package) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
+	enc.SetIndent("", "    ")
+	enc.SetEscapeHTML(false)
 	for _, b := range p.blobs() {
 		if err := enc.Encode(b); err != nil {
 			return fmt.Errorf("catalogtest: write package %s: %w", p.Name, err)
@@ -100,8 +106,8 @@ func (p Package) WriteJSON(w io.Writer) error {
 	return nil
 }
 
-// WriteJSON writes the whole catalog as declarative config, one JSON blob
-// a line, package by package.
+// WriteJSON writes the whole catalog as declarative config in opm's JSON
+// form, package by package.
 func (c *Catalog) WriteJSON(w io.Writer) error {
 	for p := range c.Packages() {
 		if err := p.WriteJSON(w); err != nil {

@@ -9,10 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/internal/testinput"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
-	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 )
 
 // retainedHeap is the live heap after a full GC, in MiB.
@@ -25,8 +25,7 @@ func retainedHeap() float64 {
 
 func benchLoad(b *testing.B, bundles int, cached bool) {
 	b.Helper()
-	dir := b.TempDir()
-	require.NoError(b, catalogtest.Generate(dir, bundles))
+	dir := catalogtest.Dir(b, catalogtest.WithBundles(bundles), catalogtest.WithBundlesPerPackage(12))
 	var size int64
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, _ error) error {
 		if info, err := d.Info(); err == nil && !d.IsDir() {
@@ -128,8 +127,7 @@ func BenchmarkLoadMigrated(b *testing.B) {
 // its ListBundles messages, which the per-RPC benchmarks cycle over.
 func loadRPCBench(b *testing.B, opts ...declcfgquery.Option) (*declcfgquery.Querier, []*api.Bundle) {
 	b.Helper()
-	dir := b.TempDir()
-	require.NoError(b, catalogtest.Generate(dir, 10000))
+	dir := catalogtest.Dir(b, catalogtest.WithBundles(10000), catalogtest.WithBundlesPerPackage(12))
 	q, err := declcfgquery.Load(context.Background(), dir, opts...)
 	require.NoError(b, err)
 	b.Cleanup(func() { q.Close() })

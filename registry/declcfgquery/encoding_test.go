@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/registry/api"
-	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
 )
 
 // encodingCatalog has what the index encodes specially: an olm.package
@@ -47,8 +47,7 @@ const encodingCatalog = `{"schema": "olm.package", "name": "etcd", "defaultChann
 func TestIndexDecodesWhatConversionMade(t *testing.T) {
 	handmade := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(handmade, "catalog.json"), []byte(encodingCatalog), 0o644))
-	generated := t.TempDir()
-	require.NoError(t, catalogtest.Generate(generated, 40))
+	generated := catalogtest.Dir(t, catalogtest.WithBundles(40), catalogtest.WithBundlesPerPackage(12))
 	ctx := context.Background()
 	for _, dir := range append([]string{handmade, generated}, leanDirs(t)...) {
 		t.Run(dir, func(t *testing.T) {

@@ -8,15 +8,14 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
 // BenchmarkIndexBuild10k is the index build alone (convert every package
 // of a validated lean model, number its messages, index), without
 // reading the files: what Load adds to the validating load.
 func BenchmarkIndexBuild10k(b *testing.B) {
-	dir := b.TempDir()
-	require.NoError(b, catalogtest.Generate(dir, 10000))
+	dir := catalogtest.Dir(b, catalogtest.WithBundles(10000), catalogtest.WithBundlesPerPackage(12))
 	cfg, err := declcfg.LoadDir(context.Background(), dir, declcfg.WithLeanBundles())
 	require.NoError(b, err)
 	m, err := model.FromDeclcfg(cfg)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/registry/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
 // maxIndexBytesPerBundle bounds what a loaded Querier keeps per bundle of
@@ -25,8 +25,7 @@ func TestLoadIndexBytesPerBundle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a 2,400-bundle catalog")
 	}
-	dir := t.TempDir()
-	require.NoError(t, catalogtest.Generate(dir, 2400))
+	dir := catalogtest.Dir(t, catalogtest.WithBundles(2400), catalogtest.WithBundlesPerPackage(12))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
