@@ -2,67 +2,37 @@ package declcfg
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
-// genCatalog builds a catalog of pkgs packages with perPkg bundles each,
-// in two channels (stable: every bundle, one replaces chain with a skip
-// per bundle; fast: the newest half), with the properties opm migrate
-// writes and one small inline object per bundle.
-func genCatalog(pkgs, perPkg int) *DeclarativeConfig {
-	cfg := &DeclarativeConfig{}
-	for p := 0; p < pkgs; p++ {
-		pkg := fmt.Sprintf("operator-%03d", p)
-		cfg.Packages = append(cfg.Packages, Package{Schema: SchemaPackage, Name: pkg, DefaultChannel: "stable",
-			Icon: &Icon{Data: []byte("<svg xmlns='http://www.w3.org/2000/svg'/>"), MediaType: "image/svg+xml"}})
-		stable := Channel{Schema: SchemaChannel, Name: "stable", Package: pkg}
-		fast := Channel{Schema: SchemaChannel, Name: "fast", Package: pkg}
-		for i := 0; i < perPkg; i++ {
-			name := fmt.Sprintf("%s.v1.%d.0", pkg, i)
-			e := ChannelEntry{Name: name, SkipRange: fmt.Sprintf("<1.%d.0", i)}
-			if i > 0 {
-				e.Replaces = fmt.Sprintf("%s.v1.%d.0", pkg, i-1)
-			}
-			if i > 1 {
-				e.Skips = []string{fmt.Sprintf("%s.v1.%d.0-rc", pkg, i-1)}
-			}
-			stable.Entries = append(stable.Entries, e)
-			if i >= perPkg/2 {
-				fe := e
-				if i == perPkg/2 {
-					fe.Replaces = ""
-				}
-				fast.Entries = append(fast.Entries, fe)
-			}
-			obj := fmt.Sprintf(`{"apiVersion":"v1","data":{"config.yaml":"replicas: 1\nlogLevel: info\n"},"kind":"ConfigMap","metadata":{"labels":{"app":%q},"name":"%s-config"}}`, pkg, name)
-			cfg.Bundles = append(cfg.Bundles, Bundle{
-				Schema: SchemaBundle, Name: name, Package: pkg,
-				Image: fmt.Sprintf("quay.io/example/%s-bundle@sha256:%064x", pkg, p*1000+i),
-				Properties: []Property{
-					MustProperty(PropertyGVK, GVKValue{Group: pkg + ".example.com", Kind: "Widget", Version: "v1"}),
-					MustProperty(PropertyGVK, GVKValue{Group: pkg + ".example.com", Kind: "Gadget", Version: "v1beta1"}),
-					MustProperty(PropertyGVKRequired, GVKValue{Group: "monitoring.coreos.com", Kind: "ServiceMonitor", Version: "v1"}),
-					MustProperty(PropertyLabel, LabelValue{Label: "tier=backend"}),
-					MustProperty(PropertyPackage, PackageValue{PackageName: pkg, Version: fmt.Sprintf("1.%d.0", i)}),
-					MustProperty(PropertyPackageRequired, PackageRequiredValue{PackageName: "cert-manager", VersionRange: ">=1.0.0"}),
-					MustProperty(PropertyBundleObject, BundleObjectValue{Data: []byte(obj)}),
-				},
-				RelatedImages: []RelatedImage{
-					{Name: "operator", Image: fmt.Sprintf("quay.io/example/%s@sha256:%064x", pkg, p*1000+i)},
-					{Name: "", Image: fmt.Sprintf("quay.io/example/%s-bundle@sha256:%064x", pkg, p*1000+i)},
-				},
-			})
-		}
-		cfg.Channels = append(cfg.Channels, stable, fast)
-	}
+// genCatalog loads the synthetic catalog of internal/catalogtest: pkgs
+// packages of perPkg bundles each in two channels (stable: every bundle,
+// one replaces chain with a skip per bundle; fast: the newest half), with
+// the properties opm migrate writes and one small inline manifest, the
+// CSV.
+func genCatalog(tb testing.TB, pkgs, perPkg int) *DeclarativeConfig {
+	tb.Helper()
+	return loadGenerated(tb, catalogtest.WithPackages(pkgs), catalogtest.WithBundlesPerPackage(perPkg),
+		catalogtest.WithSkips(), catalogtest.WithManifestBytes(0), catalogtest.WithCSVOnly())
+}
+
+// loadGenerated loads the synthetic catalog opts describe.
+func loadGenerated(tb testing.TB, opts ...catalogtest.Option) *DeclarativeConfig {
+	tb.Helper()
+	cfg, err := LoadDir(context.Background(), catalogtest.Dir(tb, opts...))
+	require.NoError(tb, err)
 	return cfg
 }
 
-func dirSize(b *testing.B, dir string) int64 {
+func dirSize(tb testing.TB, dir string) int64 {
+	tb.Helper()
 	var n int64
 	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -74,16 +44,14 @@ func dirSize(b *testing.B, dir string) int64 {
 		}
 		return err
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return n
 }
 
 // BenchmarkLoadValidate10k loads and validates a 10,000-bundle catalog
 // (400 packages x 25 bundles, opm layout) per iteration.
 func BenchmarkLoadValidate10k(b *testing.B) {
-	dir := benchLoadValidate(b, genCatalog(400, 25))
+	dir := benchLoadValidate(b, genCatalog(b, 400, 25))
 	b.ReportMetric(float64(retainedHeap(b, dir))/1e6, "live-MB")
 }
 
@@ -92,26 +60,18 @@ func BenchmarkLoadValidate10k(b *testing.B) {
 // catalog directory.
 func benchLoadValidate(b *testing.B, cfg *DeclarativeConfig) string {
 	dir := filepath.Join(b.TempDir(), "catalog")
-	if err := WriteDir(cfg, dir); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, WriteDir(cfg, dir))
 	size := dirSize(b, dir)
 	ctx := context.Background()
 	b.ReportAllocs()
 	start := cpuTime(b)
 	for b.Loop() {
 		cfg, err := LoadDir(ctx, dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, n, err := toModel(cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = m
-		if len(cfg.Bundles) != 10000 || n != 400 {
-			b.Fatalf("loaded %d bundles, %d packages", len(cfg.Bundles), n)
-		}
+		require.NoError(b, err)
+		_, n, err := toModel(cfg)
+		require.NoError(b, err)
+		require.Len(b, cfg.Bundles, 10000)
+		require.Equal(b, 400, n)
 	}
 	reportCPU(b, start)
 	b.ReportMetric(float64(size)/1e6, "catalog-MB")
@@ -120,18 +80,15 @@ func benchLoadValidate(b *testing.B, cfg *DeclarativeConfig) string {
 
 // retainedHeap measures the heap that a loaded and linked catalog keeps
 // alive (config plus model), after garbage collection.
-func retainedHeap(b *testing.B, dir string) uint64 {
+func retainedHeap(tb testing.TB, dir string) uint64 {
+	tb.Helper()
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	cfg, err := LoadDir(context.Background(), dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(tb, err)
 	m, _, err := toModel(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(tb, err)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(cfg)
@@ -145,16 +102,13 @@ func retainedHeap(b *testing.B, dir string) uint64 {
 // TestGeneratedCatalogValid keeps the benchmark's catalog honest: it must
 // be valid and survive both layouts.
 func TestGeneratedCatalogValid(t *testing.T) {
-	cfg := genCatalog(3, 6)
-	dir := filepath.Join(t.TempDir(), "catalog")
-	if err := WriteDir(cfg, dir); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := LoadDir(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := toModel(loaded); err != nil {
-		t.Fatal(err)
+	cfg := genCatalog(t, 3, 6)
+	for _, l := range []Layout{LayoutOPM, LayoutObjects} {
+		dir := filepath.Join(t.TempDir(), "catalog")
+		require.NoError(t, WriteDir(cfg, dir, WithLayout(l)))
+		loaded, err := LoadDir(context.Background(), dir)
+		require.NoError(t, err)
+		_, _, err = toModel(loaded)
+		require.NoError(t, err, l)
 	}
 }

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 )
 
 // cpuTime returns the CPU time (user + system) the process used so far:
@@ -32,34 +33,10 @@ func reportCPU(b *testing.B, start time.Duration) {
 // genRealisticCatalog is genCatalog with the bundle objects of a real
 // migration: four inline olm.bundle.object values per bundle (a
 // ClusterServiceVersion with a long description, a CustomResourceDefinition
-// with an OpenAPI schema, a Service and a ConfigMap), a few KB each.
-func genRealisticCatalog(pkgs, perPkg int) *DeclarativeConfig {
-	cfg := genCatalog(pkgs, perPkg)
-	description := strings.Repeat("Manages the lifecycle of a database: install, upgrade, backup & restore <b>safely</b>. ", 30)
-	var fields strings.Builder
-	for f := range 40 {
-		fmt.Fprintf(&fields, `"field%d":{"type":"string","description":"a configurable field of the spec"},`, f)
-	}
-	for i := range cfg.Bundles {
-		b := &cfg.Bundles[i]
-		csv := fmt.Sprintf(`{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"annotations":{"alm-examples":"[{\"apiVersion\":\"example.com/v1\",\"kind\":\"DB\",\"metadata\":{\"name\":\"example\"},\"spec\":{\"size\":3}}]","capabilities":"Full Lifecycle","containerImage":"quay.io/example/%s:v1"},"name":%q},"spec":{"customresourcedefinitions":{"owned":[{"kind":"Widget","name":"widgets.%s.example.com","version":"v1"}]},"description":%q,"displayName":"Operator %s","install":{"spec":{"deployments":[{"name":"op","spec":{"replicas":1,"template":{"spec":{"containers":[{"image":"quay.io/example/%s:v1","name":"manager"}]}}}}]},"strategy":"deployment"},"version":"1.%d.0"}}`,
-			b.Package, b.Name, b.Package, description, b.Package, b.Package, i)
-		crd := fmt.Sprintf(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"widgets.%s.example.com"},"spec":{"group":"%s.example.com","names":{"kind":"Widget","plural":"widgets"},"scope":"Namespaced","versions":[{"name":"v1","schema":{"openAPIV3Schema":{"properties":{%s"x":{"type":"integer"}},"type":"object"}},"served":true,"storage":true}]}}`,
-			b.Package, b.Package, fields.String())
-		svc := fmt.Sprintf(`{"apiVersion":"v1","kind":"Service","metadata":{"labels":{"app":%q},"name":"%s-metrics"},"spec":{"ports":[{"name":"https","port":8443,"targetPort":8443}],"selector":{"app":%q}}}`, b.Package, b.Package, b.Package)
-		cm := fmt.Sprintf(`{"apiVersion":"v1","data":{"config.yaml":"replicas: 1\nlogLevel: info\nfeatures:\n  - a\n  - b\n","note":"%s"},"kind":"ConfigMap","metadata":{"name":"%s-config"}}`, strings.Repeat("x", 1500), b.Name)
-		props := b.Properties[:0:0]
-		for _, p := range b.Properties {
-			if p.Type != PropertyBundleObject {
-				props = append(props, p)
-			}
-		}
-		for _, o := range []string{csv, crd, svc, cm} {
-			props = append(props, MustProperty(PropertyBundleObject, BundleObjectValue{Data: []byte(o)}))
-		}
-		b.Properties = props
-	}
-	return cfg
+// with an OpenAPI schema, a Service and a ConfigMap), some 8.5 KB of JSON.
+func genRealisticCatalog(tb testing.TB, pkgs, perPkg int) *DeclarativeConfig {
+	tb.Helper()
+	return loadGenerated(tb, catalogtest.WithPackages(pkgs), catalogtest.WithBundlesPerPackage(perPkg), catalogtest.WithSkips())
 }
 
 var (
@@ -69,8 +46,9 @@ var (
 
 // realisticCatalog10k returns the 10,000-bundle realistic catalog (400
 // packages x 25 bundles), built once per test binary.
-func realisticCatalog10k() *DeclarativeConfig {
-	realistic10kOnce.Do(func() { realistic10k = genRealisticCatalog(400, 25) })
+func realisticCatalog10k(tb testing.TB) *DeclarativeConfig {
+	tb.Helper()
+	realistic10kOnce.Do(func() { realistic10k = genRealisticCatalog(tb, 400, 25) })
 	return realistic10k
 }
 
@@ -86,7 +64,7 @@ func BenchmarkWriteDir10k(b *testing.B) {
 		{"Objects", []WriteOption{WithLayout(LayoutObjects), WithFormat(FormatJSON)}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			cfg := realisticCatalog10k()
+			cfg := realisticCatalog10k(b)
 			tmp := b.TempDir()
 			b.ReportAllocs()
 			i := 0
@@ -107,13 +85,13 @@ func BenchmarkWriteDir10k(b *testing.B) {
 // 10,000-bundle catalog (four inline objects per bundle), written once in
 // the opm layout, per iteration.
 func BenchmarkLoadValidateRealistic10k(b *testing.B) {
-	benchLoadValidate(b, realisticCatalog10k())
+	benchLoadValidate(b, realisticCatalog10k(b))
 }
 
 // TestRealisticCatalogRoundTrip keeps the realistic generator honest: it
 // must be valid and load back with its objects in both layouts.
 func TestRealisticCatalogRoundTrip(t *testing.T) {
-	cfg := genRealisticCatalog(2, 3)
+	cfg := genRealisticCatalog(t, 2, 3)
 	for _, l := range []Layout{LayoutOPM, LayoutObjects} {
 		dir := filepath.Join(t.TempDir(), "catalog")
 		require.NoError(t, WriteDir(cfg, dir, WithLayout(l)))

@@ -83,7 +83,7 @@ func TestBundleJSONMatchesEncodingJSON(t *testing.T) {
 
 // TestWriteJSONMatchesEncodingJSON compares whole generated catalogs.
 func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
-	for _, cfg := range []*DeclarativeConfig{genCatalog(3, 5), genRealisticCatalog(2, 3), {Bundles: []Bundle{{Schema: SchemaBundle, Name: "b", Package: "p"}}}} {
+	for _, cfg := range []*DeclarativeConfig{genCatalog(t, 3, 5), genRealisticCatalog(t, 2, 3), {Bundles: []Bundle{{Schema: SchemaBundle, Name: "b", Package: "p"}}}} {
 		var want, got bytes.Buffer
 		require.NoError(t, writeJSONWithEncodingJSON(&want, cfg))
 		require.NoError(t, WriteJSON(&got, cfg))
@@ -133,14 +133,14 @@ func writeYAMLPlain(t *testing.T, cfg *DeclarativeConfig) string {
 // of WriteYAML against converting whole blobs, on manifests of every
 // leading character and a blob that holds the placeholder prefix itself.
 func TestWriteYAMLMatchesPlainConversion(t *testing.T) {
-	odd := genRealisticCatalog(1, 2)
+	odd := genRealisticCatalog(t, 1, 2)
 	long := strings.Repeat("QUJD", 40)
 	for _, d := range []string{long, "1" + long, "+" + long, "/" + long, "9e9" + long[3:], "eyJ", "e", "y" + strings.Repeat("A", 200) + "=="} {
 		odd.Bundles[0].Properties = append(odd.Bundles[0].Properties, Property{Type: PropertyBundleObject, Value: json.RawMessage(`{"data":"` + d + `"}`)})
 	}
 	odd.Bundles[1].Properties = append(odd.Bundles[1].Properties, MustProperty(PropertyLabel, LabelValue{Label: placeholder(0)}))
 	odd.Bundles[1].Image = placeholderPrefix
-	for _, cfg := range []*DeclarativeConfig{genCatalog(2, 3), genRealisticCatalog(2, 3), odd} {
+	for _, cfg := range []*DeclarativeConfig{genCatalog(t, 2, 3), genRealisticCatalog(t, 2, 3), odd} {
 		var got bytes.Buffer
 		require.NoError(t, WriteYAML(&got, cfg))
 		assert.Equal(t, writeYAMLPlain(t, cfg), got.String())

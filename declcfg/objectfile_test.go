@@ -39,7 +39,7 @@ func TestObjectFileContentShortcut(t *testing.T) {
 		`{"a":"\u00e9"}`, `{"a":"é"}`, `{"a":"\/"}`, `{"a":"line\nbreak"}`, `{"a":null,"b":true,"c":[]}`, `{"":1,"a":2}`,
 		`{"a":"x:y"}`, `{"a":"yes"}`, `{"a":"1"}`, `{"a":"- x"}`, `not json`, `{"a":`, `[1,2]`, "{\"a\":\"\u2028\"}",
 	}
-	for _, b := range genRealisticCatalog(1, 2).Bundles {
+	for _, b := range genRealisticCatalog(t, 1, 2).Bundles {
 		for _, p := range b.Properties {
 			var v BundleObjectValue
 			if p.Type == PropertyBundleObject && p.ParseValue(&v) == nil {

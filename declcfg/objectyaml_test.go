@@ -26,7 +26,7 @@ func objectCorpus(t *testing.T) [][]byte {
 	} {
 		objs = append(objs, []byte(s))
 	}
-	for _, b := range genRealisticCatalog(1, 2).Bundles {
+	for _, b := range genRealisticCatalog(t, 1, 2).Bundles {
 		for _, p := range b.Properties {
 			if v, err := parseBundleObject(p); p.Type == PropertyBundleObject && err == nil {
 				objs = append(objs, v.Data)

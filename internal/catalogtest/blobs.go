@@ -1,5 +1,10 @@
-// Package catalogtest builds the declarative config blobs that the tests of
-// declcfg and declcfg/model start from: each builder returns one JSON line.
+// Package catalogtest is the module's one source of test catalogs: the
+// synthetic catalog generator (Generate: any number of packages, channels
+// and bundles, as declarative config, a directory in opm's layout or
+// bundles for the legacy index builder fixtures/dbbuild), which the
+// benchmarks, scripts/gen-bench-db.sh and the load tests share, and
+// builders of single declarative config blobs that the tests of declcfg
+// and declcfg/model start from (each returns one JSON line).
 package catalogtest
 
 import (

@@ -26,10 +26,10 @@ const ImagePrefix = "quay.io/olmcat-bench/"
 type Option func(*config)
 
 type config struct {
-	packages, bundles, perPackage, channels    int
-	everyBundleInEveryChannel, noImages, skips bool
-	baseDir                                    string
-	manifestBytes                              int
+	packages, bundles, perPackage, channels             int
+	everyBundleInEveryChannel, noImages, skips, csvOnly bool
+	baseDir                                             string
+	manifestBytes                                       int
 }
 
 // WithPackages sets the number of packages (default 1), each of
@@ -80,9 +80,13 @@ func WithBaseDir(dir string) Option { return func(c *config) { c.baseDir = dir }
 // WithManifestBytes sizes the built-in manifests (a ClusterServiceVersion,
 // a CustomResourceDefinition, a Service and a ConfigMap) to about n bytes
 // of JSON per bundle, padded in the CSV description and the CRD schema
-// (default 10,000: some 14 KB of catalog per bundle, near the average of
+// (default 8,500: some 14 KB of catalog per bundle, near the average of
 // a real community catalog's migration; 0 gives minimal manifests).
 func WithManifestBytes(n int) Option { return func(c *config) { c.manifestBytes = n } }
+
+// WithCSVOnly gives every bundle one manifest, its ClusterServiceVersion,
+// leaving out the base's other manifests.
+func WithCSVOnly() Option { return func(c *config) { c.csvOnly = true } }
 
 // GVK is one API a bundle provides or requires.
 type GVK struct{ Group, Version, Kind string }
@@ -145,7 +149,7 @@ type Catalog struct {
 // ("<pkg>.bench.example.com") and image digests are unique per bundle.
 // The graph is valid.
 func Generate(opts ...Option) (*Catalog, error) {
-	c := config{packages: 1, perPackage: DefaultBundlesPerPackage, channels: 2, manifestBytes: 10000}
+	c := config{packages: 1, perPackage: DefaultBundlesPerPackage, channels: 2, manifestBytes: 8500}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -211,6 +215,9 @@ func (c *Catalog) pkg(p int) Package {
 		out.Channels = append(out.Channels, Channel{Name: channelName(k)})
 	}
 	objs, provided, required := c.base.forPackage(name)
+	if c.cfg.csvOnly {
+		objs = nil
+	}
 	for j := range count {
 		b := c.bundle(name, j, objs)
 		b.Provided, b.Required = provided, required

@@ -102,9 +102,9 @@ func TestManifestBytes(t *testing.T) {
 		}
 		return total
 	}
-	small, large := size(0), size(10000)
+	small, large := size(0), size(8500)
 	assert.Less(t, small, 2000)
-	assert.InDelta(t, 10000, large, 2000)
+	assert.InDelta(t, 8500, large, 1000)
 }
 
 func rowsOf(t testing.TB, db *sql.DB, q string) []string {
