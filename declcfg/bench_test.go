@@ -99,16 +99,30 @@ func retainedHeap(tb testing.TB, dir string) uint64 {
 	return after.HeapAlloc - before.HeapAlloc
 }
 
-// TestGeneratedCatalogValid keeps the benchmark's catalog honest: it must
-// be valid and survive both layouts.
-func TestGeneratedCatalogValid(t *testing.T) {
-	cfg := genCatalog(t, 3, 6)
-	for _, l := range []Layout{LayoutOPM, LayoutObjects} {
-		dir := filepath.Join(t.TempDir(), "catalog")
-		require.NoError(t, WriteDir(cfg, dir, WithLayout(l)))
-		loaded, err := LoadDir(context.Background(), dir)
-		require.NoError(t, err)
-		_, _, err = toModel(loaded)
-		require.NoError(t, err, l)
+// TestGeneratedCatalogsRoundTrip keeps the benchmarks' generated
+// catalogs honest: they must be valid and load back with their objects in
+// both layouts.
+func TestGeneratedCatalogsRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cfg     *DeclarativeConfig
+		objects int
+	}{
+		{"small", genCatalog(t, 3, 6), 1},
+		{"realistic", genRealisticCatalog(t, 2, 3), 4},
+	} {
+		for _, l := range []Layout{LayoutOPM, LayoutObjects} {
+			dir := filepath.Join(t.TempDir(), "catalog")
+			require.NoError(t, WriteDir(tc.cfg, dir, WithLayout(l)))
+			loaded, err := LoadDir(context.Background(), dir)
+			require.NoError(t, err)
+			_, _, err = toModel(loaded)
+			require.NoError(t, err, "%s, %s", tc.name, l)
+			require.Len(t, loaded.Bundles, len(tc.cfg.Bundles), "%s, %s: bundles loaded", tc.name, l)
+			for _, bd := range loaded.Bundles {
+				require.Len(t, bd.Objects, tc.objects, "%s, %s: bundle %s objects", tc.name, l, bd.Name)
+				require.NotEmpty(t, bd.CsvJSON, "%s, %s: bundle %s has a CSV", tc.name, l, bd.Name)
+			}
+		}
 	}
 }

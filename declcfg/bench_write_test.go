@@ -88,25 +88,6 @@ func BenchmarkLoadValidateRealistic10k(b *testing.B) {
 	benchLoadValidate(b, realisticCatalog10k(b))
 }
 
-// TestRealisticCatalogRoundTrip keeps the realistic generator honest: it
-// must be valid and load back with its objects in both layouts.
-func TestRealisticCatalogRoundTrip(t *testing.T) {
-	cfg := genRealisticCatalog(t, 2, 3)
-	for _, l := range []Layout{LayoutOPM, LayoutObjects} {
-		dir := filepath.Join(t.TempDir(), "catalog")
-		require.NoError(t, WriteDir(cfg, dir, WithLayout(l)))
-		loaded, err := LoadDir(context.Background(), dir)
-		require.NoError(t, err)
-		_, _, err = toModel(loaded)
-		require.NoError(t, err)
-		require.Len(t, loaded.Bundles, 6, "%s: bundles loaded", l)
-		for _, bd := range loaded.Bundles {
-			require.Len(t, bd.Objects, 4, "%s: bundle %s objects", l, bd.Name)
-			require.NotEmpty(t, bd.CsvJSON, "%s: bundle %s has a CSV", l, bd.Name)
-		}
-	}
-}
-
 // BenchmarkLoadValidateDir loads and links the catalog directory named by
 // OLMCAT_BENCH_CATALOG (e.g. a migrated real catalog) per iteration; it
 // is skipped when the variable is unset.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // base is what every generated bundle is stamped from: CSV templates with
@@ -18,7 +19,7 @@ type base struct {
 	objs                  []json.RawMessage
 	group                 string
 	digests, images       []string
-	provided, required    []GVK
+	provided, required    []manifest.GVK
 	properties            []dbbuild.Property
 	dependencies          []dbbuild.Dependency
 }
@@ -104,11 +105,11 @@ func builtinManifests(lines, fields int) []json.RawMessage {
 
 // newBase prepares the templates from a base CSV and the other manifests.
 func newBase(csv json.RawMessage, objs []json.RawMessage) (*base, error) {
-	var d csvDoc
-	if err := json.Unmarshal(csv, &d); err != nil {
-		return nil, fmt.Errorf("decode CSV: %w", err)
+	provided, required, images, err := csvFacts(csv)
+	if err != nil {
+		return nil, fmt.Errorf("CSV: %w", err)
 	}
-	b := &base{objs: objs, provided: d.provided(), required: d.required(), images: d.images()}
+	b := &base{objs: objs, provided: provided, required: required, images: images}
 	if len(b.provided) > 0 {
 		b.group = b.provided[0].Group
 	}
@@ -117,7 +118,6 @@ func newBase(csv json.RawMessage, objs []json.RawMessage) (*base, error) {
 			b.digests = append(b.digests, dg)
 		}
 	}
-	var err error
 	if b.first, err = b.template(csv, false, false); err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (b *base) template(csv []byte, replaces, skips bool) (string, error) {
 
 // forPackage returns the non-CSV manifests and the APIs of package pkg:
 // the base group renamed to the package's.
-func (b *base) forPackage(pkg string) (objs []json.RawMessage, provided, required []GVK) {
+func (b *base) forPackage(pkg string) (objs []json.RawMessage, provided, required []manifest.GVK) {
 	if b.group == "" {
 		return b.objs, b.provided, b.required
 	}
@@ -180,8 +180,8 @@ func (b *base) forPackage(pkg string) (objs []json.RawMessage, provided, require
 	for _, o := range b.objs {
 		objs = append(objs, bytes.ReplaceAll(o, []byte(b.group), []byte(group)))
 	}
-	rename := func(in []GVK) []GVK {
-		out := make([]GVK, len(in))
+	rename := func(in []manifest.GVK) []manifest.GVK {
+		out := make([]manifest.GVK, len(in))
 		for i, g := range in {
 			g.Group = strings.ReplaceAll(g.Group, b.group, group)
 			out[i] = g
@@ -191,93 +191,63 @@ func (b *base) forPackage(pkg string) (objs []json.RawMessage, provided, require
 	return objs, rename(b.provided), rename(b.required)
 }
 
-// csvDoc is the part of a CSV the generator reads.
-type csvDoc struct {
-	Spec struct {
-		CRDs struct {
-			Owned, Required []apiDesc
-		} `json:"customresourcedefinitions"`
-		APIServices struct {
-			Owned, Required []apiDesc
-		} `json:"apiservicedefinitions"`
-		Install struct {
-			Spec struct {
-				Deployments []struct {
-					Spec struct {
-						Template struct {
-							Spec struct {
-								InitContainers, Containers []struct {
-									Image string `json:"image"`
-								}
-							} `json:"spec"`
-						} `json:"template"`
-					} `json:"spec"`
-				} `json:"deployments"`
-			} `json:"spec"`
-		} `json:"install"`
-		RelatedImages []struct {
-			Image string `json:"image"`
-		} `json:"relatedImages"`
-	} `json:"spec"`
-}
-
-type apiDesc struct {
-	Name, Group, Version, Kind string
-}
-
-// gvk is the API of a CRD description (the group from the CRD name, as opm
-// splits it) or of an API service description.
-func (a apiDesc) gvk(crd bool) GVK {
-	group := a.Group
-	if _, g, ok := strings.Cut(a.Name, "."); crd && ok && group == "" {
-		group = g
+// csvFacts reads what the templates need from the base CSV: the APIs it
+// provides (owned CRDs, then owned API services) and requires, and its
+// images (per deployment the init containers, then the containers, then
+// the related images, without repeats: the order the legacy loader stores
+// them in).
+func csvFacts(raw []byte) (provided, required []manifest.GVK, images []string, err error) {
+	csv, err := manifest.ParseCSV(raw)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return GVK{Group: group, Version: a.Version, Kind: a.Kind}
-}
-
-func gvks(crds, services []apiDesc) []GVK {
-	var out []GVK
-	seen := map[GVK]bool{}
-	for i, a := range append(append([]apiDesc(nil), crds...), services...) {
-		g := a.gvk(i < len(crds))
-		if !seen[g] {
-			seen[g] = true
-			out = append(out, g)
-		}
+	crds, err := csv.CRDs()
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return out
-}
-
-func (d *csvDoc) provided() []GVK {
-	return gvks(d.Spec.CRDs.Owned, d.Spec.APIServices.Owned)
-}
-
-func (d *csvDoc) required() []GVK {
-	return gvks(d.Spec.CRDs.Required, d.Spec.APIServices.Required)
-}
-
-// images are the operator images (init containers, then containers, of
-// every deployment) and the related images, without repeats, in the order
-// the legacy loader stores them.
-func (d *csvDoc) images() []string {
-	var out []string
+	svcs, err := csv.APIServices()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var owned []manifest.API
+	for _, d := range crds.Owned {
+		owned = append(owned, d.API())
+	}
+	for _, d := range svcs.Owned {
+		owned = append(owned, d.API())
+	}
+	req, err := csv.RequiredAPIs()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	containers, err := csv.Containers()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	related, err := csv.RelatedImages()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	seen := map[string]bool{}
 	add := func(img string) {
 		if img != "" && !seen[img] {
 			seen[img] = true
-			out = append(out, img)
+			images = append(images, img)
 		}
 	}
-	for _, dep := range d.Spec.Install.Spec.Deployments {
-		for _, c := range dep.Spec.Template.Spec.InitContainers {
-			add(c.Image)
-		}
-		for _, c := range dep.Spec.Template.Spec.Containers {
-			add(c.Image)
-		}
+	for _, c := range containers {
+		add(c.Image)
 	}
-	for _, r := range d.Spec.RelatedImages {
+	for _, r := range related {
 		add(r.Image)
+	}
+	return gvks(manifest.DedupAPIs(owned)), gvks(req), images, nil
+}
+
+func gvks(apis []manifest.API) []manifest.GVK {
+	var out []manifest.GVK
+	for _, a := range apis {
+		out = append(out, a.GVK)
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // DefaultBundlesPerPackage is the number of bundles per generated package
@@ -88,9 +89,6 @@ func WithManifestBytes(n int) Option { return func(c *config) { c.manifestBytes 
 // leaving out the base's other manifests.
 func WithCSVOnly() Option { return func(c *config) { c.csvOnly = true } }
 
-// GVK is one API a bundle provides or requires.
-type GVK struct{ Group, Version, Kind string }
-
 // Package is one generated package.
 type Package struct {
 	Name           string
@@ -122,7 +120,7 @@ type Bundle struct {
 	// Unchanged manifests are shared between the bundles of a package.
 	Objects []json.RawMessage
 	// Provided and Required are the APIs of the CSV.
-	Provided, Required []GVK
+	Provided, Required []manifest.GVK
 	// RelatedImages are the images the CSV names.
 	RelatedImages []string
 	// Properties and Dependencies are the base bundle's metadata (none for

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // The declarative config blobs, as opm migrate writes them.
@@ -32,20 +33,16 @@ type (
 		Skips    []string `json:"skips,omitempty"`
 	}
 	bundleBlob struct {
-		Schema        string         `json:"schema"`
-		Name          string         `json:"name"`
-		Package       string         `json:"package"`
-		Image         string         `json:"image"`
-		Properties    []property     `json:"properties"`
-		RelatedImages []relatedImage `json:"relatedImages,omitempty"`
+		Schema        string                  `json:"schema"`
+		Name          string                  `json:"name"`
+		Package       string                  `json:"package"`
+		Image         string                  `json:"image"`
+		Properties    []property              `json:"properties"`
+		RelatedImages []manifest.RelatedImage `json:"relatedImages,omitempty"`
 	}
 	property struct {
 		Type  string `json:"type"`
 		Value any    `json:"value"`
-	}
-	relatedImage struct {
-		Name  string `json:"name"`
-		Image string `json:"image"`
 	}
 	gvkValue struct {
 		Group   string `json:"group"`
@@ -84,7 +81,7 @@ func (p Package) blobs() []any {
 			bb.Properties = append(bb.Properties, property{"olm.bundle.object", map[string][]byte{"data": o}})
 		}
 		for _, img := range b.RelatedImages {
-			bb.RelatedImages = append(bb.RelatedImages, relatedImage{Name: "operator", Image: img})
+			bb.RelatedImages = append(bb.RelatedImages, manifest.RelatedImage{Name: "operator", Image: img})
 		}
 		out = append(out, bb)
 	}
