@@ -225,6 +225,8 @@ func TestValidateContent(t *testing.T) {
 			[]string{"ResourceQuota is not supported type for registryV1 bundle: manifests/q.yaml"}},
 		{"no kind", edit(b, map[string]string{"manifests/x.yaml": "apiVersion: v1\nmetadata:\n  name: q\n"}),
 			[]string{"Object 'Kind' is missing in manifests/x.yaml"}},
+		{"second csv", edit(b, map[string]string{"manifests/zz.csv.yaml": quxCSV}),
+			[]string{"manifests/zz.csv.yaml: a second ClusterServiceVersion (the first is " + cockroachCSV + ")"}},
 		{"first document only", edit(b, map[string]string{"manifests/x.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\napiVersion: v1\nkind: ResourceQuota\n"}), nil},
 		{"empty file", edit(b, map[string]string{"manifests/x.yaml": "\n"}), []string{"manifests/x.yaml: not a Kubernetes object"}},
 		{"directory", edit(b, map[string]string{"manifests/sub/x.yaml": "a: b\n"}), []string{"Unable to read file manifests/sub in supported types"}},

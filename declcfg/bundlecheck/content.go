@@ -57,6 +57,11 @@ func checkContent(fsys fs.FS, r *Report, o options) {
 		}
 		switch obj.kind {
 		case kindCSV:
+			if csv != nil {
+				// opm keeps the last; OLM installs one CSV per bundle.
+				c.add(obj.file, fmt.Sprintf("%s: a second ClusterServiceVersion (the first is %s)", obj.file, csv.file))
+				continue
+			}
 			sawCSV = true
 			parsed, err := parseCSV(obj)
 			if err != nil {
