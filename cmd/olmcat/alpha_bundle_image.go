@@ -41,13 +41,19 @@ func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*image.Extract
 // prints its warnings to w and returns an invalid bundle as an exit-1
 // error: "Bundle validation errors: ..." behind a stage prefix when
 // withStage is set (unpack's "bundle format validation failed: ").
+// The image's files are read through an os.Root: a symlink in the image
+// cannot make validation read outside it.
 func validateBundleDir(w io.Writer, dir string, withStage bool, optional ...bundlecheck.Optional) error {
-	r := bundlecheck.Validate(os.DirFS(dir), bundlecheck.WithOptional(optional...))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	r := bundlecheck.Validate(root.FS(), bundlecheck.WithOptional(optional...))
 	for _, p := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s: %s\n", p.File, p.Message)
 	}
-	err := r.Err()
-	if err == nil {
+	if err = r.Err(); err == nil {
 		return nil
 	}
 	if withStage {
