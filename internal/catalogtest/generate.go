@@ -19,9 +19,10 @@ import (
 // unless WithBundlesPerPackage says otherwise.
 const DefaultBundlesPerPackage = 25
 
-// ImagePrefix starts the image of every generated bundle:
-// "<ImagePrefix><pkg>-bundle:v1.<j>.0".
-const ImagePrefix = "quay.io/olmcat-bench/"
+// imagePrefix starts the image of every generated bundle:
+// "<imagePrefix><pkg>-bundle:v1.<j>.0" (the tests that push the bundles
+// mirror it to a loopback registry).
+const imagePrefix = "quay.io/olmcat-bench/"
 
 // Option configures Generate.
 type Option func(*config)
@@ -142,8 +143,8 @@ type Catalog struct {
 
 // Generate prepares the synthetic catalog the options describe: bundle j
 // of package "pkg-%04d" is "<pkg>.v1.<j>.0", version 1.<j>.0; it replaces
-// bundle j-1 (and skips as WithSkips says). Its CSV carries those edges, the API
-// group of the base manifests is renamed per package
+// bundle j-1 (and skips as WithSkips says). Its CSV carries those edges,
+// the API group of the base manifests is renamed per package
 // ("<pkg>.bench.example.com") and image digests are unique per bundle.
 // The graph is valid.
 func Generate(opts ...Option) (*Catalog, error) {
@@ -152,7 +153,8 @@ func Generate(opts ...Option) (*Catalog, error) {
 		o(&c)
 	}
 	if c.perPackage < 1 || c.channels < 1 || c.packages < 0 || c.bundles < 0 || c.manifestBytes < 0 {
-		return nil, fmt.Errorf("catalogtest: bundles per package and channels must be positive, counts not negative")
+		return nil, fmt.Errorf("catalogtest: bundles per package (%d) and channels (%d) must be positive, packages (%d), bundles (%d) and manifest bytes (%d) not negative",
+			c.perPackage, c.channels, c.packages, c.bundles, c.manifestBytes)
 	}
 	if c.bundles == 0 {
 		c.bundles = c.packages * c.perPackage
@@ -272,7 +274,7 @@ func (c *Catalog) bundle(pkg string, j int, pkgObjs []json.RawMessage) Bundle {
 		Properties: c.base.properties, Dependencies: c.base.dependencies,
 	}
 	if !c.cfg.noImages {
-		b.Image = fmt.Sprintf("%s%s-bundle:v1.%d.0", ImagePrefix, pkg, j)
+		b.Image = fmt.Sprintf("%s%s-bundle:v1.%d.0", imagePrefix, pkg, j)
 	}
 	return b
 }
