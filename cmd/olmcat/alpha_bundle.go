@@ -95,7 +95,7 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 	}
 	mediaType, err := bundlecheck.MediaType(os.DirFS(abs), ".")
 	if errors.Is(err, bundlecheck.ErrNoManifestFiles) {
-		err = fmt.Errorf("The directory %s contains no yaml files", abs)
+		err = errors.New("The directory " + abs + " contains no yaml files") // opm's text
 	}
 	if err != nil {
 		return "", "", &exitError{code: exitInvalid, err: err}

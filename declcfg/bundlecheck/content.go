@@ -110,9 +110,9 @@ func readObjects(fsys fs.FS, c collector) []object {
 			c.add(p, fmt.Sprintf("Unable to read file %s in supported types", p))
 			continue
 		}
-		obj, err := decodeObject(p, data)
-		if err != nil {
-			c.add(p, err.Error())
+		obj, problem := decodeObject(p, data)
+		if problem != "" {
+			c.add(p, problem)
 			continue
 		}
 		objs = append(objs, obj)
@@ -120,10 +120,12 @@ func readObjects(fsys fs.FS, c collector) []object {
 	return objs
 }
 
-func decodeObject(p string, data []byte) (object, error) {
+// decodeObject decodes the manifest p, or says why it cannot (in opm's
+// words where it has some).
+func decodeObject(p string, data []byte) (object, string) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return object{}, fmt.Errorf("%s: %w", p, err)
+		return object{}, fmt.Sprintf("%s: %v", p, err)
 	}
 	var head struct {
 		APIVersion string `json:"apiVersion"`
@@ -133,12 +135,12 @@ func decodeObject(p string, data []byte) (object, error) {
 		} `json:"metadata"`
 	}
 	if string(js) == "null" || json.Unmarshal(js, &head) != nil {
-		return object{}, fmt.Errorf("%s: not a Kubernetes object", p)
+		return object{}, p + ": not a Kubernetes object"
 	}
 	if head.Kind == "" {
-		return object{}, fmt.Errorf("Object 'Kind' is missing in %s", p)
+		return object{}, "Object 'Kind' is missing in " + p
 	}
-	return object{file: p, json: js, apiVersion: head.APIVersion, kind: head.Kind, name: head.Metadata.Name}, nil
+	return object{file: p, json: js, apiVersion: head.APIVersion, kind: head.Kind, name: head.Metadata.Name}, ""
 }
 
 // checkObjectMeta is opm's "kubectl-able" check of objects other than
