@@ -59,6 +59,7 @@ func BenchmarkLoadValidate10k(b *testing.B) {
 // opm layout, then loads and links it per iteration. It returns the
 // catalog directory.
 func benchLoadValidate(b *testing.B, cfg *DeclarativeConfig) string {
+	b.Helper()
 	dir := filepath.Join(b.TempDir(), "catalog")
 	require.NoError(b, WriteDir(cfg, dir))
 	size := dirSize(b, dir)
