@@ -22,7 +22,6 @@ type options struct {
 	caFile        string
 	platform      v1.Platform
 	cacheDir      string
-	noCache       bool
 	registries    *RegistriesConf
 	keychain      authn.Keychain
 	source        Source

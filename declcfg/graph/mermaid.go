@@ -43,7 +43,6 @@ type mermaidState struct {
 	linkID             int
 	styledLinks        []string
 	classes            map[string][]string // class -> node ids
-	deprecatedPkg      string
 	deprecatedChannels []string
 }
 

@@ -28,11 +28,10 @@ type checkRun struct {
 	// Set by lists, read-only afterwards.
 	listBundlesFailed bool // a side refused ListBundles: its share per package is not compared
 
-	mu       sync.Mutex      // guards the fields below
-	claimed  map[string]bool // the names GetChannelEntriesThatReplace was asked about
-	lbWorst  Class           // the worst class of ListBundles' differences so far
-	firstCh  *ckey           // the first channel of the catalog, for the probes
-	channels bool            // firstCh is final
+	mu      sync.Mutex      // guards the fields below
+	claimed map[string]bool // the names GetChannelEntriesThatReplace was asked about
+	lbWorst Class           // the worst class of ListBundles' differences so far
+	firstCh *ckey           // the first channel of the catalog, for the probes
 }
 
 // run makes every call on both sides and aggregates the result as it
