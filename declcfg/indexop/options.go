@@ -27,7 +27,8 @@ func ParseMode(s string) (Mode, error) {
 	case ModeReplaces, ModeSemver, ModeSemverSkipPatch:
 		return m, nil
 	}
-	return "", fmt.Errorf("Invalid channel update mode %s specified (want %s, %s or %s)", s, ModeReplaces, ModeSemver, ModeSemverSkipPatch) //nolint:staticcheck // opm's text
+	//lint:ignore ST1005 opm v1.73's message, capital letter included
+	return "", fmt.Errorf("Invalid channel update mode %s specified (want %s, %s or %s)", s, ModeReplaces, ModeSemver, ModeSemverSkipPatch)
 }
 
 // Option configures Add.
