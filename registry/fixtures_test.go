@@ -159,6 +159,7 @@ func replay(t *testing.T, c api.RegistryClient, chans []pkgChannel, file, call s
 	case "GetBundleForChannel":
 		newMsg = bundle
 		p, ch, _ := splitPkgChannel(t, chans, arg, false)
+		//lint:ignore SA1019 the deprecated RPC is served and recorded like every other
 		got, err = unary(c.GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: p, ChannelName: ch}))
 	case "GetBundleThatReplaces":
 		newMsg = bundle

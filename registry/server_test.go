@@ -155,6 +155,7 @@ func allRPCs(addr string) error {
 	if b, err := c.GetBundle(ctx, &api.GetBundleRequest{PkgName: "foo", ChannelName: "beta", CsvName: "foo.v0.3.1"}); err != nil || b.GetCsvJson() == "" {
 		return fmt.Errorf("GetBundle: %v", err)
 	}
+	//lint:ignore SA1019 the server serves every RPC of the API, the deprecated one included
 	if b, err := c.GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: "foo", ChannelName: "beta"}); err != nil || b.GetCsvName() != "foo.v0.3.1" {
 		return fmt.Errorf("GetBundleForChannel: %v", err)
 	}

@@ -26,6 +26,7 @@ func requireServesFoo(t *testing.T, s *servedCmd) {
 	h, err := healthgrpc.NewHealthClient(s.conn).Check(ctx, &healthgrpc.HealthCheckRequest{})
 	require.NoError(t, err)
 	require.Equal(t, healthgrpc.HealthCheckResponse_SERVING, h.GetStatus())
+	//lint:ignore SA1019 opm's images are probed with the deprecated RPC its clients still call
 	b, err := api.NewRegistryClient(s.conn).GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: "foo", ChannelName: "beta"})
 	require.NoError(t, err)
 	require.Equal(t, "foo.v0.3.1", b.GetCsvName())

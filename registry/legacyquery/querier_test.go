@@ -1,5 +1,7 @@
 package legacyquery
 
+//lint:file-ignore SA1019 these tests check the deprecated GetBundleForChannel RPC the servers still serve
+
 import (
 	"context"
 	"database/sql"

@@ -86,6 +86,7 @@ func invoke(ctx context.Context, client api.RegistryClient, c call) (answer, err
 	case RPCGetBundle:
 		a.bundle, a.err = client.GetBundle(ctx, &api.GetBundleRequest{PkgName: c.pkg, ChannelName: c.channel, CsvName: c.name})
 	case RPCGetBundleForChannel:
+		//lint:ignore SA1019 opm still serves the deprecated RPC and clients call it: parity compares it too
 		a.bundle, a.err = client.GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: c.pkg, ChannelName: c.channel})
 	case RPCGetChannelEntriesThatReplace:
 		a.err = recvAll(ctx, func() (grpc.ServerStreamingClient[api.ChannelEntry], error) {
