@@ -131,10 +131,7 @@ func TestMigrationReportInBrowser(t *testing.T) {
 			droppedNodes := eval(`[...document.querySelectorAll('details.package')].flatMap(d => [...d.querySelectorAll('.graph.before g.channel g.node.dropped')].map(n => d.dataset.package + '/' + n.dataset.name))`)
 			repairRows := count(`document.querySelectorAll('tr.repair').length`)
 			first := packages[0]
-			wantPackages := []string{}
-			for _, pkg := range packagesOf(t, fixture) {
-				wantPackages = append(wantPackages, pkg)
-			}
+			wantPackages := append([]string{}, packagesOf(t, fixture)...)
 			assert.Equal(t, wantPackages, packages)
 			var wantRows, wantNodes []string
 			for _, d := range rep.Drops {
