@@ -11,7 +11,7 @@ import (
 )
 
 // ReplacePackages writes the packages pkgs of cfg (a catalog loaded from
-// catalogDir and changed in memory, AddBundle) back into catalogDir: each
+// catalogDir and changed in memory, indexop.Add) back into catalogDir: each
 // package's folder is written anew, in the layout and format its files
 // had (a new package follows the catalog's other packages; opm's layout
 // in JSON when there are none), in a temporary directory beside the
