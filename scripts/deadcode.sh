@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Reports the module's unreachable functions (tests count as callers) and
-# fails if there is any. deadcode sees one build at a time, so it runs once
-# per tag set given as argument ("" is the default build): a function is
-# reported only if it is unreachable in every build that compiles its
-# file. That keeps code that only the slim or crashtest build reaches, and
-# still reports dead code in files only a tagged build compiles.
+# Reports the module's unreachable functions and fails if there is any.
+# deadcode sees one build at a time, so it runs once per build given as
+# argument: a tag list ("" is the default build), with tests as callers,
+# or TAGS:notests for a build whose tests do not compile (the slim CLI's
+# tests are the full CLI's). A function is reported only if it is
+# unreachable in every build that compiles its file: code that only the
+# slim or crashtest build reaches stays, and dead code in files only a
+# tagged build compiles is still reported.
 # DEADCODE is the deadcode package@version go run runs.
 set -euo pipefail
 GO=${GO:-go}
@@ -14,14 +16,16 @@ mod=$("$GO" list -m)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 i=0
-for tags in "$@"; do
+for build in "$@"; do
 	i=$((i + 1))
+	tags=${build%:notests} test=-test lists="GoFiles TestGoFiles XTestGoFiles"
+	if [ "$tags" != "$build" ]; then test=-test=false lists=GoFiles; fi
+	tmpl='{{$d := .Dir}}'
+	for l in $lists; do tmpl+="{{range .$l}}{{\$d}}/{{.}}
+{{end}}"; done
 	# deadcode prints paths relative to the working directory: so do these.
-	"$GO" list -tags "$tags" -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}
-{{end}}{{range .TestGoFiles}}{{$d}}/{{.}}
-{{end}}{{range .XTestGoFiles}}{{$d}}/{{.}}
-{{end}}' ./... | sed "s|^$PWD/||" >"$tmp/files.$i"
-	"$GO" run "$DEADCODE" -test -tags "$tags" -filter "^$mod(/|\$)" ./... >"$tmp/dead.$i"
+	"$GO" list -tags "$tags" -f "$tmpl" ./... | sed "s|^$PWD/||" >"$tmp/files.$i"
+	"$GO" run "$DEADCODE" "$test" -tags "$tags" -filter "^$mod(/|\$)" ./... >"$tmp/dead.$i"
 done
 # A finding is "file:line:col: unreachable func: name".
 awk -v runs="$i" '
