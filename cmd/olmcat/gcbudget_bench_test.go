@@ -36,7 +36,7 @@ func BenchmarkGCBudget(b *testing.B) {
 	catalog := filepath.Join(b.TempDir(), "catalog")
 	out, err := exec.Command(bin, "migrate", "--no-deprecation-warning", db, catalog).CombinedOutput()
 	require.NoError(b, err, "%s", out)
-	for _, gc := range []struct{ name, gogc string }{{"budget", ""}, {"gogc-25", "25"}, {"gogc-50", "50"}, {"gogc-100", "100"}} {
+	for _, gc := range []struct{ name, gogc string }{{"budget", ""}, {"gogc-50", "50"}, {"gogc-100", "100"}} {
 		env := os.Environ()
 		if gc.gogc != "" {
 			env = append(env, "GOGC="+gc.gogc)
