@@ -91,9 +91,18 @@ func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(strin
 		}
 		return expandedReader{r, m}, func() error { return drainClose(rc) }, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.blobPath(d)), ".partial-*")
+	// The download goes to a marked temporary directory beside the blobs:
+	// a run killed mid-download leaves it unlocked, and the next download
+	// into this cache removes it (newTempDir).
+	part, err := newTempDir(filepath.Dir(c.blobPath(d)), partialPrefix, note)
 	if err != nil {
 		rc.Close()
+		return nil, nil, fmt.Errorf("layer cache: %w", err)
+	}
+	tmp, err := os.Create(filepath.Join(part.Path, "blob"))
+	if err != nil {
+		rc.Close()
+		part.Remove()
 		return nil, nil, fmt.Errorf("layer cache: %w", err)
 	}
 	tee := io.TeeReader(rc, tmp)
@@ -101,19 +110,18 @@ func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(strin
 	if err != nil {
 		rc.Close()
 		tmp.Close()
-		os.Remove(tmp.Name())
+		part.Remove()
 		return nil, nil, fmt.Errorf("layer %s: %w", d, err)
 	}
 	finish := func() error {
+		defer part.Remove()
 		_, derr := io.Copy(io.Discard, tee) // the digest is checked at EOF
 		cerr := rc.Close()
 		terr := tmp.Close()
 		if err := errors.Join(derr, cerr, terr); err != nil {
-			os.Remove(tmp.Name())
 			return fmt.Errorf("layer %s: %w", d, err)
 		}
 		if err := os.Rename(tmp.Name(), c.blobPath(d)); err != nil {
-			os.Remove(tmp.Name())
 			return fmt.Errorf("layer cache: %w", err)
 		}
 		return nil

@@ -21,6 +21,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // rawHeader is a ustar header block; archive/tar cannot write the sparse
@@ -197,4 +198,36 @@ func TestExtractCatalogCacheVerified(t *testing.T) {
 			assert.Equal(t, wantBytes, fixed, "the cache holds the right blob again")
 		})
 	}
+}
+
+// TestLayerCacheSweepsAbandonedDownloads: a layer download killed before
+// it was verified leaves its marked directory unlocked in the cache's
+// blob directory; the next download into the cache removes it and says
+// so, and a finished download leaves nothing beside the blobs.
+func TestLayerCacheSweepsAbandonedDownloads(t *testing.T) {
+	reg := imagetest.New(t)
+	layer := imagetest.Layer(t, E{Name: "configs/a.json", Body: `{"schema":"olm.package","name":"a"}`})
+	ref := reg.Push(t, "partial:v1", imagetest.Image(t, configsLabels, nil, layer))
+	cache := t.TempDir()
+	blobs := filepath.Join(cache, "blobs", "sha256")
+	require.NoError(t, os.MkdirAll(blobs, 0o755))
+	killed, err := tempdir.Create(blobs, ".partial-")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(killed.Path, "blob"), []byte("half a layer"), 0o644))
+	killed.Release() // as the kernel does when the process dies
+
+	var notes []string
+	u, err := image.ExtractCatalog(context.Background(), ref, extractOpts(t, t.TempDir(), image.WithCacheDir(cache),
+		image.WithNotes(func(s string) { notes = append(notes, s) }))...)
+	require.NoError(t, err)
+	require.NoError(t, u.Close())
+	assert.NoDirExists(t, killed.Path)
+	require.Len(t, notes, 1)
+	assert.Contains(t, notes[0], "removed abandoned temporary directory "+killed.Path)
+	ents, err := os.ReadDir(blobs)
+	require.NoError(t, err)
+	d, err := layer.Digest()
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "only the verified blob")
+	assert.Equal(t, d.Hex, ents[0].Name())
 }

@@ -13,6 +13,9 @@ import (
 const (
 	extractPrefix = "olmcat-image-"
 	buildPrefix   = "olmcat-build-"
+	// partialPrefix names a layer download in the layer cache's blob
+	// directory until it is verified and renamed into place.
+	partialPrefix = ".partial-"
 )
 
 // newTempDir creates a marked temporary directory named prefix* in parent
