@@ -111,6 +111,21 @@ var opmIndexCases = []opmIndexCase{
 	{"index-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}, true},
 }
 
+// opmIndexDBCases are the cases whose recording also keeps opm's
+// resulting database (index.db) and the loopback registry's host:port its
+// bundle paths name (registry): the smallest successful case of each
+// family, for TestOPMIndexParity.
+var opmIndexDBCases = []string{
+	"foo-replaces-0.3.1",            // replaces add
+	"foo-semver-0.3.1",              // semver add
+	"foo-skippatch-0.3.0",           // semver-skippatch add
+	"index-add-foo-0.3.1",           // index add --generate
+	"small-fbb-rm-foo",              // rm
+	"small-fbb-prune-foo",           // prune
+	"observability-prune-stranded",  // prune-stranded
+	"prometheus-substitutes-0.15.0", // add --enable-alpha (substitutes)
+}
+
 // pushIndexImage pushes the fixture's database as a sqlite index image
 // (one layer with database/index.db and opm's database label).
 func pushIndexImage(t *testing.T, reg *imagetest.Registry, fixture string) string {

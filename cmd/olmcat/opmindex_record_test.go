@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +22,9 @@ import (
 // fixtures/opmindex/<case>/: args, rc and stderr's last error line of
 // the last step, and on success what opm migrate makes of the resulting
 // database, only the packages that differ from the fixture's own
-// recorded opm-migrate (packages lists them all).
+// recorded opm-migrate (packages lists them all); for opmIndexDBCases,
+// also the database itself (index.db) and the registry host:port its
+// bundle paths name (registry).
 //
 //	go test -tags opmrecord -run TestRecordOPMIndexGoldens ./cmd/olmcat
 func TestRecordOPMIndexGoldens(t *testing.T) {
@@ -75,6 +78,10 @@ func TestRecordOPMIndexGoldens(t *testing.T) {
 			write("stderr", lastErrorLines(stderr))
 			if rc != 0 {
 				return
+			}
+			if slices.Contains(opmIndexDBCases, c.name) {
+				copyFile(t, db, filepath.Join(dir, "index.db"))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "registry"), []byte(reg.Host+"\n"), 0o644))
 			}
 			out := filepath.Join(work, "migrated")
 			b, err := exec.Command(opm, "migrate", db, out).CombinedOutput()
