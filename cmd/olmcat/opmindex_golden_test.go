@@ -51,11 +51,7 @@ var opmIndexExpect = map[string]struct {
 func TestOPMIndexGoldens(t *testing.T) {
 	for _, c := range opmIndexCases {
 		t.Run(c.name, func(t *testing.T) {
-			reg := imagetest.New(t)
-			_, flags := imageTestEnv(t)
-			refs := pushCaseBundles(t, reg, c)
-			golden, err := filepath.Abs(filepath.Join(opmIndexGoldens, c.name))
-			require.NoError(t, err)
+			reg, flags, refs, golden := setupOPMIndexCase(t, c)
 			legacyDir, err := filepath.Abs(filepath.Join("../../fixtures/legacy", c.fixture))
 			require.NoError(t, err)
 			input := filepath.Join(legacyDir, "index.db")
@@ -104,6 +100,19 @@ func TestOPMIndexGoldens(t *testing.T) {
 			compareWithOPM(t, golden, legacyDir, in, reg.Host, want.cleared)
 		})
 	}
+}
+
+// setupOPMIndexCase pushes c's bundles to a new loopback registry and
+// returns it, the image flags, the bundle image refs and the recording's
+// absolute dir.
+func setupOPMIndexCase(t *testing.T, c opmIndexCase) (reg *imagetest.Registry, flags []string, refs map[string]string, golden string) {
+	t.Helper()
+	reg = imagetest.New(t)
+	_, flags = imageTestEnv(t)
+	refs = pushCaseBundles(t, reg, c)
+	golden, err := filepath.Abs(filepath.Join(opmIndexGoldens, c.name))
+	require.NoError(t, err)
+	return reg, flags, refs, golden
 }
 
 // indexGolden runs a recorded opm index <verb> --generate case with

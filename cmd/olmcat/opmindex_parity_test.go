@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/image/imagetest"
 )
 
 // parityDiff is one difference of olmcat parity -o json.
@@ -58,11 +57,7 @@ func TestOPMIndexParity(t *testing.T) {
 		require.GreaterOrEqual(t, i, 0, name)
 		c := opmIndexCases[i]
 		t.Run(c.name, func(t *testing.T) {
-			reg := imagetest.New(t)
-			_, flags := imageTestEnv(t)
-			refs := pushCaseBundles(t, reg, c)
-			golden, err := filepath.Abs(filepath.Join(opmIndexGoldens, c.name))
-			require.NoError(t, err)
+			reg, flags, refs, golden := setupOPMIndexCase(t, c)
 			work := t.TempDir()
 			opmDB := readOnlyCopy(t, filepath.Join(golden, "index.db"), filepath.Join(work, "opm", "index.db"))
 			in := readOnlyCopy(t, filepath.Join(golden, "../../legacy", c.fixture, "index.db"), filepath.Join(work, "in", "index.db"))
