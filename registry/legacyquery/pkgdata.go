@@ -59,6 +59,20 @@ func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
 	return p, nil
 }
 
+// info returns the package's name, default channel and channels, read on
+// first use and kept; nil when there is no such package row.
+func (q *Querier) info(ctx context.Context, name string) (*pkgInfo, error) {
+	if p, ok := q.infos.Load(name); ok {
+		return p.(*pkgInfo), nil
+	}
+	pd, err := q.pkg(ctx, name)
+	if err != nil || pd == nil {
+		return nil, err
+	}
+	p, _ := q.infos.LoadOrStore(name, &pd.info)
+	return p.(*pkgInfo), nil
+}
+
 // knownPackage reports whether name is a package row's name.
 func (q *Querier) knownPackage(name string) bool {
 	_, found := slices.BinarySearch(q.packageNames, name)

@@ -63,6 +63,7 @@ type bundleInfo struct {
 // channel entry, linked) is read from channel_entry on the first RPC that
 // crosses packages; which bundles provide which API, and the api table's
 // plurals, on the first RPC that needs them. Manifests are read per call.
+// A package's channels and default channel stay once read.
 type Querier struct {
 	db   *legacy.DB
 	opts options
@@ -70,6 +71,11 @@ type Querier struct {
 	packageNames []string
 	// pkgs holds recently read packages.
 	pkgs *lru.Cache[string, *pkgData]
+	// infos keeps every package's name, default channel and channel heads
+	// once read (a few hundred bytes a package), so GetPackage and
+	// GetBundleForChannel, which OLM calls for every package on each
+	// catalog sync, never read a package again when the LRU dropped it.
+	infos sync.Map // package name -> *pkgInfo
 
 	graphOnce sync.Once
 	graphVal  *graph

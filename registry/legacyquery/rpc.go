@@ -35,14 +35,13 @@ func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, er
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pd, err := q.pkg(ctx, name)
+	p, err := q.info(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if pd == nil || len(pd.info.channels) == 0 {
+	if p == nil || len(p.channels) == 0 {
 		return nil, fmt.Errorf("package %s not found", name)
 	}
-	p := &pd.info
 	out := &api.Package{Name: p.name, DefaultChannelName: p.defaultChannel}
 	for _, c := range p.channels {
 		out.Channels = append(out.Channels, &api.Channel{Name: c.Name, CsvName: c.Head})
@@ -99,11 +98,11 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 }
 
 func (q *Querier) head(ctx context.Context, pkgName, channelName string) (string, bool, error) {
-	p, err := q.pkg(ctx, pkgName)
+	p, err := q.info(ctx, pkgName)
 	if err != nil || p == nil {
 		return "", false, err
 	}
-	for _, c := range p.info.channels {
+	for _, c := range p.channels {
 		if c.Name == channelName {
 			return c.Head, true, nil
 		}
@@ -299,11 +298,11 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 	}
 	for _, e := range latest {
 		pkg, channel := g.names[e.pkg], g.names[e.channel]
-		p, err := q.pkg(ctx, pkg)
+		p, err := q.info(ctx, pkg)
 		if err != nil {
 			return nil, err
 		}
-		if p == nil || p.info.defaultChannel != channel {
+		if p == nil || p.defaultChannel != channel {
 			continue
 		}
 		b, err := q.bundle(ctx, g, g.names[e.bundle])
