@@ -69,7 +69,10 @@ func (q *Querier) info(ctx context.Context, name string) (*pkgInfo, error) {
 	if err != nil || pd == nil {
 		return nil, err
 	}
-	p, _ := q.infos.LoadOrStore(name, &pd.info)
+	// A copy: a pointer into pd would keep all of pd (its bundles) alive
+	// after the package LRU dropped it.
+	info := pd.info
+	p, _ := q.infos.LoadOrStore(name, &info)
 	return p.(*pkgInfo), nil
 }
 

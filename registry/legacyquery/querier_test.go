@@ -23,6 +23,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/testinput"
 	"github.com/operator-catalog/olmcat/legacy"
@@ -899,4 +900,30 @@ func TestStoredFactsMatchPackageFacts(t *testing.T) {
 		assert.Equal(t, want, got, path)
 	}
 	assert.Greater(t, stored, len(paths)/2, "most databases serve their api rows as stored")
+}
+
+// TestKeptPackageInfoHoldsNoBundles: GetPackage keeps each package's
+// channels for good in a copy, never a pointer into the package the LRU
+// holds: such a pointer would keep the package's bundles alive after the
+// LRU dropped it, and memory would grow with every package asked for.
+func TestKeptPackageInfoHoldsNoBundles(t *testing.T) {
+	ctx := context.Background()
+	cat := catalogtest.MustGenerate(t, catalogtest.WithPackages(3), catalogtest.WithBundlesPerPackage(2))
+	path := filepath.Join(t.TempDir(), "index.db")
+	require.NoError(t, dbbuild.Build(ctx, path, dbbuild.MaxLevel, cat.DBBundles()))
+	_, q := serve(t, path)
+	names, err := q.db.PackageNames(ctx)
+	require.NoError(t, err)
+	require.Len(t, names, 3)
+	for _, name := range names {
+		p, err := q.GetPackage(ctx, name)
+		require.NoError(t, err)
+		require.NotEmpty(t, p.Channels, name)
+		pd, ok := q.pkgs.Get(name)
+		require.True(t, ok, "package %s read into the LRU", name)
+		kept, ok := q.infos.Load(name)
+		require.True(t, ok, "package %s info kept", name)
+		assert.NotSame(t, &pd.info, kept.(*pkgInfo), "package %s: the kept info points into the LRU's package", name)
+		assert.Equal(t, pd.info, *kept.(*pkgInfo), name)
+	}
 }
