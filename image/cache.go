@@ -13,6 +13,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // DefaultCacheDir is where pulled layers are kept unless the caller moves
@@ -34,8 +36,14 @@ type layerCache struct{ dir string }
 const ociLayoutFile = `{"imageLayoutVersion":"1.0.0"}`
 const emptyIndexFile = `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`
 
-func openLayerCache(dir string) (*layerCache, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "blobs", "sha256"), 0o755); err != nil {
+// openLayerCache opens (creating it when missing) the cache in dir and
+// removes the downloads that killed runs left in it, each told to note.
+func openLayerCache(dir string, note func(string)) (*layerCache, error) {
+	blobs := filepath.Join(dir, "blobs", "sha256")
+	if err := os.MkdirAll(blobs, 0o755); err != nil {
+		return nil, fmt.Errorf("layer cache: %w", err)
+	}
+	if err := sweepTempDirs(blobs, partialPrefix, note); err != nil {
 		return nil, fmt.Errorf("layer cache: %w", err)
 	}
 	for name, content := range map[string]string{"oci-layout": ociLayoutFile, "index.json": emptyIndexFile} {
@@ -92,9 +100,9 @@ func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(strin
 		return expandedReader{r, m}, func() error { return drainClose(rc) }, nil
 	}
 	// The download goes to a marked temporary directory beside the blobs:
-	// a run killed mid-download leaves it unlocked, and the next download
-	// into this cache removes it (newTempDir).
-	part, err := newTempDir(filepath.Dir(c.blobPath(d)), partialPrefix, note)
+	// a run killed mid-download leaves it unlocked, and the next run that
+	// opens this cache removes it (openLayerCache).
+	part, err := tempdir.Create(filepath.Dir(c.blobPath(d)), partialPrefix)
 	if err != nil {
 		rc.Close()
 		return nil, nil, fmt.Errorf("layer cache: %w", err)

@@ -134,7 +134,7 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 	}
 	var cache *layerCache
 	if p.opts.cacheDir != "" && !p.local {
-		if cache, err = openLayerCache(p.opts.cacheDir); err != nil {
+		if cache, err = openLayerCache(p.opts.cacheDir, p.opts.note); err != nil {
 			return err
 		}
 	}

@@ -202,7 +202,7 @@ func TestExtractCatalogCacheVerified(t *testing.T) {
 
 // TestLayerCacheSweepsAbandonedDownloads: a layer download killed before
 // it was verified leaves its marked directory unlocked in the cache's
-// blob directory; the next download into the cache removes it and says
+// blob directory; the next run that uses the cache removes it and says
 // so, and a finished download leaves nothing beside the blobs.
 func TestLayerCacheSweepsAbandonedDownloads(t *testing.T) {
 	reg := imagetest.New(t)

@@ -26,14 +26,23 @@ func newTempDir(parent, prefix string, note func(string)) (*tempdir.Dir, error) 
 	if parent == "" {
 		parent = os.TempDir()
 	}
+	if err := sweepTempDirs(parent, prefix, note); err != nil {
+		return nil, err
+	}
+	return tempdir.Create(parent, prefix)
+}
+
+// sweepTempDirs removes the abandoned temporary directories parent/prefix*
+// of earlier runs that were killed, each passed to note when it is set.
+func sweepTempDirs(parent, prefix string, note func(string)) error {
 	swept, err := tempdir.Sweep(parent, prefix)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if note != nil {
 		for _, dir := range swept {
 			note(fmt.Sprintf("removed abandoned temporary directory %s (left by an earlier run that was killed)", dir))
 		}
 	}
-	return tempdir.Create(parent, prefix)
+	return nil
 }

@@ -237,7 +237,11 @@ func TestCrashHarness(t *testing.T) {
 		setup: func(t *testing.T, bin, dir string) ([]string, string, []string) {
 			out := filepath.Join(dir, "fbc")
 			copyTree(t, opmManifests, out)
+			// A layer cache of each run's own, empty at first: every run
+			// downloads, so the kills reach the cache's download steps and
+			// the rerun finds what they left there.
 			args := append([]string{"unpack", fbcRef, out, "--force"}, imageFlags...)
+			args = append(args, "--image-cache-dir", filepath.Join(dir, "image-cache"))
 			return args, out, nil
 		},
 	}}
