@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/operator-catalog/olmcat/internal/crashpoint"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
@@ -132,6 +133,9 @@ func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(strin
 		if err := os.Rename(tmp.Name(), c.blobPath(d)); err != nil {
 			return fmt.Errorf("layer cache: %w", err)
 		}
+		// Killed here, the blob is in place and verified, and the empty
+		// download directory is swept by the next run.
+		crashpoint.Hit("cached layer " + d.String())
 		return nil
 	}
 	return expandedReader{r, m}, finish, nil
