@@ -72,15 +72,7 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 	}
 	rep.Start(dir)
 	res, err := model.ValidateDir(cmd.Context(), local.Ref, model.WithWarnings(rep.Warning), model.WithPackageChecks(rep.Package))
-	v := report.Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []model.Problem{}}
-	var ve *model.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		v.Problems = ve.Problems
-	case err != nil:
-		// The catalog could not be read at all: that is one problem.
-		v.Problems = []model.Problem{{Message: err.Error()}}
-	}
+	v := report.ValidationOf(res, err)
 	if err := rep.Finish(dir, v); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,14 +306,7 @@ func validateWith(t *testing.T, w report.ValidateWriter, dir string) report.Vali
 	t.Helper()
 	w.Start(dir)
 	res, err := model.ValidateDir(context.Background(), dir, model.WithWarnings(w.Warning), model.WithPackageChecks(w.Package))
-	v := report.Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles}
-	var ve *model.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		v.Problems = ve.Problems
-	case err != nil:
-		v.Problems = []model.Problem{{Message: err.Error()}}
-	}
+	v := report.ValidationOf(res, err)
 	require.NoError(t, w.Finish(dir, v))
 	return v
 }

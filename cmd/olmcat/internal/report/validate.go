@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -26,6 +27,21 @@ type Validation struct {
 	Channels int             `json:"channels"`
 	Bundles  int             `json:"bundles"`
 	Problems []model.Problem `json:"problems"`
+}
+
+// ValidationOf is the verdict of a model.ValidateDir run: its counts,
+// and as problems those of a *model.ValidationError, or, when the catalog
+// could not be read at all, the error as one problem.
+func ValidationOf(res model.DirValidation, err error) Validation {
+	v := Validation{Valid: err == nil, Packages: res.Packages, Channels: res.Channels, Bundles: res.Bundles, Problems: []model.Problem{}}
+	var ve *model.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		v.Problems = ve.Problems
+	case err != nil:
+		v.Problems = []model.Problem{{Message: err.Error()}}
+	}
+	return v
 }
 
 // ValidateText is the text output: warnings on warn, then the summary of
