@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 // DockerfileOptions are the choices of opm generate dockerfile.
@@ -115,7 +117,7 @@ func WriteDockerfile(dir string, o DockerfileOptions) (string, error) {
 	p := filepath.Join(parent, name+".Dockerfile")
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
-		return "", fmt.Errorf("path %q: file already exists", p)
+		return "", pathcheck.Exists("path %q: file already exists", p)
 	}
 	if err != nil {
 		return "", err

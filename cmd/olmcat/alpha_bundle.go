@@ -101,7 +101,7 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 		return "", "", &exitError{code: exitInvalid, err: err}
 	}
 	if f.pkg == "" || f.channels == "" {
-		return "", "", &exitError{code: exitInvalid, err: fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", abs)}
+		return "", "", usageError(fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", abs))
 	}
 	manifestsDir, root := abs, filepath.Dir(abs)
 	if f.outputDir != "" {

@@ -53,7 +53,7 @@ func TestAlphaBundleGenerate(t *testing.T) {
 		assert.Equal(t, exitInvalid, code)
 		assert.Contains(t, stderr, "contains no yaml files")
 		_, stderr, code = runCLI(t, "alpha", "bundle", "generate", "-d", fixture)
-		assert.Equal(t, exitInvalid, code)
+		assert.Equal(t, exitUsage, code)
 		assert.Contains(t, stderr, "please manually input channels and packageName")
 		_, _, code = runCLI(t, "alpha", "bundle", "generate")
 		assert.Equal(t, exitUsage, code)

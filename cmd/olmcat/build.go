@@ -188,7 +188,7 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 // layoutError names --force for an existing layout.
 func layoutError(err error) error {
 	if errors.Is(err, image.ErrLayoutExists) {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("%w (--force replaces it)", err)}
+		return usageError(fmt.Errorf("%w (--force replaces it)", err))
 	}
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -63,7 +64,11 @@ daemon, no opm image needed).`,
 				}
 				o.ExtraLabels[k] = v // a repeated key: the last wins
 			}
-			if _, err := image.WriteDockerfile(args[0], o); err != nil {
+			if _, err := image.WriteDockerfile(args[0], o); errors.Is(err, pathcheck.ErrExists) {
+				// A usage error like every existing output, but with no
+				// --force hint: an existing Dockerfile is never replaced.
+				return usageError(errors.New(err.Error() + " (remove it first)"))
+			} else if err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}
 			return nil

@@ -112,7 +112,7 @@ func (f *indexOutFlags) writeGenerated(inputs []string, fill func(dir string, fo
 		return err
 	}
 	if _, err := os.Stat(df); err == nil && !f.force {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("%s exists: pass --force to replace it", df)}
+		return pathcheck.Exists("%s exists: pass --force to replace it", df)
 	}
 	text, err := image.Dockerfile(generatedCatalogDir, image.DockerfileOptions{BaseImage: f.binaryImage})
 	if err != nil {

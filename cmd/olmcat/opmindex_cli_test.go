@@ -138,7 +138,7 @@ func TestIndexAddTag(t *testing.T) {
 	// Dockerfile without --force; a failing add pushes nothing.
 	before := snapshotTree(t, work)
 	_, stderr, code = runCLI(t, append([]string{"index", "add", "-f", from, "-b", bundle, "--generate", "-i", "o.example/opm:1", "--no-deprecation-warning"}, flags...)...)
-	require.Equal(t, exitInvalid, code, stderr)
+	require.Equal(t, exitUsage, code, stderr)
 	require.Contains(t, stderr, "index.Dockerfile exists: pass --force")
 	require.Equal(t, before, snapshotTree(t, work))
 	_, stderr, code = runCLI(t, append([]string{"index", "add", "-f", from, "-b", bundle + "-nosuch", "-t", reg.Host + "/out/bad:v1", "-i", base, "--no-deprecation-warning"}, flags...)...)

@@ -48,7 +48,28 @@ and checks that two catalogs answer that API the same way.`,
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseNegativeDurations(cmd) }
 	addCommands(root)
 	refuseUnknownCommands(root)
+	showUsageOnBadArgs(root)
 	return root
+}
+
+// showUsageOnBadArgs makes every command's argument check add the
+// command's usage line to its error: "accepts 2 arg(s), received 0" alone
+// does not say which arguments are wanted. One wrapper over the whole
+// tree, so that no command's own check can forget it.
+func showUsageOnBadArgs(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		showUsageOnBadArgs(sub)
+	}
+	check := cmd.Args
+	if check == nil || !cmd.Runnable() || cmd.HasSubCommands() {
+		return
+	}
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return usageError(fmt.Errorf("%w\nUsage: %s (see %s --help)", err, c.UseLine(), c.CommandPath()))
+		}
+		return nil
+	}
 }
 
 // refuseUnknownCommands makes every command that only groups subcommands
@@ -63,6 +84,9 @@ func refuseUnknownCommands(cmd *cobra.Command) {
 		return
 	}
 	cmd.Args = cobra.ArbitraryArgs
+	// cobra's own lookup suggests within 2 edits, but SuggestionsFor
+	// only does with the distance set (0 finds prefixes alone).
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 && !c.HasParent() {
 			return c.Help()

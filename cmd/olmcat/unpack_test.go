@@ -62,7 +62,7 @@ func TestGenerateDockerfileCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(got))
 	_, stderr, code = runCLI(t, "generate", "dockerfile", filepath.Join(dir, "catalog"), "-i", opmImage)
-	require.Equal(t, exitInvalid, code)
+	require.Equal(t, exitUsage, code)
 	require.Contains(t, stderr, "file already exists")
 	_, _, code = runCLI(t, "generate", "dockerfile", filepath.Join(dir, "catalog"), "-i", opmImage, "-l", "novalue")
 	require.Equal(t, exitUsage, code)
