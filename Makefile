@@ -10,7 +10,7 @@ FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
-.PHONY: all build build-images browser xmllint cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
+.PHONY: all build build-images image health-probe-bin browser xmllint cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
 
 all: build
 
@@ -40,7 +40,7 @@ build-images:
 		CGO_ENABLED=0 GOOS=linux GOARCH=$$a $(GO) build -tags slim -ldflags "$(LDFLAGS)" -o bin/olmcat-linux-$$a ./cmd/olmcat; \
 	done
 
-test: lint browser xmllint cluster-bins build-images test-all test-race fuzz
+test: lint browser xmllint cluster-bins health-probe-bin build-images test-all test-race fuzz
 
 # Every test. The browser test (cmd/olmcat/internal/report) drives Debian's
 # chromium and the cluster tests (internal/kubetest users: unpack, the
@@ -48,7 +48,7 @@ test: lint browser xmllint cluster-bins build-images test-all test-race fuzz
 # binary fails those tests instead of skipping them. The image build test
 # uses the binaries of build-images.
 test-all:
-	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin $(GO) test -count=1 -timeout 30m $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The fast tests: -short skips the cluster tests and the image build test.
 test-unit:
@@ -68,6 +68,18 @@ cluster-bins:
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends etcd-server; \
 	fi
 	@if [ ! -x $(KUBE_APISERVER) ]; then KUBE_VERSION=$(KUBE_VERSION) GO=$(GO) scripts/install-kube-apiserver.sh >/dev/null; fi
+
+# The real grpc-health-probe, which the probe olmcat is as grpc_health_probe
+# is compared with (cmd/olmcat TestHealthProbeMatchesGRPCHealthProbe):
+# built once from the Go module proxy and cached outside the repository.
+HEALTH_PROBE_VERSION ?= v0.4.62
+HEALTH_PROBE_DIR     ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/olmcat-test/grpc-health-probe-$(HEALTH_PROBE_VERSION)
+HEALTH_PROBE          = $(HEALTH_PROBE_DIR)/grpc-health-probe
+
+health-probe-bin:
+	@if [ ! -x $(HEALTH_PROBE) ]; then \
+		mkdir -p $(HEALTH_PROBE_DIR) && cd / && GOBIN=$(HEALTH_PROBE_DIR) CGO_ENABLED=0 $(GO) install github.com/grpc-ecosystem/grpc-health-probe@$(HEALTH_PROBE_VERSION); \
+	fi
 
 CHROMIUM ?= /usr/bin/chromium
 

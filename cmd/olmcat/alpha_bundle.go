@@ -184,18 +184,6 @@ func copyFiles(from, to string, overwrite bool) error {
 	})
 }
 
-// newAlphaBundleExtractCmd is opm alpha bundle extract: olmcat bundle
-// extract with opm's default namespace and its --debug flag.
-func newAlphaBundleExtractCmd() *cobra.Command {
-	cmd := newBundleExtractCmd()
-	cmd.Use = "extract -c <configmap>"
-	ns := cmd.Flags().Lookup("namespace")
-	ns.DefValue = "openshift-operator-lifecycle-manager"
-	_ = ns.Value.Set(ns.DefValue)
-	cmd.Flags().Bool("debug", false, "enable debug logging (accepted; olmcat logs what it wrote)")
-	return cmd
-}
-
 // writeWhole replaces dest with data all at once (opm's generate always
 // overwrites these files).
 func writeWhole(dest string, data []byte) error {

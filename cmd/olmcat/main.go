@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
@@ -23,7 +24,7 @@ func main() {
 			cancel(interrupted{s})
 		}
 	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := dispatch(ctx, os.Args, os.Stdout, os.Stderr)
 	signal.Stop(sigs)
 	os.Exit(code)
 }
@@ -33,11 +34,41 @@ type interrupted struct{ sig syscall.Signal }
 
 func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
 
+// The names olmcat answers to besides its own: every image olmcat builds
+// links them to its one binary, so that what OLM execs in a catalog pod
+// (grpc_health_probe) and in its opm image (/bin/opm) is olmcat.
+const (
+	probeName = "grpc_health_probe"
+	opmName   = "opm"
+)
+
+// dispatch runs the program argv[0] names: grpc-health-probe's command
+// line as grpc_health_probe, the command tree as opm (help and errors
+// then say opm) or as anything else olmcat.
+func dispatch(ctx context.Context, argv []string, stdout, stderr io.Writer) int {
+	if len(argv) == 0 {
+		return run(ctx, nil, stdout, stderr)
+	}
+	switch filepath.Base(argv[0]) {
+	case probeName:
+		return runHealthProbe(ctx, argv[1:], stdout, stderr)
+	case opmName:
+		return runAs(ctx, opmName, argv[1:], stdout, stderr)
+	}
+	return run(ctx, argv[1:], stdout, stderr)
+}
+
 // run executes the command tree with args and returns the process exit
 // code: 0, exitInvalid, or the code an exitError carries. Tests call it in
 // process exactly as main does.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runAs(ctx, "olmcat", args, stdout, stderr)
+}
+
+// runAs is run with the root command named name.
+func runAs(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
+	root.Use = name
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

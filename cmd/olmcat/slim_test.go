@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"testing"
@@ -13,16 +14,22 @@ import (
 
 // TestSlimBuild runs the slim build (the binary of the images and of the
 // unpack Job) as a process: it has exactly the serving and the Job's
-// bundle commands, and refuses a sqlite index with the commands that
-// serve it instead. TestBuildCommand serves an image's /configs with it.
+// bundle commands (olmcat's and OLM's), refuses a sqlite index with the
+// commands that serve it instead, and answers to its images' other two
+// names: opm with the same tree, grpc_health_probe as the probe.
+// TestBuildCommand serves an image's /configs with it.
 func TestSlimBuild(t *testing.T) {
 	if runtime.GOOS != "linux" || (testing.Short() && os.Getenv("OLMCAT_TEST_IMAGE_BINARIES") == "") {
 		t.Skip("builds the slim linux binary; make test runs it with make build-images' binaries")
 	}
 	bin := crossBuild(t, t.TempDir(), runtime.GOARCH)
-	run := func(args ...string) (string, int) {
+	dir := t.TempDir()
+	for _, name := range []string{"opm", "grpc_health_probe"} {
+		require.NoError(t, os.Symlink(bin, filepath.Join(dir, name)))
+	}
+	runAs := func(exe string, args ...string) (string, int) {
 		t.Helper()
-		out, err := exec.Command(bin, args...).CombinedOutput()
+		out, err := exec.Command(exe, args...).CombinedOutput()
 		if err != nil {
 			var exit *exec.ExitError
 			require.ErrorAs(t, err, &exit, "run %v", args)
@@ -30,6 +37,7 @@ func TestSlimBuild(t *testing.T) {
 		}
 		return string(out), 0
 	}
+	run := func(args ...string) (string, int) { t.Helper(); return runAs(bin, args...) }
 	commands := func(help string) []string {
 		t.Helper()
 		var names []string
@@ -41,12 +49,19 @@ func TestSlimBuild(t *testing.T) {
 
 	help, code := run("--help")
 	require.Equal(t, 0, code, help)
-	assert.Equal(t, []string{"bundle", "completion", "help", "serve", "version"}, commands(help))
+	assert.Equal(t, []string{"alpha", "bundle", "completion", "help", "serve", "version"}, commands(help))
 	help, code = run("bundle", "--help")
 	require.Equal(t, 0, code, help)
 	assert.Equal(t, []string{"copy", "extract"}, commands(help))
+	help, code = runAs(filepath.Join(dir, "opm"), "alpha", "bundle", "--help")
+	require.Equal(t, 0, code, help)
+	assert.Equal(t, []string{"extract"}, commands(help))
+	assert.Contains(t, help, "  opm alpha bundle [command]")
+	out, code := runAs(filepath.Join(dir, "grpc_health_probe"), "-addr=127.0.0.1:1", "-connect-timeout=100ms")
+	assert.Equal(t, probeConnectionFailure, code, out)
+	assert.Equal(t, "timeout: failed to connect service \"127.0.0.1:1\" within 100ms\n", out)
 
-	out, code := run("migrate", "x", "y")
+	out, code = run("migrate", "x", "y")
 	assert.Equal(t, exitUsage, code, out)
 
 	db := "../../fixtures/legacy/opm-manifests/index.db"
