@@ -21,6 +21,7 @@ func newAddCmd() *cobra.Command {
 		mode         string
 		enableAlpha  bool
 		imgFlags     *imageFlags
+		waitLock     *waitLockFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "add <dir> <bundle-image|bundle-dir>...",
@@ -52,7 +53,12 @@ Bundles are added lowest version first, whatever their order. The whole
 result must pass validate, or nothing is written. Each changed package
 folder is written anew (in its layout and format) beside the catalog, and
 only once all are written are they swapped in by rename; nothing else is
-touched. Catalogs whose packages share files or folders are refused.`,
+touched. Catalogs whose packages share files or folders are refused.
+
+Adds to one catalog run one at a time: each takes the catalog's write
+lock before it reads the catalog, so a second add (or any other writer
+of the catalog) waits, saying for which process, and then adds to the
+first one's result; --wait-lock bounds the wait.`,
 		Example: `  olmcat add ./catalog registry.example.com/ns/etcd-bundle:v0.9.4
   olmcat add ./catalog ./bundles/etcd.0.9.4 ./bundles/etcd.0.9.5 --mode semver`,
 		Args: minArgs(2),
@@ -64,6 +70,11 @@ touched. Catalogs whose packages share files or folders are refused.`,
 			if err != nil {
 				return usageError(err)
 			}
+			lock, err := waitLock.lock(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			return runAdd(cmd, args[0], args[1:], migrateLevel, imgFlags, indexop.WithMode(m), indexop.WithEnableAlpha(enableAlpha))
 		},
 	}
@@ -71,6 +82,7 @@ touched. Catalogs whose packages share files or folders are refused.`,
 	cmd.Flags().StringVar(&mode, "mode", string(indexop.ModeReplaces), "graph update mode: replaces, semver or semver-skippatch")
 	cmd.Flags().BoolVar(&enableAlpha, "enable-alpha", false, "apply the CSVs' olm.substitutesFor annotations (opm's alpha feature; refused without it)")
 	imgFlags = addImageFlags(cmd.Flags(), false)
+	waitLock = addWaitLockFlag(cmd.Flags())
 	return cmd
 }
 

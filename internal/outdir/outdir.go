@@ -17,9 +17,14 @@
 //
 // W holds an .indexignore that hides it from catalog loaders, for the case
 // where it lies inside the output directory.
+//
+// A transaction holds the output's write lock (internal/writelock) from
+// Begin until it is committed or aborted; a caller that read the output
+// before (an edit of a catalog) takes it first, and Begin shares it.
 package outdir
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +40,7 @@ import (
 	"github.com/operator-catalog/olmcat/internal/crashpoint"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
+	"github.com/operator-catalog/olmcat/internal/writelock"
 )
 
 const (
@@ -64,6 +70,7 @@ type Tx struct {
 	force   bool
 	swept   []Swept
 	done    bool
+	lock    *writelock.Lock
 }
 
 // Swept is a temporary directory of an earlier, killed run that Begin
@@ -109,7 +116,16 @@ func BeginEntries(dir string) (*Tx, error) {
 	return begin(filepath.Clean(dir), true, true)
 }
 
-func begin(out string, entries, force bool) (*Tx, error) {
+func begin(out string, entries, force bool) (tx *Tx, err error) {
+	lock, err := writelock.Acquire(context.Background(), out, writelock.Options{Wait: -1})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Release()
+		}
+	}()
 	swept, err := Recover(out)
 	if err != nil {
 		return nil, err
@@ -136,7 +152,7 @@ func begin(out string, entries, force bool) (*Tx, error) {
 		_ = work.Remove()
 		return nil, fmt.Errorf("%s: %w", out, err)
 	}
-	return &Tx{out: out, work: work, entries: entries, force: force, swept: swept}, nil
+	return &Tx{out: out, work: work, entries: entries, force: force, swept: swept, lock: lock}, nil
 }
 
 // entriesWorkParent is where the temporary directory for replacing
@@ -166,6 +182,7 @@ func (t *Tx) Abort() error {
 		return nil
 	}
 	t.done = true
+	defer t.lock.Release()
 	return t.work.Remove()
 }
 
@@ -234,6 +251,7 @@ func (t *Tx) commit(rec record) error {
 	// From here on the commit is decided: a failure leaves the record
 	// for the next run to finish.
 	t.done = true
+	defer t.lock.Release()
 	if err := finish(t.out, t.work.Path, rec); err != nil {
 		t.work.Release()
 		return fmt.Errorf("commit %s: %w (the next olmcat run writing %s finishes it)", t.out, err, t.out)
@@ -337,7 +355,8 @@ func recoverOne(out, work string) (bool, error) {
 }
 
 // Entries lists the top-level entries of dir that are content: not
-// lost+found and not olmcat's temporary directories for dir.
+// lost+found, not olmcat's temporary directories for dir and not its
+// write lock file.
 func Entries(dir string) ([]string, error) {
 	f, err := os.Open(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -353,7 +372,7 @@ func Entries(dir string) ([]string, error) {
 	}
 	prefix := Prefix(dir)
 	names = slices.DeleteFunc(names, func(n string) bool {
-		return n == lostFound || strings.HasPrefix(n, prefix)
+		return n == lostFound || n == writelock.InsideName || strings.HasPrefix(n, prefix)
 	})
 	slices.Sort(names)
 	return names, nil
