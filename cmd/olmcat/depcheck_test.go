@@ -50,7 +50,7 @@ var depRules = []struct {
 	// other subpackages (they build on the model).
 	{pkg: "declcfg/model", forbidden: []string{"*"}, allow: []string{"declcfg", "internal"}},
 	{pkg: "declcfg/model", forbidden: []string{"declcfg/graph", "declcfg/template", "declcfg/indexop"}},
-	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/crashpoint", "internal/pathcheck"}},
+	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/writelock", "internal/crashpoint", "internal/pathcheck"}},
 	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile", "internal/tempdir", "internal/crashpoint", "internal/pathcheck"}},
 	{pkg: "unpack/jobtool", forbidden: []string{"*"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd"}},
