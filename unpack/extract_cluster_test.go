@@ -74,8 +74,8 @@ func readDiskBundle(t testing.TB, dir string) diskBundle {
 }
 
 // TestExtractLoadRoundTrip writes every fixture bundle into a ConfigMap on
-// the API server, plain and gzipped, reads it back and loads it: the same
-// files, annotations and objects come back. A plain bundle over 1 MiB must
+// the API server, plain and gzipped, with the extra metadata, reads it
+// back and loads it: the same files, annotations and objects come back. A plain bundle over 1 MiB must
 // fail before writing, and then round-trips gzipped.
 func TestExtractLoadRoundTrip(t *testing.T) {
 	c := kubetest.Get(t)
@@ -99,7 +99,8 @@ func roundTrip(t testing.TB, client kubernetes.Interface, ns, name, dir string, 
 	ctx := context.Background()
 	before := createConfigMap(t, client, ns, name)
 	image := "example/" + filepath.Base(dir) + ":v1"
-	_, err := jobtool.Extract(ctx, adminWriter(t), ns, name, jobtool.WithBundleDir(dir), jobtool.WithGzip(gzipped), jobtool.WithSourceImage(image))
+	_, err := jobtool.Extract(ctx, adminWriter(t), ns, name, jobtool.WithBundleDir(dir), jobtool.WithGzip(gzipped),
+		jobtool.WithSourceImage(image), jobtool.WithExtraMetadata(true))
 	if err != nil && !gzipped && strings.Contains(err.Error(), "over the limit") {
 		assertUnchanged(t, client, ns, name, before.ResourceVersion)
 		t.Skipf("plain bundle over 1 MiB, refused before writing: %v", err)
@@ -225,7 +226,7 @@ func TestExtractKeysAndBinary(t *testing.T) {
 		"manifests/icon.bin":          binary,
 	})
 	createConfigMap(t, client, ns, "keys")
-	_, err := jobtool.Extract(context.Background(), adminWriter(t), ns, "keys", jobtool.WithBundleDir(dir))
+	_, err := jobtool.Extract(context.Background(), adminWriter(t), ns, "keys", jobtool.WithBundleDir(dir), jobtool.WithExtraMetadata(true))
 	require.NoError(t, err, "extract")
 	cm, err := client.CoreV1().ConfigMaps(ns).Get(context.Background(), "keys", metav1.GetOptions{})
 	require.NoError(t, err, "get configmap")

@@ -16,7 +16,6 @@ import (
 const (
 	jobBackoffLimit = 3
 	jobTTLSeconds   = 300
-	runAsUser       = 1001
 
 	bundleVolume = "bundle"
 	utilVolume   = "util"
@@ -28,21 +27,30 @@ const (
 type jobSpec struct {
 	name, namespace string
 	image           string // bundle image
-	toolImage       string // image holding this toolkit's static binary
-	toolBinary      string // path of the binary in toolImage
+	utilImage       string // util role: holds the binary copied into the bundle image's pod
+	opmImage        string // opm role: runs extract
+	toolBinary      string // path of the binary in both role images
 	timeoutSeconds  int64  // 0: no deadline
+	runAsUser       int64  // 0 or less: not set
+	extra           bool   // copy all metadata, extract with --extra-metadata
 	pullSecrets     []string
 	owner           metav1.OwnerReference
 }
 
 // build returns the Job: init container util copies the static binary out
-// of the tool image into a shared volume; init container pull runs that
+// of the util image into a shared volume; init container pull runs that
 // copy inside the bundle image (which has no shell) to copy the bundle's
-// manifests and metadata into a second volume; container extract runs the
-// binary from the tool image to write them into the ConfigMap, gzipped.
+// manifests and annotations into a second volume; container extract runs
+// the binary of the opm image to write them into the ConfigMap, gzipped.
 func (s jobSpec) build() *batchv1.Job {
 	labels := map[string]string{LabelManaged: "true", LabelUnpackRef: s.name}
 	copied := path.Join(utilMount, path.Base(s.toolBinary))
+	copyCmd := []string{copied, "bundle", "copy", bundleMount}
+	extractCmd := []string{s.toolBinary, "bundle", "extract", "-m", bundleMount, "-n", s.namespace, "-c", s.name, "-z"}
+	if s.extra {
+		copyCmd = append(copyCmd, "--all-metadata")
+		extractCmd = append(extractCmd, "--extra-metadata")
+	}
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            s.name,
@@ -59,13 +67,9 @@ func (s jobSpec) build() *batchv1.Job {
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: s.name,
 					ImagePullSecrets:   pullSecrets(s.pullSecrets),
-					SecurityContext: &corev1.PodSecurityContext{
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To[int64](runAsUser),
-					},
-					NodeSelector: map[string]string{"kubernetes.io/os": "linux"},
-					Tolerations:  tolerations(),
+					SecurityContext:    s.podSecurityContext(),
+					NodeSelector:       map[string]string{"kubernetes.io/os": "linux"},
+					Tolerations:        tolerations(),
 					Volumes: []corev1.Volume{
 						{Name: bundleVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 						{Name: utilVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
@@ -73,7 +77,7 @@ func (s jobSpec) build() *batchv1.Job {
 					InitContainers: []corev1.Container{
 						hardened(corev1.Container{
 							Name:         "util",
-							Image:        s.toolImage,
+							Image:        s.utilImage,
 							Command:      []string{s.toolBinary, "bundle", "copy", "--self", copied},
 							VolumeMounts: []corev1.VolumeMount{{Name: utilVolume, MountPath: utilMount}},
 						}),
@@ -81,7 +85,7 @@ func (s jobSpec) build() *batchv1.Job {
 							Name:            "pull",
 							Image:           s.image,
 							ImagePullPolicy: pullPolicy(s.image),
-							Command:         []string{copied, "bundle", "copy", bundleMount},
+							Command:         copyCmd,
 							VolumeMounts: []corev1.VolumeMount{
 								{Name: bundleVolume, MountPath: bundleMount},
 								{Name: utilVolume, MountPath: utilMount},
@@ -89,10 +93,9 @@ func (s jobSpec) build() *batchv1.Job {
 						}),
 					},
 					Containers: []corev1.Container{hardened(corev1.Container{
-						Name:  "extract",
-						Image: s.toolImage,
-						Command: []string{s.toolBinary, "bundle", "extract",
-							"-m", bundleMount, "-n", s.namespace, "-c", s.name, "-z"},
+						Name:         "extract",
+						Image:        s.opmImage,
+						Command:      extractCmd,
 						Env:          []corev1.EnvVar{{Name: "CONTAINER_IMAGE", Value: s.image}},
 						VolumeMounts: []corev1.VolumeMount{{Name: bundleVolume, MountPath: bundleMount}},
 					})},
@@ -104,6 +107,17 @@ func (s jobSpec) build() *batchv1.Job {
 		job.Spec.ActiveDeadlineSeconds = ptr.To(s.timeoutSeconds)
 	}
 	return job
+}
+
+// podSecurityContext is OLM's: the RuntimeDefault seccomp profile, and
+// runAsUser with runAsNonRoot only when a user is configured (> 0).
+func (s jobSpec) podSecurityContext() *corev1.PodSecurityContext {
+	sc := &corev1.PodSecurityContext{SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}}
+	if s.runAsUser > 0 {
+		sc.RunAsNonRoot = ptr.To(true)
+		sc.RunAsUser = ptr.To(s.runAsUser)
+	}
+	return sc
 }
 
 // hardened adds the resources and restricted security context every

@@ -3,6 +3,8 @@ package unpack
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -12,30 +14,40 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// ensureJob creates want (unless it is missing and keepMissing), keeps an
-// existing Job that matches it (jobMatches), and deletes and recreates one
-// whose spec or owners drifted.
-func ensureJob(ctx context.Context, c Clients, want *batchv1.Job, keepMissing bool) error {
+// ensureJob creates want, or decides about the Job of that name: OLM's
+// catalog operator's Job is never touched (Lookup reports its result); a
+// terminating Job is waited for, then replaced; a failed Job is replaced
+// once it failed at least retryAfter ago (never when 0); one that matches
+// want (jobMatches) is kept, one whose spec or owners drifted is replaced.
+func ensureJob(ctx context.Context, c Clients, want *batchv1.Job, retryAfter time.Duration) error {
 	jobs := c.jobs(want.Namespace)
 	have, err := jobs.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
-	case apierrors.IsNotFound(err) && keepMissing:
-		return nil
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return fmt.Errorf("get job %s/%s: %w", want.Namespace, want.Name, err)
+	case IsOLMJob(have):
+		return nil
+	case have.DeletionTimestamp != nil:
+		if gone, err := waitJobGone(ctx, c, have); err != nil || !gone {
+			return err
+		}
+	case jobCondition(have, batchv1.JobFailed) != nil && !jobMatches(want, have):
+		if err := replaceJob(ctx, c, have, "drifted"); err != nil {
+			return err
+		}
+	case jobCondition(have, batchv1.JobFailed) != nil:
+		if retryAfter <= 0 || time.Since(failedAt(have)) < retryAfter {
+			return nil
+		}
+		if err := replaceJob(ctx, c, have, "failed"); err != nil {
+			return err
+		}
 	case jobMatches(want, have):
 		return nil
 	default:
-		// Background propagation removes the Job at once; its pods are left
-		// to the garbage collector.
-		policy := metav1.DeletePropagationBackground
-		err := jobs.Delete(ctx, want.Name, metav1.DeleteOptions{
-			PropagationPolicy: &policy,
-			Preconditions:     &metav1.Preconditions{UID: ptr.To(have.UID)},
-		})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete drifted job %s/%s: %w", want.Namespace, want.Name, err)
+		if err := replaceJob(ctx, c, have, "drifted"); err != nil {
+			return err
 		}
 	}
 	if _, err := jobs.Create(ctx, want, metav1.CreateOptions{}); err != nil {
@@ -44,13 +56,113 @@ func ensureJob(ctx context.Context, c Clients, want *batchv1.Job, keepMissing bo
 	return nil
 }
 
+// replaceJob deletes have and waits until it is gone, so that a Job of the
+// same name can be created.
+func replaceJob(ctx context.Context, c Clients, have *batchv1.Job, why string) error {
+	// Background propagation removes the Job at once; its pods are left
+	// to the garbage collector.
+	policy := metav1.DeletePropagationBackground
+	err := c.jobs(have.Namespace).Delete(ctx, have.Name, metav1.DeleteOptions{
+		PropagationPolicy: &policy,
+		Preconditions:     &metav1.Preconditions{UID: ptr.To(have.UID)},
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s job %s/%s: %w", why, have.Namespace, have.Name, err)
+	}
+	gone, err := waitJobGone(ctx, c, have)
+	if err == nil && !gone {
+		err = fmt.Errorf("job %s/%s still terminating after %s (a finalizer holds it)", have.Namespace, have.Name, jobGoneWait)
+	}
+	return err
+}
+
+// jobGoneWait is how long Launch waits for a terminating Job (its
+// finalizers, foreground deletion of its pods) before leaving it to a
+// later run.
+var jobGoneWait = 30 * time.Second
+
+// waitJobGone waits up to jobGoneWait until the Job have is deleted,
+// and reports whether it is.
+func waitJobGone(ctx context.Context, c Clients, have *batchv1.Job) (bool, error) {
+	deadline := time.Now().Add(jobGoneWait)
+	for {
+		cur, err := c.jobs(have.Namespace).Get(ctx, have.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || (err == nil && cur.UID != have.UID) {
+			return true, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("get job %s/%s: %w", have.Namespace, have.Name, err)
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// failedAt is when the Job failed: its Failed condition's transition time.
+func failedAt(job *batchv1.Job) time.Time {
+	if c := jobCondition(job, batchv1.JobFailed); c != nil && !c.LastTransitionTime.IsZero() {
+		return c.LastTransitionTime.Time
+	}
+	return job.CreationTimestamp.Time
+}
+
+// olmUtilCommand and olmExtractCommand are the commands of OLM's unpack
+// Job (ConfigMapUnpacker.job): cp of cpb from OLM's util image, and opm's
+// extract.
+var (
+	olmUtilCommand    = []string{"/bin/cp", "-Rv", "/bin/cpb", "/util/cpb"}
+	olmExtractCommand = []string{"opm", "alpha", "bundle", "extract"}
+)
+
+// IsOLMJob reports whether job is the unpack Job of OLM's catalog
+// operator, told by its spec: the util container copying cpb, or the
+// extract container running opm alpha bundle extract. The two share names
+// in a namespace; olmcat never deletes OLM's Job, which OLM would answer
+// by deleting olmcat's.
+func IsOLMJob(job *batchv1.Job) bool {
+	p := job.Spec.Template.Spec
+	for _, c := range p.InitContainers {
+		if c.Name == "util" && slices.Equal(c.Command, olmUtilCommand) {
+			return true
+		}
+	}
+	for _, c := range p.Containers {
+		if c.Name == "extract" && len(c.Command) >= len(olmExtractCommand) && slices.Equal(c.Command[:len(olmExtractCommand)], olmExtractCommand) {
+			return true
+		}
+	}
+	return false
+}
+
 // jobMatches reports whether have, the Job the API server stored, still
-// is want: every field Launch sets must be equal, including those want
-// leaves unset (a deadline or pull secret removed since the Job was made).
-// Fields Launch does not set are the API server's (defaults, its labels
-// on the pod template) and are not compared.
+// is want, as OLM decides (equality.Semantic.DeepDerivative): only the
+// fields Launch sets are compared, so what admission adds (a webhook's
+// resources.limits, defaults) is no drift. The fields Launch may leave
+// unset are compared exactly, so that removing them is drift too: the
+// deadline (--timeout 0), the pull secrets, and runAsUser/runAsNonRoot.
 func jobMatches(want, have *batchv1.Job) bool {
-	return equality.Semantic.DeepEqual(ownedJob(want, want), ownedJob(have, want))
+	w, h := ownedJob(want, want), ownedJob(have, want)
+	if !equality.Semantic.DeepDerivative(w, h) {
+		return false
+	}
+	ws, hs := w.Spec.Template.Spec, h.Spec.Template.Spec
+	var wsc, hsc corev1.PodSecurityContext
+	if ws.SecurityContext != nil {
+		wsc = *ws.SecurityContext
+	}
+	if hs.SecurityContext != nil {
+		hsc = *hs.SecurityContext
+	}
+	return equality.Semantic.DeepEqual(w.Spec.ActiveDeadlineSeconds, h.Spec.ActiveDeadlineSeconds) &&
+		equality.Semantic.DeepEqual(ws.ImagePullSecrets, hs.ImagePullSecrets) &&
+		equality.Semantic.DeepEqual(wsc.RunAsUser, hsc.RunAsUser) &&
+		equality.Semantic.DeepEqual(wsc.RunAsNonRoot, hsc.RunAsNonRoot)
 }
 
 // ownedJob returns the fields of job that Launch sets for want: labels

@@ -3,6 +3,8 @@ package unpack
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -14,12 +16,13 @@ import (
 
 // Defaults of Launch.
 const (
-	// DefaultToolImage is the image holding this toolkit's static binary.
-	DefaultToolImage = "olmcat:latest"
-	// DefaultToolBinary is the binary's path inside DefaultToolImage.
+	// DefaultToolBinary is the binary's path inside the util and opm role
+	// images (olmcat's own image holds it there).
 	DefaultToolBinary = "/bin/olmcat"
 	// DefaultTimeout is the unpack Job's activeDeadlineSeconds.
 	DefaultTimeout = 10 * time.Minute
+	// DefaultRunAsUser is the pod's runAsUser, as in OLM's chart.
+	DefaultRunAsUser = 1001
 )
 
 // LaunchOption configures Launch and Lookup.
@@ -27,9 +30,14 @@ type LaunchOption func(*launchOptions)
 
 type launchOptions struct {
 	catalogSource *CatalogSourceRef
-	toolImage     string
+	utilImage     string
+	opmImage      string
 	toolBinary    string
 	timeout       time.Duration
+	runAsUser     int64
+	pullSecrets   []string
+	retryAfter    time.Duration
+	extra         bool
 }
 
 // WithCatalogSource makes the CatalogSource ref the owner of the unpack
@@ -39,30 +47,80 @@ func WithCatalogSource(ref CatalogSourceRef) LaunchOption {
 	return func(o *launchOptions) { o.catalogSource = &ref }
 }
 
-// WithToolImage sets the image whose static binary plays the copier and
-// the extractor (DefaultToolImage).
-func WithToolImage(image string) LaunchOption {
-	return func(o *launchOptions) { o.toolImage = image }
+// WithUtilImage sets the image of the Job's util role, whose binary is
+// copied into the bundle image's pod to copy the bundle out (OLM's util
+// image with cpb). There is no default: Launch refuses without one.
+func WithUtilImage(image string) LaunchOption {
+	return func(o *launchOptions) { o.utilImage = image }
 }
 
-// WithToolBinary sets the binary's path inside the tool image
-// (DefaultToolBinary).
+// WithOpmImage sets the image of the Job's opm role, which writes the
+// bundle into the ConfigMap (OLM's opm image). There is no default:
+// Launch refuses without one.
+func WithOpmImage(image string) LaunchOption {
+	return func(o *launchOptions) { o.opmImage = image }
+}
+
+// WithToolBinary sets the binary's path inside the util and opm role
+// images (DefaultToolBinary).
 func WithToolBinary(p string) LaunchOption {
 	return func(o *launchOptions) { o.toolBinary = p }
 }
 
-// WithTimeout sets the Job's activeDeadlineSeconds; 0 means no deadline
-// (DefaultTimeout).
+// WithTimeout sets the Job's activeDeadlineSeconds, rounded up to whole
+// seconds; 0 means no deadline (DefaultTimeout).
 func WithTimeout(d time.Duration) LaunchOption {
 	return func(o *launchOptions) { o.timeout = d }
 }
 
+// WithRunAsUser sets the pod's runAsUser (with runAsNonRoot); 0 or less
+// sets neither, leaving the user to the image and the cluster (OpenShift
+// assigns one from the namespace's range), as OLM does when its runAsUser
+// is not configured (DefaultRunAsUser).
+func WithRunAsUser(uid int64) LaunchOption {
+	return func(o *launchOptions) { o.runAsUser = uid }
+}
+
+// WithPullSecrets adds pull secrets of the unpack namespace to the Job,
+// after those of the CatalogSource.
+func WithPullSecrets(names ...string) LaunchOption {
+	return func(o *launchOptions) { o.pullSecrets = append(o.pullSecrets, names...) }
+}
+
+// WithMinRetryInterval replaces a failed unpack Job by a fresh one once it
+// failed at least d ago, the semantics of OLM's
+// operatorframework.io/bundle-unpack-min-retry-interval; 0 (the default)
+// never retries.
+func WithMinRetryInterval(d time.Duration) LaunchOption {
+	return func(o *launchOptions) { o.retryAfter = d }
+}
+
+// WithExtraMetadata makes the Job copy every metadata file of the bundle
+// and keep every bundle annotation and the key-to-file map in the
+// ConfigMap (jobtool.WithExtraMetadata). By default the ConfigMap holds
+// what OLM's unpacker writes.
+func WithExtraMetadata(extra bool) LaunchOption {
+	return func(o *launchOptions) { o.extra = extra }
+}
+
 func newLaunchOptions(opts []LaunchOption) launchOptions {
-	o := launchOptions{toolImage: DefaultToolImage, toolBinary: DefaultToolBinary, timeout: DefaultTimeout}
+	o := launchOptions{toolBinary: DefaultToolBinary, timeout: DefaultTimeout, runAsUser: DefaultRunAsUser}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	return o
+}
+
+// MissingImageError is Launch's refusal to build a Job with a role that
+// has no image: the pod could never start.
+type MissingImageError struct {
+	// Roles are the roles without an image: "util", "opm".
+	Roles []string
+}
+
+func (e *MissingImageError) Error() string {
+	return fmt.Sprintf("no image for the unpack Job's %s role: name an image holding olmcat (olmcat's own image, built by make image) for each role",
+		strings.Join(e.Roles, " and "))
 }
 
 // Launch ensures the objects that unpack image into namespace, all named
@@ -86,13 +144,17 @@ func Launch(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 	if err := o.validate(image, namespace); err != nil {
 		return nil, err
 	}
+	if err := o.validateImages(); err != nil {
+		return nil, err
+	}
 	if err := checkAccess(ctx, c, namespace, launchPermissions(o.catalogSource != nil)); err != nil {
 		return nil, err
 	}
 	spec := jobSpec{
 		name: Name(image), namespace: namespace, image: image,
-		toolImage: o.toolImage, toolBinary: o.toolBinary,
-		timeoutSeconds: int64(o.timeout / time.Second),
+		utilImage: o.utilImage, opmImage: o.opmImage, toolBinary: o.toolBinary,
+		timeoutSeconds: int64((o.timeout + time.Second - 1) / time.Second),
+		runAsUser:      o.runAsUser, extra: o.extra,
 	}
 	var owner *metav1.OwnerReference
 	if ref := o.catalogSource; ref != nil {
@@ -110,7 +172,7 @@ func Launch(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 		spec.pullSecrets = catalogSecrets(cs.Object)
 	}
 	var u undo
-	if err := ensureObjects(ctx, c, spec, owner, &u); err != nil {
+	if err := ensureObjects(ctx, c, spec, owner, o, &u); err != nil {
 		// Remove what this run created, even when ctx was cancelled.
 		if uerr := u.run(context.WithoutCancel(ctx)); uerr != nil {
 			return nil, fmt.Errorf("%w (%v)", err, uerr)
@@ -122,11 +184,19 @@ func Launch(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 
 // ensureObjects ensures the ConfigMap, its RBAC and the Job of spec,
 // recording in u what it creates.
-func ensureObjects(ctx context.Context, c Clients, spec jobSpec, owner *metav1.OwnerReference, u *undo) error {
+func ensureObjects(ctx context.Context, c Clients, spec jobSpec, owner *metav1.OwnerReference, o launchOptions, u *undo) error {
 	cm, err := ensureConfigMap(ctx, c, spec.namespace, spec.name, owner, u)
 	if err != nil {
 		return err
 	}
+	if owner == nil {
+		// Run without the CatalogSource that owns the ConfigMap: its pull
+		// secrets still apply, or the Job would lose them.
+		if spec.pullSecrets, err = ownerSecrets(ctx, c, cm); err != nil {
+			return err
+		}
+	}
+	spec.pullSecrets = appendNew(spec.pullSecrets, o.pullSecrets...)
 	spec.owner = metav1.OwnerReference{
 		APIVersion: "v1", Kind: "ConfigMap", Name: cm.Name, UID: cm.UID,
 		Controller: ptr.To(false), BlockOwnerDeletion: ptr.To(false),
@@ -134,10 +204,42 @@ func ensureObjects(ctx context.Context, c Clients, spec jobSpec, owner *metav1.O
 	if err := ensureRBAC(ctx, c, spec.namespace, spec.name, spec.owner, u); err != nil {
 		return err
 	}
-	// The ConfigMap may already hold the bundle of a Job its TTL removed:
-	// no new Job then, the bundle is not unpacked twice.
-	unpacked := len(cm.Data)+len(cm.BinaryData) > 0 && loadsBundle(cm)
-	return ensureJob(ctx, c, spec.build(), unpacked)
+	// A ConfigMap that holds the bundle is the result, whatever Job there
+	// is (one its TTL removed, one an admission webhook changed): the
+	// bundle is not unpacked twice.
+	if len(cm.Data)+len(cm.BinaryData) > 0 && loadsBundle(cm) {
+		return nil
+	}
+	return ensureJob(ctx, c, spec.build(), o.retryAfter)
+}
+
+// ownerSecrets returns the pull secrets of the CatalogSources owning cm.
+func ownerSecrets(ctx context.Context, c Clients, cm *corev1.ConfigMap) ([]string, error) {
+	var secrets []string
+	for _, ref := range cm.OwnerReferences {
+		if ref.Kind != "CatalogSource" || ref.APIVersion != CatalogSourceGVR.GroupVersion().String() {
+			continue
+		}
+		cs, err := c.getCatalogSource(ctx, CatalogSourceRef{Namespace: cm.Namespace, Name: ref.Name})
+		if apierrors.IsNotFound(err) {
+			continue // the garbage collector removes cm soon
+		}
+		if err != nil {
+			return nil, fmt.Errorf("configmap %s/%s is owned by catalogsource %s, whose pull secrets the Job needs: %w", cm.Namespace, cm.Name, ref.Name, err)
+		}
+		secrets = appendNew(secrets, catalogSecrets(cs.Object)...)
+	}
+	return secrets, nil
+}
+
+// appendNew appends the names not yet in list.
+func appendNew(list []string, names ...string) []string {
+	for _, n := range names {
+		if !slices.Contains(list, n) {
+			list = append(list, n)
+		}
+	}
+	return list
 }
 
 func loadsBundle(cm *corev1.ConfigMap) bool {
@@ -155,13 +257,32 @@ func (o launchOptions) validate(image, namespace string) error {
 		return fmt.Errorf("catalogsource %s must be in the unpack namespace %s (owner references cannot cross namespaces)", o.catalogSource, namespace)
 	case o.timeout < 0:
 		return fmt.Errorf("negative timeout %s", o.timeout)
+	case o.retryAfter < 0:
+		return fmt.Errorf("negative retry interval %s", o.retryAfter)
 	}
-	// A reference the kubelet cannot pull would make a Job whose pod never
-	// starts: refuse it before anything is created.
-	for _, ref := range []struct{ what, image string }{{"bundle image", image}, {"tool image", o.toolImage}} {
-		if _, err := name.ParseReference(ref.image); err != nil {
-			return fmt.Errorf("%s %q is not an image reference ([registry/]repository[:tag][@digest])", ref.what, ref.image)
+	return checkReference("bundle image", image)
+}
+
+// validateImages refuses a Job whose pod could never start: a role
+// without an image, or a reference the kubelet cannot pull.
+func (o launchOptions) validateImages() error {
+	var missing []string
+	for _, r := range []struct{ role, image string }{{"util", o.utilImage}, {"opm", o.opmImage}} {
+		if r.image == "" {
+			missing = append(missing, r.role)
+		} else if err := checkReference(r.role+" image", r.image); err != nil {
+			return err
 		}
+	}
+	if missing != nil {
+		return &MissingImageError{Roles: missing}
+	}
+	return nil
+}
+
+func checkReference(what, image string) error {
+	if _, err := name.ParseReference(image); err != nil {
+		return fmt.Errorf("%s %q is not an image reference ([registry/]repository[:tag][@digest])", what, image)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func TestLaunchIdempotent(t *testing.T) {
 	name := Name(image)
 	launch := func() {
 		t.Helper()
-		_, err := Launch(ctx, clients, image, ns, WithToolImage("olmcat:test"))
+		_, err := Launch(ctx, clients, image, ns, testImages...)
 		require.NoError(t, err, "launch")
 	}
 	launch()

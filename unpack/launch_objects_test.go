@@ -55,8 +55,8 @@ func TestLaunchObjects(t *testing.T) {
 	image := "example/etcd-bundle:v0.9.2"
 	name := Name(image)
 
-	lookup, err := Launch(ctx, clients, image, ns, WithCatalogSource(CatalogSourceRef{ns, "operators"}),
-		WithToolImage("olmcat:test"), WithTimeout(5*time.Minute))
+	lookup, err := Launch(ctx, clients, image, ns, launchOpts(WithCatalogSource(CatalogSourceRef{ns, "operators"}),
+		WithTimeout(5*time.Minute))...)
 	require.NoError(t, err, "launch")
 	assert.True(t, lookup.Pending(), "lookup after launch = %+v, want pending", lookup.Conditions)
 	require.NotEmpty(t, lookup.Conditions, "lookup after launch")

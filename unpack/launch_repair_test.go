@@ -31,7 +31,7 @@ func TestLaunchReplacesJobWhenFieldsAreRemoved(t *testing.T) {
 	name := Name(image)
 	launch := func(timeout time.Duration) {
 		t.Helper()
-		_, err := Launch(ctx, clients, image, ns, WithCatalogSource(CatalogSourceRef{ns, "catalog"}), WithTimeout(timeout))
+		_, err := Launch(ctx, clients, image, ns, launchOpts(WithCatalogSource(CatalogSourceRef{ns, "catalog"}), WithTimeout(timeout))...)
 		require.NoError(t, err)
 	}
 	deadline := func() *int64 { return getJob(t, clients, ns, name).Spec.ActiveDeadlineSeconds }
@@ -68,12 +68,12 @@ func TestLaunchReownsAfterConfigMapRecreated(t *testing.T) {
 	ctx := context.Background()
 	image := "example/reowned-bundle:v1"
 	name := Name(image)
-	_, err := Launch(ctx, clients, image, ns)
+	_, err := Launch(ctx, clients, image, ns, testImages...)
 	require.NoError(t, err)
 	old := getConfigMap(t, clients, ns, name).UID
 	require.NoError(t, clients.configMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}))
 
-	_, err = Launch(ctx, clients, image, ns)
+	_, err = Launch(ctx, clients, image, ns, testImages...)
 	require.NoError(t, err)
 	cm := getConfigMap(t, clients, ns, name)
 	require.NotEqual(t, old, cm.UID)
@@ -120,9 +120,9 @@ func TestLaunchRefusesInvalidReference(t *testing.T) {
 	}{
 		{image: " quay.io/x/y:v1", want: `bundle image " quay.io/x/y:v1" is not an image reference`},
 		{image: "NOT A VALID REF!!", want: `bundle image "NOT A VALID REF!!" is not an image reference`},
-		{image: "quay.io/x/y:v1", opts: []LaunchOption{WithToolImage("olmcat:la test")}, want: `tool image "olmcat:la test" is not an image reference`},
+		{image: "quay.io/x/y:v1", opts: []LaunchOption{WithUtilImage("olmcat:la test"), WithOpmImage("olmcat:test")}, want: `util image "olmcat:la test" is not an image reference`},
 	} {
-		_, err := Launch(context.Background(), clients, tc.image, ns, tc.opts...)
+		_, err := Launch(context.Background(), clients, tc.image, ns, append(launchOpts(), tc.opts...)...)
 		require.ErrorContains(t, err, tc.want)
 		requireNoUnpackObjects(t, clients, ns, Name(tc.image))
 	}
@@ -163,7 +163,7 @@ func TestLaunchChecksAccessFirst(t *testing.T) {
 		rbacv1.PolicyRule{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"create", "get"}},
 	)
 	image := "example/denied-bundle:v1"
-	_, err := Launch(context.Background(), user, image, ns)
+	_, err := Launch(context.Background(), user, image, ns, testImages...)
 	var denied *AccessError
 	require.True(t, errors.As(err, &denied), "error %v", err)
 	require.Equal(t, []string{"create serviceaccounts", "get serviceaccounts", "update serviceaccounts", "delete jobs.batch"}, denied.Denied)
@@ -194,14 +194,14 @@ func TestLaunchUndoesFailedRun(t *testing.T) {
 	_, err = quotas.UpdateStatus(ctx, quota, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
-	_, err = Launch(ctx, clients, image, ns)
+	_, err = Launch(ctx, clients, image, ns, testImages...)
 	require.ErrorContains(t, err, "create job")
 	requireNoUnpackObjects(t, clients, ns, name)
 
 	// A ServiceAccount that was there before the run is not this run's.
 	sa, err := clients.serviceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	_, err = Launch(ctx, clients, image, ns)
+	_, err = Launch(ctx, clients, image, ns, testImages...)
 	require.ErrorContains(t, err, "create job")
 	kept, err := clients.serviceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
 	require.NoError(t, err)

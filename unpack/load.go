@@ -228,12 +228,17 @@ func splitDocuments(content []byte) ([][]byte, error) {
 }
 
 // bundleAnnotations drops the annotations Extract adds from a ConfigMap's
-// annotations; what remains came from the bundle's annotations.yaml.
+// annotations; what remains came from the bundle's annotations.yaml. An
+// empty one of opm's six is one the bundle lacks: opm's writer sets each,
+// to "" when annotations.yaml has none.
 func bundleAnnotations(ann map[string]string) map[string]string {
 	out := map[string]string{}
 	for k, v := range ann {
 		switch k {
 		case AnnotationSourceImage, AnnotationContentEncoding, AnnotationPaths:
+			continue
+		}
+		if v == "" && slices.Contains(jobtool.BundleAnnotationKeys, k) {
 			continue
 		}
 		out[k] = v

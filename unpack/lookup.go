@@ -40,7 +40,10 @@ type BundleLookup struct {
 	Namespace  string      `json:"namespace"`
 	Name       string      `json:"name"`
 	Conditions []Condition `json:"conditions,omitempty"`
-	Manifest   *Manifest   `json:"-"`
+	// ManagedByOLM is set when the unpack Job is OLM's catalog operator's
+	// (IsOLMJob): its result is reported, and only OLM replaces it.
+	ManagedByOLM bool      `json:"managedByOLM,omitempty"`
+	Manifest     *Manifest `json:"-"`
 }
 
 // Pending reports whether the lookup waits for something.
@@ -68,11 +71,14 @@ func pending(reason, message string) Condition {
 
 // Lookup reads the unpack state of image in namespace without changing
 // anything: CatalogSourceMissing when the catalog (WithCatalogSource) does
-// not exist, JobNotStarted without a Job (unless the ConfigMap already
-// holds the bundle: the Job is deleted some time after it finished), BundleLookupFailed with the Job's
-// failure reason and message (DeadlineExceeded, BackoffLimitExceeded),
-// JobIncomplete (with the waiting reasons of pending unpack pods) until the
-// Job completes, and then the bundle loaded from the ConfigMap.
+// not exist; the bundle when the ConfigMap holds one, whatever Job there
+// is (the Job is deleted some time after it finished); JobNotStarted
+// without a Job or with one being deleted; BundleLookupFailed with the
+// Job's failure reason and message (DeadlineExceeded,
+// BackoffLimitExceeded); JobIncomplete (with the containers of pending
+// unpack pods) until the Job completes; and a failure when the completed
+// Job left a ConfigMap that does not load. The Job may be OLM's catalog
+// operator's (ManagedByOLM).
 func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...LaunchOption) (*BundleLookup, error) {
 	o := newLaunchOptions(opts)
 	if err := o.validate(image, namespace); err != nil {
@@ -87,17 +93,33 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 		}
 	}
 	job, err := c.jobs(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("get job %s/%s: %w", namespace, name, err)
+	}
+	olm := err == nil && IsOLMJob(job)
+	if m := loadUnpacked(ctx, c, namespace, name); m != nil {
+		l := newLookup(image, namespace, name)
+		l.Manifest, l.ManagedByOLM = m, olm
+		return l, nil
+	}
 	if apierrors.IsNotFound(err) {
-		// A finished Job is deleted after its TTL; the ConfigMap stays.
-		if m := loadUnpacked(ctx, c, namespace, name); m != nil {
-			l := newLookup(image, namespace, name)
-			l.Manifest = m
-			return l, nil
-		}
 		return newLookup(image, namespace, name, pending(ReasonJobNotStarted, "unpack job not yet started")), nil
 	}
+	l, err := jobLookup(ctx, c, image, job)
 	if err != nil {
-		return nil, fmt.Errorf("get job %s/%s: %w", namespace, name, err)
+		return nil, err
+	}
+	l.ManagedByOLM = olm
+	return l, nil
+}
+
+// jobLookup is the state of an unpack whose ConfigMap holds no bundle yet,
+// from its Job.
+func jobLookup(ctx context.Context, c Clients, image string, job *batchv1.Job) (*BundleLookup, error) {
+	namespace, name := job.Namespace, job.Name
+	if job.DeletionTimestamp != nil {
+		return newLookup(image, namespace, name, pending(ReasonJobNotStarted,
+			fmt.Sprintf("unpack job %s/%s is being deleted; a new one is created once it is gone", namespace, name))), nil
 	}
 	if cond := jobCondition(job, batchv1.JobFailed); cond != nil {
 		return newLookup(image, namespace, name, Condition{
@@ -121,6 +143,7 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 			Type: ConditionFailed, Status: "True", Reason: ReasonInvalidBundle, Message: err.Error(),
 		}), nil
 	}
+	// Written since loadUnpacked looked.
 	l := newLookup(image, namespace, name)
 	l.Manifest = m
 	return l, nil
@@ -164,11 +187,16 @@ func pendingPods(ctx context.Context, c Clients, job *batchv1.Job) (string, erro
 			continue
 		}
 		for _, st := range pod.Status.InitContainerStatuses {
-			if st.Ready || st.State.Waiting == nil {
+			// A terminated init container is done; a running one, or one
+			// waiting without a reason, is still pending.
+			if st.Ready || st.State.Terminated != nil {
 				continue
 			}
-			waiting = append(waiting, fmt.Sprintf("Unpack pod(%s/%s) container(%s) is pending. Reason: %s, Message: %s",
-				pod.Namespace, pod.Name, st.Name, st.State.Waiting.Reason, st.State.Waiting.Message))
+			msg := fmt.Sprintf("Unpack pod(%s/%s) container(%s) is pending.", pod.Namespace, pod.Name, st.Name)
+			if w := st.State.Waiting; w != nil && w.Reason+w.Message != "" {
+				msg += fmt.Sprintf(" Reason: %s, Message: %s", w.Reason, w.Message)
+			}
+			waiting = append(waiting, msg)
 		}
 	}
 	if len(waiting) > 0 {

@@ -49,7 +49,7 @@ func TestLookupTransitions(t *testing.T) {
 	withCS := WithCatalogSource(CatalogSourceRef{ns, "catalog"})
 
 	// The catalog does not exist yet: nothing is created.
-	l, err := Launch(ctx, clients, image, ns, withCS)
+	l, err := Launch(ctx, clients, image, ns, launchOpts(withCS)...)
 	require.NoError(t, err, "launch without the catalog")
 	wantCondition(t, l, ConditionPending, ReasonCatalogSourceMissing, "referenced catalogsource not found")
 	_, err = clients.configMaps(ns).Get(ctx, name, metav1.GetOptions{})
@@ -60,7 +60,7 @@ func TestLookupTransitions(t *testing.T) {
 	require.NoError(t, err, "lookup before launch")
 	wantCondition(t, l, ConditionPending, ReasonJobNotStarted, "unpack job not yet started")
 
-	l, err = Launch(ctx, clients, image, ns, withCS)
+	l, err = Launch(ctx, clients, image, ns, launchOpts(withCS)...)
 	require.NoError(t, err, "launch")
 	wantCondition(t, l, ConditionPending, ReasonJobIncomplete, "unpack job not completed")
 	assert.Equal(t, "unpack job not completed", l.Conditions[0].Message, "message names pods, but there are none")
@@ -95,7 +95,7 @@ func TestLookupTransitions(t *testing.T) {
 
 	// Another image's Job runs past its deadline.
 	failing := "example/bar-bundle:v0.1.0"
-	_, err = Launch(ctx, clients, failing, ns, withCS)
+	_, err = Launch(ctx, clients, failing, ns, launchOpts(withCS)...)
 	require.NoError(t, err, "launch %s", failing)
 	kubetest.FailJob(t, c.Admin(t), ns, Name(failing), "DeadlineExceeded", "Job was active longer than specified deadline")
 	l, err = Lookup(ctx, clients, failing, ns, withCS)
@@ -112,7 +112,7 @@ func TestLookupCompleteButNotABundle(t *testing.T) {
 	ns := c.Namespace(t)
 	ctx := context.Background()
 	image := "example/empty-bundle:v1"
-	_, err := Launch(ctx, clients, image, ns)
+	_, err := Launch(ctx, clients, image, ns, testImages...)
 	require.NoError(t, err, "launch")
 	kubetest.CompleteJob(t, c.Admin(t), ns, Name(image))
 	l, err := Lookup(ctx, clients, image, ns)
@@ -130,7 +130,7 @@ func TestLookupAfterJobTTL(t *testing.T) {
 	ctx := context.Background()
 	image := "example/baz-bundle:v1.1.0"
 	name := Name(image)
-	_, err := Launch(ctx, clients, image, ns)
+	_, err := Launch(ctx, clients, image, ns, testImages...)
 	require.NoError(t, err, "launch")
 	_, err = jobtool.Extract(ctx, adminWriter(t), ns, name, jobtool.WithBundleDir("../fixtures/bundles/small-fbb/baz-bundle-v1.1.0"), jobtool.WithGzip(true))
 	require.NoError(t, err, "extract")
@@ -141,7 +141,7 @@ func TestLookupAfterJobTTL(t *testing.T) {
 		what string
 		call func(context.Context, Clients, string, string, ...LaunchOption) (*BundleLookup, error)
 	}{{"lookup", Lookup}, {"launch", Launch}} {
-		l, err := step.call(ctx, clients, image, ns)
+		l, err := step.call(ctx, clients, image, ns, testImages...)
 		require.NoError(t, err, step.what)
 		requireUnpacked(t, l, "baz.v1.1.0", step.what+" after the job's TTL")
 	}

@@ -26,7 +26,7 @@ func TestServiceAccountWritesOnlyItsConfigMap(t *testing.T) {
 	ctx := context.Background()
 	image := "example/baz-bundle:v1.0.0"
 	name := Name(image)
-	_, err := Launch(ctx, clients, image, ns)
+	_, err := Launch(ctx, clients, image, ns, testImages...)
 	require.NoError(t, err, "launch")
 	createConfigMap(t, c.Admin(t), ns, "other")
 	saCfg := c.TokenConfig(c.ServiceAccountToken(t, ns, name))

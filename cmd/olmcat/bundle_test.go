@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,22 +88,17 @@ func remap(args []string, dirs map[string]string) []string {
 	return out
 }
 
-// TestBundleUnpackJobCommands launches an unpack with the CLI, then plays
-// the stored Job's three containers with this binary (paths remapped to
-// temp dirs, the bundle image's root being a fixture bundle), the extract
-// container authenticated as the Job's ServiceAccount with a token from the
-// API server. That ServiceAccount can write its ConfigMap and no other.
-// Then the Job's status moves to Complete and unpack --wait reports the
-// bundle, which bundle load prints as opm renders it.
-func TestBundleUnpackJobCommands(t *testing.T) {
-	c := kubetest.Get(t)
-	ns := c.Namespace(t)
+// playUnpackJob launches an unpack of image with the CLI (with flags),
+// then plays the stored Job's three containers with this binary (paths
+// remapped to temp dirs, the bundle image's root being bundleRoot), the
+// extract container authenticated as the Job's ServiceAccount with a token
+// from the API server. It returns the extract command and that account's
+// kubeconfig.
+func playUnpackJob(t *testing.T, c *kubetest.Cluster, ns, image, bundleRoot string, flags ...string) (extract []string, sa string) {
+	t.Helper()
 	admin := c.Kubeconfig(t, c.AdminConfig())
-	image := "example/etcd-bundle:v0.9.2"
-	bundleRoot := "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
 	name := unpack.Name(image)
-
-	out, stderr, code := runCLI(t, "bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test")
+	out, stderr, code := runCLI(t, append([]string{"bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test"}, flags...)...)
 	require.Equal(t, 0, code, stderr)
 	var res map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
@@ -134,30 +130,46 @@ func TestBundleUnpackJobCommands(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 
 	// extract, as the Job's service account.
-	sa := c.Kubeconfig(t, c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
-	extract := remap(containers[2].Command, dirs)
+	sa = c.Kubeconfig(t, c.TokenConfig(c.ServiceAccountToken(t, ns, name)))
+	extract = remap(containers[2].Command, dirs)
 	for _, e := range containers[2].Env {
 		t.Setenv(e.Name, e.Value)
 	}
 	_, stderr, code = runCLI(t, append(extract[1:], "--kubeconfig", sa)...)
 	require.Equal(t, 0, code, stderr)
+	return extract, sa
+}
+
+// TestBundleUnpackJobCommands plays the Job of an unpack with
+// --extra-metadata: its ServiceAccount can write its ConfigMap and no
+// other. Then the Job's status moves to Complete and unpack --wait reports
+// the bundle, which bundle load prints as opm renders it (dependencies.yaml
+// included).
+func TestBundleUnpackJobCommands(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	admin := c.Kubeconfig(t, c.AdminConfig())
+	image := "example/etcd-bundle:v0.9.2"
+	bundleRoot := "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+	name := unpack.Name(image)
+	extract, sa := playUnpackJob(t, c, ns, image, bundleRoot, "--extra-metadata")
 
 	createEmptyConfigMap(t, c, ns, "other")
-	other := append(remap(containers[2].Command, dirs)[1:], "--kubeconfig", sa)
+	other := append(extract[1:], "--kubeconfig", sa)
 	for i := range other {
 		if other[i] == "-c" {
 			other[i+1] = "other"
 		}
 	}
-	_, stderr, code = runCLI(t, other...)
+	_, stderr, code := runCLI(t, other...)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "forbidden")
 	require.Contains(t, stderr, "system:serviceaccount:"+ns+":"+name)
 
 	kubetest.CompleteJob(t, c.Admin(t), ns, name)
-	out, stderr, code = runCLI(t, "bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test", "--wait", "--poll-interval", "50ms")
+	out, stderr, code := runCLI(t, "bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test", "--extra-metadata", "--wait", "--poll-interval", "50ms")
 	require.Equal(t, 0, code, stderr)
-	res = nil
+	var res map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	require.Equal(t, "etcdoperator.v0.9.2", res["bundle"])
 	require.Nil(t, res["conditions"])
@@ -167,6 +179,46 @@ func TestBundleUnpackJobCommands(t *testing.T) {
 	require.Equal(t, opmImageRender(t, bundleRoot, image), got)
 }
 
+// TestBundleUnpackWritesOLMsConfigMap: by default the Job's containers
+// write what OLM's unpacker writes, key for key and annotation for
+// annotation: the manifests only (the bundle's dependencies.yaml stays
+// out), opm's six bundle annotations, the source image and the encoding,
+// no paths annotation. bundle load reads it.
+func TestBundleUnpackWritesOLMsConfigMap(t *testing.T) {
+	c := kubetest.Get(t)
+	ns := c.Namespace(t)
+	image := "example/etcd-bundle:v0.9.2"
+	bundleRoot := "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+	name := unpack.Name(image)
+	playUnpackJob(t, c, ns, image, bundleRoot)
+	cm, err := c.Admin(t).CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	var keys []string
+	for k := range cm.BinaryData {
+		keys = append(keys, k)
+	}
+	entries, err := os.ReadDir(filepath.Join(bundleRoot, "manifests"))
+	require.NoError(t, err)
+	var want []string
+	for _, e := range entries {
+		want = append(want, e.Name())
+	}
+	require.ElementsMatch(t, want, keys, "configmap keys")
+	require.Empty(t, cm.Data)
+	require.ElementsMatch(t, []string{
+		"olm.contentEncoding", "olm.sourceImage",
+		"operators.operatorframework.io.bundle.channel.default.v1",
+		"operators.operatorframework.io.bundle.channels.v1",
+		"operators.operatorframework.io.bundle.manifests.v1",
+		"operators.operatorframework.io.bundle.mediatype.v1",
+		"operators.operatorframework.io.bundle.metadata.v1",
+		"operators.operatorframework.io.bundle.package.v1",
+	}, slices.Collect(maps.Keys(cm.Annotations)), "configmap annotations")
+	kubetest.CompleteJob(t, c.Admin(t), ns, name)
+	_, stderr, code := runCLI(t, "bundle", "load", ns+"/"+name, "--kubeconfig", c.Kubeconfig(t, c.AdminConfig()))
+	require.Equal(t, 0, code, stderr)
+}
+
 // TestBundleUnpackFailed: a Job that ran past its deadline fails the
 // command with the Job's reason; --wait stops waiting on failure.
 func TestBundleUnpackFailed(t *testing.T) {
@@ -174,7 +226,7 @@ func TestBundleUnpackFailed(t *testing.T) {
 	ns := c.Namespace(t)
 	admin := c.Kubeconfig(t, c.AdminConfig())
 	image := "example/missing-bundle:v1"
-	args := []string{"bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--timeout", "30s"}
+	args := []string{"bundle", "unpack", image, "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test", "--timeout", "30s"}
 	_, stderr, code := runCLI(t, args...)
 	require.Equal(t, 0, code, stderr)
 	job, err := c.Admin(t).BatchV1().Jobs(ns).Get(context.Background(), unpack.Name(image), metav1.GetOptions{})

@@ -18,9 +18,11 @@ const AnnotationManifestsDir = "operators.operatorframework.io.bundle.manifests.
 // (which has no shell or cp): it finds the bundle under root (its
 // metadata/annotations.yaml, or the first annotations.yaml found walking
 // root, skipping /dev, /proc and /sys), and copies the manifests directory
-// the annotations name (default manifests/) to dest/manifests and the
-// metadata directory to dest/metadata. Only regular files are copied.
-func CopyBundle(root, dest string) error {
+// the annotations name (default manifests/) to dest/manifests and
+// annotations.yaml to dest/metadata, as OLM's cpb does; allMetadata copies
+// every file of the metadata directory (dependencies.yaml,
+// properties.yaml). Only regular files are copied.
+func CopyBundle(root, dest string, allMetadata bool) error {
 	annotations, err := findAnnotations(root)
 	if err != nil {
 		return err
@@ -30,15 +32,16 @@ func CopyBundle(root, dest string) error {
 	if ann, err := readAnnotations(annotations); err == nil && ann[AnnotationManifestsDir] != "" {
 		manifestsDir = filepath.Join(root, filepath.Clean("/"+ann[AnnotationManifestsDir]))
 	}
-	for _, d := range []struct{ from, to string }{
-		{manifestsDir, filepath.Join(dest, "manifests")},
-		{metadataDir, filepath.Join(dest, "metadata")},
-	} {
-		if err := copyDir(d.from, d.to); err != nil {
-			return err
-		}
+	if err := copyDir(manifestsDir, filepath.Join(dest, "manifests")); err != nil {
+		return err
 	}
-	return nil
+	if allMetadata {
+		return copyDir(metadataDir, filepath.Join(dest, "metadata"))
+	}
+	if err := os.MkdirAll(filepath.Join(dest, "metadata"), 0o755); err != nil {
+		return err
+	}
+	return CopyFile(annotations, filepath.Join(dest, "metadata", AnnotationsFile), 0o644)
 }
 
 func findAnnotations(root string) (string, error) {

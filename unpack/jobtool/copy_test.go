@@ -1,6 +1,7 @@
 package jobtool
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,6 +18,8 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 	}
 }
 
+// TestCopyBundle: the manifests and annotations.yaml are copied, as OLM's
+// cpb does; other metadata files (dependencies.yaml) only with allMetadata.
 func TestCopyBundle(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -32,17 +35,22 @@ func TestCopyBundle(t *testing.T) {
 			"opt/b/objs/csv.yaml":         "kind: ClusterServiceVersion\n",
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root, dest := t.TempDir(), t.TempDir()
-			writeFiles(t, root, tc.files)
-			require.NoError(t, CopyBundle(root, dest))
-			got, err := os.ReadFile(filepath.Join(dest, "manifests", "csv.yaml"))
-			require.NoError(t, err, "manifests/csv.yaml")
-			require.Equal(t, "kind: ClusterServiceVersion\n", string(got), "manifests/csv.yaml")
-			require.FileExists(t, filepath.Join(dest, "metadata", AnnotationsFile))
-		})
+		for _, all := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s all metadata %v", tc.name, all), func(t *testing.T) {
+				root, dest := t.TempDir(), t.TempDir()
+				writeFiles(t, root, tc.files)
+				require.NoError(t, CopyBundle(root, dest, all))
+				got, err := os.ReadFile(filepath.Join(dest, "manifests", "csv.yaml"))
+				require.NoError(t, err, "manifests/csv.yaml")
+				require.Equal(t, "kind: ClusterServiceVersion\n", string(got), "manifests/csv.yaml")
+				require.FileExists(t, filepath.Join(dest, "metadata", AnnotationsFile))
+				_, err = os.Stat(filepath.Join(dest, "metadata", "dependencies.yaml"))
+				_, inBundle := tc.files["metadata/dependencies.yaml"]
+				require.Equal(t, all && inBundle, err == nil, "metadata/dependencies.yaml copied: %v", err)
+			})
+		}
 	}
-	require.Error(t, CopyBundle(t.TempDir(), t.TempDir()), "copying a directory without a bundle succeeded")
+	require.Error(t, CopyBundle(t.TempDir(), t.TempDir(), false), "copying a directory without a bundle succeeded")
 }
 
 func TestCopyFileRefusesExisting(t *testing.T) {

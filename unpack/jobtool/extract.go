@@ -18,6 +18,7 @@ type extractOptions struct {
 	gzip            bool
 	sourceImage     string
 	dataLimit       int
+	extra           bool
 }
 
 // WithBundleDir reads the bundle from dir/manifests and
@@ -59,13 +60,24 @@ func WithDataLimit(n int) ExtractOption {
 	return func(o *extractOptions) { o.dataLimit = n }
 }
 
+// WithExtraMetadata keeps every annotation of annotations.yaml (opm keeps
+// only the six bundle annotations OLM reads) and records which bundle file
+// each key holds in AnnotationPaths, so that Load can tell metadata files
+// from manifests. Both count against the API server's 256 KiB annotation
+// limit.
+func WithExtraMetadata(extra bool) ExtractOption {
+	return func(o *extractOptions) { o.extra = extra }
+}
+
 // Extract writes a bundle directory into the existing ConfigMap
 // namespace/name, replacing its data, binaryData and annotations: one
 // entry per file of the manifests and metadata directories (except
-// annotations.yaml, whose annotations become the ConfigMap's), the
-// olm.sourceImage and olm.contentEncoding annotations, and the
-// key-to-file map of AnnotationPaths. The bundle is read and sized first:
-// a bundle over the data limit fails before the ConfigMap is touched. It
+// annotations.yaml, whose six bundle annotations become the ConfigMap's,
+// as in opm), the olm.sourceImage and olm.contentEncoding annotations and,
+// WithExtraMetadata, the other bundle annotations and the key-to-file map
+// of AnnotationPaths. The bundle is read and sized first: a bundle over
+// the data limit, or annotations over the annotation limit, fail before
+// the ConfigMap is touched. It
 // needs get and update on that ConfigMap only, and returns the number of
 // entries written.
 func Extract(ctx context.Context, client *ConfigMaps, namespace, name string, opts ...ExtractOption) (int, error) {
@@ -87,6 +99,9 @@ func Extract(ctx context.Context, client *ConfigMaps, namespace, name string, op
 	}
 	annotations, err := o.annotations(dir)
 	if err != nil {
+		return 0, err
+	}
+	if err := checkAnnotationLimit(annotations); err != nil {
 		return 0, err
 	}
 	write := func() error {
@@ -121,18 +136,43 @@ func Extract(ctx context.Context, client *ConfigMaps, namespace, name string, op
 // client-go's default retry.
 const conflictRetries = 5
 
-// annotations are the ConfigMap annotations for dir: the bundle's own
-// annotations plus the source image, content encoding and key-to-file map.
+// BundleAnnotationKeys are the annotations opm's extract copies from
+// annotations.yaml, each set (empty when the file lacks it), in the order
+// of opm's writer; the others are dropped.
+var BundleAnnotationKeys = []string{
+	AnnotationManifestsDir,
+	"operators.operatorframework.io.bundle.mediatype.v1",
+	"operators.operatorframework.io.bundle.metadata.v1",
+	"operators.operatorframework.io.bundle.package.v1",
+	"operators.operatorframework.io.bundle.channels.v1",
+	"operators.operatorframework.io.bundle.channel.default.v1",
+}
+
+// AnnotationLimit is the most bytes an object's annotations may take,
+// keys and values together: the API server rejects more.
+const AnnotationLimit = 256 << 10
+
+// annotations are the ConfigMap annotations for dir: opm's six bundle
+// annotations (all of the bundle's WithExtraMetadata), the source image,
+// the content encoding and, WithExtraMetadata, the key-to-file map.
 func (o *extractOptions) annotations(dir *bundleDir) (map[string]string, error) {
 	ann := make(map[string]string, len(dir.Annotations)+3)
-	for k, v := range dir.Annotations {
-		ann[k] = v
+	for _, k := range BundleAnnotationKeys {
+		ann[k] = dir.Annotations[k]
+	}
+	if o.extra {
+		for k, v := range dir.Annotations {
+			ann[k] = v
+		}
 	}
 	if o.sourceImage != "" {
 		ann[AnnotationSourceImage] = o.sourceImage
 	}
 	if o.gzip {
 		ann[AnnotationContentEncoding] = EncodingGzipBase64
+	}
+	if !o.extra {
+		return ann, nil
 	}
 	paths := make(map[string]string, len(dir.Files))
 	for _, f := range dir.Files {
@@ -144,4 +184,22 @@ func (o *extractOptions) annotations(dir *bundleDir) (map[string]string, error) 
 	}
 	ann[AnnotationPaths] = string(raw)
 	return ann, nil
+}
+
+// checkAnnotationLimit fails, naming the biggest annotation, when ann
+// would exceed AnnotationLimit (counted as the API server does: the
+// lengths of keys and values).
+func checkAnnotationLimit(ann map[string]string) error {
+	total, biggest := 0, ""
+	for k, v := range ann {
+		total += len(k) + len(v)
+		if biggest == "" || len(k)+len(v) > len(biggest)+len(ann[biggest]) {
+			biggest = k
+		}
+	}
+	if total <= AnnotationLimit {
+		return nil
+	}
+	return fmt.Errorf("configmap annotations need %d bytes, over the limit of %d bytes; biggest: %s (%d bytes)",
+		total, AnnotationLimit, biggest, len(biggest)+len(ann[biggest]))
 }
