@@ -19,17 +19,22 @@ import (
 // and opened before any work is done: a report that cannot be written
 // must fail the run before it commits anything, not after. The report
 // goes to a temporary file beside the destination that is renamed into
-// place (internal/atomicfile).
+// place (internal/atomicfile); through a symlink, the file it points to
+// is the one replaced. A device, a fifo or an open descriptor
+// (/dev/stdout, /proc/self/fd/1) is written through instead, never
+// replaced.
 type reportFile struct {
-	path string
-	tmp  *atomicfile.File
+	path    string
+	tmp     *atomicfile.File
+	through *os.File
 }
 
 // openReportFile checks that path may be written: it is not, holds no
 // and lies in no input, nor inside the output directory outDir being
 // replaced (when there is one); its folder exists and takes new files;
 // an existing file there is replaced only with force. Then it opens the
-// temporary file.
+// temporary file, or the destination itself when that is no regular
+// file (nothing is replaced there, so force is not needed).
 func openReportFile(path, outDir string, force bool, inputs ...string) (*reportFile, error) {
 	if err := pathcheck.Separate("report file", path, inputs...); err != nil {
 		return nil, err
@@ -39,19 +44,28 @@ func openReportFile(path, outDir string, force bool, inputs ...string) (*reportF
 			return nil, err
 		}
 	}
-	dir := filepath.Dir(path)
+	target, err := atomicfile.Resolve(path)
+	if errors.Is(err, atomicfile.ErrNotRegular) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("report file %s: %w", path, err))
+		}
+		return &reportFile{path: path, through: f}, nil
+	}
+	if err != nil {
+		return nil, usageError(fmt.Errorf("report file: %w", err))
+	}
+	dir := filepath.Dir(target)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("report file %s: directory %s does not exist", path, dir)
 	}
-	switch st, err := os.Stat(path); {
-	case err == nil && st.IsDir():
-		return nil, fmt.Errorf("report file %s is a directory", path)
+	switch _, err := os.Stat(target); {
 	case err == nil && !force:
 		return nil, pathcheck.Exists("report file %s: exists (pass --force to replace it)", path)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("report file %s: %w", path, err)
 	}
-	tmp, err := atomicfile.Create(path, true)
+	tmp, err := atomicfile.Create(target, true)
 	if err != nil {
 		return nil, fmt.Errorf("report file %s: cannot write in %s: %w", path, dir, err)
 	}
@@ -70,29 +84,46 @@ func (r *reportFile) writeJSON(v any) error {
 	})
 }
 
-// write fills the file with fn and moves it into place.
+// write fills the file with fn and moves it into place (or writes it
+// through). An error of the move names the file already.
 func (r *reportFile) write(fn func(io.Writer) error) error {
-	bw := bufio.NewWriter(r.tmp)
+	var w io.Writer = r.tmp
+	if r.through != nil {
+		w = r.through
+	}
+	bw := bufio.NewWriter(w)
 	err := fn(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
-		err = r.tmp.Commit()
-	}
-	r.tmp.Discard()
-	r.tmp = nil
 	if err != nil {
+		r.discard()
 		return fmt.Errorf("write report %s: %w", r.path, err)
 	}
-	return nil
+	if r.through != nil {
+		f := r.through
+		r.through = nil
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("write report %s: %w", r.path, err)
+		}
+		return nil
+	}
+	f := r.tmp
+	r.tmp = nil
+	return f.Commit()
 }
 
 // discard removes the temporary file when the report was not written.
 // It does nothing on a nil reportFile, so callers may defer it for an
 // optional report.
 func (r *reportFile) discard() {
-	if r != nil {
-		r.tmp.Discard()
+	if r == nil {
+		return
+	}
+	r.tmp.Discard()
+	r.tmp = nil
+	if r.through != nil {
+		r.through.Close()
+		r.through = nil
 	}
 }

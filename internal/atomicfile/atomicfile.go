@@ -34,11 +34,17 @@ func prefix(dest string) string { return "." + filepath.Base(dest) + ".tmp-" }
 
 // Create prepares writing dest, whose directory must exist. Without
 // force an existing dest is refused (an error matching
-// pathcheck.ErrExists), now and at Commit.
+// pathcheck.ErrExists), now and at Commit. A symlink is written through:
+// the file it points to is replaced (Resolve), and a destination that is
+// no regular file is refused (ErrNotRegular).
 func Create(dest string, force bool, opts ...Option) (*File, error) {
 	var o writeOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	dest, err := Resolve(dest)
+	if err != nil {
+		return nil, err
 	}
 	if !force {
 		if _, err := os.Lstat(dest); err == nil {

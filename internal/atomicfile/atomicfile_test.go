@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,4 +28,28 @@ func TestWrite(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "no temporary file is left behind")
+}
+
+// TestWriteThroughSymlink: a symlink destination is written through (the
+// file it points to is replaced, the link stays), and a fifo or a symlink
+// to nothing is refused, never replaced.
+func TestWriteThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "target"), []byte("old"), 0o644))
+	require.NoError(t, os.Symlink("target", filepath.Join(dir, "link")))
+	require.NoError(t, Write(filepath.Join(dir, "link"), true, write))
+	fi, err := os.Lstat(filepath.Join(dir, "link"))
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeSymlink, fi.Mode().Type())
+	data, err := os.ReadFile(filepath.Join(dir, "target"))
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(data))
+
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	assert.ErrorIs(t, Write(filepath.Join(dir, "fifo"), true, write), ErrNotRegular)
+	require.NoError(t, os.Symlink("nowhere", filepath.Join(dir, "dangling")))
+	assert.ErrorContains(t, Write(filepath.Join(dir, "dangling"), true, write), "which does not exist")
+	_, err = os.Lstat(filepath.Join(dir, "nowhere"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
 }
