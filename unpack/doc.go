@@ -7,14 +7,16 @@
 //   - jobtool.Extract (package jobtool, what the Job runs, kept free of
 //     Kubernetes client libraries) writes a bundle directory into an
 //     existing ConfigMap (opm alpha bundle extract): sanitized keys,
-//     binaryData for non-UTF-8 content, optional gzip+base64, the bundle
-//     annotations, the source image, and the 1 MiB ConfigMap limit checked
-//     before anything is written.
+//     binaryData for non-UTF-8 content, optional gzip+base64, opm's six
+//     bundle annotations, the source image, and the 1 MiB ConfigMap limit
+//     checked before anything is written.
 //   - Load reads such a ConfigMap back into a Manifest: the CSV, CRDs, other
 //     objects, metadata files and an optional PackageManifest.
 //   - Launch ensures the ConfigMap, ServiceAccount, Role, RoleBinding and Job
-//     that unpack a bundle image on a cluster, all named by Name(image), and
-//     Lookup turns their state into BundleLookup conditions.
+//     that unpack a bundle image on a cluster, all named by Name(image),
+//     beside OLM's catalog operator (whose own Job it never deletes);
+//     Lookup turns their state into BundleLookup conditions, and Cleanup
+//     deletes them.
 //   - WriteLocal stores a ConfigMap as <root>/<bundle>.tar.gz, the ConfigMap
 //     ("local") bundle source of rukpak.
 //   - jobtool.CopyBundle is the copier the Job runs inside the bundle
