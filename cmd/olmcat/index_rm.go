@@ -27,7 +27,7 @@ func (c *indexEditCmd) register(cmd *cobra.Command, containerToolDefault string)
 }
 
 // run prints the notice with the suggested steps, then applies op.
-func (c *indexEditCmd) run(cmd *cobra.Command, op func() catalogOp, steps ...string) error {
+func (c *indexEditCmd) run(cmd *cobra.Command, op func(src *indexSource) (catalogOp, error), steps ...string) error {
 	imgArgs := imageFlagArgs(cmd.Flags())
 	all := append([]string{copyStep(c.fromIndex, imgArgs)}, steps...)
 	c.notice.print(cmd, append(all, finishStep(c.out, imgArgs))...)
@@ -41,7 +41,11 @@ func (c *indexEditCmd) run(cmd *cobra.Command, op func() catalogOp, steps ...str
 		return err
 	}
 	defer src.Close()
-	return c.out.write(cmd, c.img, src.inputs(), fillFrom(ctx, src, op()))
+	o, err := op(src)
+	if err != nil {
+		return err
+	}
+	return c.out.write(cmd, c.img, src.inputs(), fillFrom(ctx, src, o))
 }
 
 func newIndexRmCmd() *cobra.Command {
@@ -63,7 +67,7 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 			for _, n := range names {
 				steps = append(steps, "rm -r catalog/"+shellQuote(n))
 			}
-			return c.run(cmd, func() catalogOp { return removeOp(names, permissive, cmd.ErrOrStderr()) }, steps...)
+			return c.run(cmd, func(*indexSource) (catalogOp, error) { return removeOp(names, permissive, cmd.ErrOrStderr()), nil }, steps...)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&operators, "operators", "o", nil, "comma separated list of operators to delete")
@@ -95,7 +99,7 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			keep := packageList(packages)
-			return c.run(cmd, func() catalogOp { return pruneOp(keep, cmd.ErrOrStderr()) }, keepOnlyStep("catalog", keep))
+			return c.run(cmd, func(*indexSource) (catalogOp, error) { return pruneOp(keep, cmd.ErrOrStderr()), nil }, keepOnlyStep("catalog", keep))
 		},
 	}
 	cmd.Flags().StringSliceVarP(&packages, "packages", "p", nil, "comma separated list of packages to keep")
@@ -117,7 +121,7 @@ migrate and unpack leave them out. Deprecated: see the notice for the
 FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.run(cmd, func() catalogOp { return pruneStrandedOp(cmd.ErrOrStderr()) }, "olmcat validate catalog")
+			return c.run(cmd, func(*indexSource) (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil }, "olmcat validate catalog")
 		},
 	}
 	c.register(cmd, "podman")

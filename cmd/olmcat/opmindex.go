@@ -23,9 +23,9 @@ import (
 // creating a parent that does not exist yet.
 func attachOPMIndexCommands(root *cobra.Command) {
 	index := parentCommand(root, "index", "opm v1.73's index commands, on declarative configs (deprecated)")
-	index.AddCommand(newIndexAddCmd(), newIndexRmCmd(), newIndexPruneCmd(), newIndexPruneStrandedCmd(), newIndexExportCmd())
+	index.AddCommand(newIndexAddCmd(), newIndexRmCmd(), newIndexPruneCmd(), newIndexPruneStrandedCmd(), newIndexExportCmd(), newIndexDeprecateTruncateCmd())
 	reg := parentCommand(root, "registry", "opm v1.73's registry commands, on declarative configs (deprecated)")
-	reg.AddCommand(newRegistryAddCmd(), newRegistryRmCmd(), newRegistryPruneCmd(), newRegistryPruneStrandedCmd())
+	reg.AddCommand(newRegistryAddCmd(), newRegistryRmCmd(), newRegistryPruneCmd(), newRegistryPruneStrandedCmd(), newRegistryDeprecateTruncateCmd())
 }
 
 // parentCommand returns root's subcommand name, adding a grouping command
@@ -58,7 +58,7 @@ func openIndexSource(ctx context.Context, ref string, img *imageFlags, missingOK
 		return s, nil
 	}
 	if _, err := os.Stat(ref); missingOK && errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintf(stderr, "note: %s does not exist: starting from an empty catalog (nothing is written there)\n", ref)
+		fmt.Fprintf(stderr, "note: %s does not exist: starting from an empty catalog\n", ref)
 		s.name = ""
 		return s, nil
 	}
@@ -138,13 +138,22 @@ func packageName(cfg *declcfg.DeclarativeConfig) string {
 type catalogOp struct {
 	apply func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error)
 	extra func() ([]*declcfg.DeclarativeConfig, error)
+	// check, if set, runs once everything is written, before the commit.
+	check func() error
+	// inPlace writes over the catalog directory read (the new catalog
+	// replaces it whole at the commit).
+	inPlace bool
 }
 
 // runCatalogOp streams the packages of src through op into a catalog
 // directory written at out (atomically: nothing is there unless every
 // package was read, changed, validated and written).
 func runCatalogOp(ctx context.Context, src *indexSource, op catalogOp, out string, force bool) error {
-	w, err := declcfg.NewDirWriter(out, declcfg.WithInputs(src.inputs()...), declcfg.WithForce(force))
+	inputs := src.inputs()
+	if op.inPlace {
+		inputs = nil
+	}
+	w, err := declcfg.NewDirWriter(out, declcfg.WithInputs(inputs...), declcfg.WithForce(force))
 	if err != nil {
 		return err
 	}
@@ -183,6 +192,11 @@ func runCatalogOp(ctx context.Context, src *indexSource, op catalogOp, out strin
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if op.check != nil {
+		if err := op.check(); err != nil {
+			return err
+		}
 	}
 	if err := w.Commit(); err != nil {
 		return err

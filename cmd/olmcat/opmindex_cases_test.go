@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/image/imagetest"
 )
@@ -26,13 +28,25 @@ type opmIndexCase struct {
 	index bool
 }
 
-// opmIndexStep is one command: verb is add, rm, prune or prune-stranded.
+// opmIndexStep is one command: verb is add, rm, prune, prune-stranded
+// or deprecatetruncate.
 type opmIndexStep struct {
 	verb    string
 	mode    string
 	bundles []string // fixture bundle dirs under fixtures/bundles
 	pkgs    []string // rm / prune
 	alpha   bool     // add with --enable-alpha
+	// deprecatetruncate: the bundles deprecated, by name (their images
+	// are read from the fixture; a name that is no bundle of it is passed
+	// as is), and opm's --allow-package-removal and --permissive.
+	deprecate    []string
+	allowRemoval bool
+	permissive   bool
+}
+
+// dtStep is a deprecatetruncate step of the bundles named.
+func dtStep(names ...string) opmIndexStep {
+	return opmIndexStep{verb: "deprecatetruncate", deprecate: names}
 }
 
 func addStep(mode string, bundles ...string) opmIndexStep {
@@ -109,6 +123,19 @@ var opmIndexCases = []opmIndexCase{
 	{"index-add-foo-semver-0.3.0", "opreg-foo-index", []opmIndexStep{addStep("semver", foo030)}, true},
 	{"index-add-prometheus-substitutes", "edge-before-substitutes", []opmIndexStep{alphaStep("replaces", promS150)}, true},
 	{"index-rm-foo", "small-fbb", []opmIndexStep{{verb: "rm", pkgs: []string{"foo"}}}, true},
+	{"small-fbb-dt-foo-0.2.0", "small-fbb", []opmIndexStep{dtStep("foo.v0.2.0")}, false},
+	{"small-fbb-dt-foo-0.3.0", "small-fbb", []opmIndexStep{dtStep("foo.v0.3.0")}, false},
+	{"small-fbb-dt-bar-0.2.0", "small-fbb", []opmIndexStep{dtStep("bar.v0.2.0")}, false},
+	{"small-fbb-dt-two", "small-fbb", []opmIndexStep{dtStep("foo.v0.2.0", "baz.v1.0.1")}, false},
+	{"small-fbb-dt-default-head", "small-fbb", []opmIndexStep{dtStep("bar.v1.0.0")}, false},
+	{"small-fbb-dt-default-head-permissive", "small-fbb", []opmIndexStep{{verb: "deprecatetruncate", deprecate: []string{"bar.v1.0.0", "baz.v1.0.1"}, permissive: true}}, false},
+	{"small-fbb-dt-package-removal", "small-fbb", []opmIndexStep{{verb: "deprecatetruncate", deprecate: []string{"bar.v1.0.0", "bar.v0.2.0", "foo.v0.2.0"}, allowRemoval: true}}, false},
+	{"small-fbb-dt-package-removal-head-missing", "small-fbb", []opmIndexStep{{verb: "deprecatetruncate", deprecate: []string{"bar.v1.0.0"}, allowRemoval: true}}, false},
+	{"small-fbb-dt-missing", "small-fbb", []opmIndexStep{dtStep("nosuch-bundle:v1", "baz.v1.0.1")}, false},
+	{"small-fbb-dt-missing-permissive", "small-fbb", []opmIndexStep{{verb: "deprecatetruncate", deprecate: []string{"nosuch-bundle:v1", "baz.v1.0.1"}, permissive: true}}, false},
+	{"community-dt-couchdb-1.4.2", "community-bundles", []opmIndexStep{dtStep("couchdb-operator.v1.4.2")}, false},
+	{"community-dt-kiali-tackle", "community-bundles", []opmIndexStep{dtStep("kiali-operator.v1.22.0", "tackle-operator.v0.0.4")}, false},
+	{"index-dt-foo-0.2.0", "small-fbb", []opmIndexStep{dtStep("foo.v0.2.0")}, true},
 }
 
 // opmIndexDBCases are the cases whose recording also keeps opm's
@@ -152,6 +179,13 @@ func pushCaseBundles(t *testing.T, reg *imagetest.Registry, c opmIndexCase) map[
 				refs[b] = pushBundleImage(t, reg, bundleRepo(b), filepath.Join(fixtureBundles, b))
 			}
 		}
+		for _, n := range s.deprecate {
+			if img, ok := fixtureImages(t, c.fixture)[n]; ok {
+				refs[n] = img
+			} else {
+				refs[n] = n
+			}
+		}
 	}
 	return refs
 }
@@ -180,6 +214,34 @@ func opmVerbArgs(s opmIndexStep, refs map[string]string, rmFlag string) []string
 		return []string{rmFlag, strings.Join(s.pkgs, ",")}
 	case "prune":
 		return []string{"-p", strings.Join(s.pkgs, ",")}
+	case "deprecatetruncate":
+		var imgs []string
+		for _, n := range s.deprecate {
+			imgs = append(imgs, refs[n])
+		}
+		args := []string{"-b", strings.Join(imgs, ",")}
+		if s.allowRemoval {
+			args = append(args, "--allow-package-removal")
+		}
+		if s.permissive {
+			args = append(args, "--permissive")
+		}
+		return args
 	}
 	return nil
+}
+
+// fixtureImages maps the bundles of fixture's opm migrate output to
+// their images (deprecatetruncate names bundles by image).
+func fixtureImages(t *testing.T, fixture string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	dir := filepath.Join("../../fixtures/legacy", fixture, "opm-migrate")
+	require.NoError(t, declcfg.EachPackage(context.Background(), dir, func(_ string, cfg *declcfg.DeclarativeConfig) error {
+		for _, b := range cfg.Bundles {
+			out[b.Name] = b.Image
+		}
+		return nil
+	}))
+	return out
 }

@@ -20,6 +20,8 @@ func TestOPMIndexNotices(t *testing.T) {
 	t.Setenv(noDeprecationWarningEnv, "")
 	missing := filepath.Join(t.TempDir(), "missing")
 	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "x.db")
+	copyFile(t, "../../fixtures/legacy/small-fbb/index.db", db)
 	for _, tc := range []struct {
 		args  []string
 		code  int
@@ -40,11 +42,12 @@ func TestOPMIndexNotices(t *testing.T) {
 		{[]string{"index", "prune-stranded", "-f", missing, "-t", "r.example/i:2"}, exitInvalid,
 			"olmcat unpack " + missing + " catalog --layout opm && olmcat validate catalog && olmcat build catalog r.example/i:2"},
 		{[]string{"index", "export", "-i", missing}, exitInvalid, "olmcat unpack " + missing + " catalog --layout objects"},
-		{[]string{"registry", "add", "-d", "x.db", "-b", "b1"}, exitUsage, "olmcat migrate x.db catalog && olmcat add catalog b1"},
-		{[]string{"registry", "add", "-d", "x.db", "-b", "b1", "--mode", "semver", "--enable-alpha"}, exitUsage, "olmcat migrate x.db catalog && olmcat add catalog b1 --mode semver --enable-alpha"},
-		{[]string{"registry", "rm", "-d", "x.db", "-o", "a"}, exitUsage, "olmcat migrate x.db catalog && rm -r catalog/a"},
-		{[]string{"registry", "prune", "-d", "x.db", "-p", "a,b"}, exitUsage, "olmcat migrate x.db catalog && find catalog -mindepth 1 -maxdepth 1 ! -name a ! -name b -exec rm -r {} +"},
-		{[]string{"registry", "prune-stranded", "-d", "x.db"}, exitUsage, "olmcat migrate x.db catalog"},
+		{[]string{"registry", "add", "-d", db, "-b", "b1"}, exitUsage, "olmcat migrate " + db + " catalog && olmcat add catalog b1"},
+		{[]string{"registry", "add", "-d", db, "-b", "b1", "--mode", "semver", "--enable-alpha"}, exitUsage, "olmcat migrate " + db + " catalog && olmcat add catalog b1 --mode semver --enable-alpha"},
+		{[]string{"registry", "rm", "-d", db, "-o", "a"}, exitUsage, "olmcat migrate " + db + " catalog && rm -r catalog/a"},
+		{[]string{"registry", "prune", "-d", db, "-p", "a,b"}, exitUsage, "olmcat migrate " + db + " catalog && find catalog -mindepth 1 -maxdepth 1 ! -name a ! -name b -exec rm -r {} +"},
+		{[]string{"registry", "prune-stranded", "-d", db}, exitUsage, "olmcat migrate " + db + " catalog"},
+		{[]string{"registry", "deprecatetruncate", "-d", db, "-b", "b1", "--permissive"}, exitUsage, "olmcat migrate " + db + " catalog && olmcat registry deprecatetruncate -d catalog --no-deprecation-warning -b b1 --permissive"},
 	} {
 		t.Run(strings.Join(tc.args[:2], "-"), func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)

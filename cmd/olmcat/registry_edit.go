@@ -22,9 +22,13 @@ type registryEditCmd struct {
 	notice   *opmNotice
 }
 
-func (c *registryEditCmd) register(cmd *cobra.Command) {
+func (c *registryEditCmd) register(cmd *cobra.Command) { c.registerDB(cmd, "bundles.db") }
+
+// registerDB registers the flags with -d defaulting to db (opm's
+// deprecatetruncate defaulted to index.db, the others to bundles.db).
+func (c *registryEditCmd) registerDB(cmd *cobra.Command, db string) {
 	fl := cmd.Flags()
-	fl.StringVarP(&c.database, "database", "d", "bundles.db", "relative path to database file (read, never written)")
+	fl.StringVarP(&c.database, "database", "d", db, "relative path to database file (read, never written)")
 	fl.StringVar(&c.output, "output", "", "write the resulting declarative config catalog to `DIR` (required: olmcat writes no sqlite)")
 	fl.BoolVar(&c.force, "force", false, "replace an existing non-empty --output directory")
 	fl.BoolVar(&c.debug, "debug", false, "enable debug logging")
@@ -51,25 +55,43 @@ func (c *registryEditCmd) steps(cmd *cobra.Command, specific ...string) []string
 	return s
 }
 
-// run prints the notice, refuses to run without --output (exit 2, with
-// the commands to run instead), else applies op to the database.
-func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func() (catalogOp, error), specific ...string) error {
+// run prints the notice and applies op to -d: the result goes to
+// --output, or without it to -d itself when that is a catalog directory
+// (updated in place) or nothing yet (a new catalog directory); a sqlite
+// file is never written, so it needs --output (exit 2, with the commands
+// to run instead).
+func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *indexSource) (catalogOp, error), specific ...string) error {
 	steps := c.steps(cmd, specific...)
 	c.notice.print(cmd, steps...)
-	if c.output == "" {
+	target, err := c.target()
+	if err != nil {
 		return usageError(fmt.Errorf("%s writes no sqlite database: pass --output DIR to write the resulting declarative config, or run: %s",
 			cmd.CommandPath(), strings.Join(steps, " && ")))
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
 	ctx := cmd.Context()
-	src, err := openIndexSource(ctx, c.database, c.img, missingOK, cmd.ErrOrStderr())
+	if target == targetInPlace {
+		unlock, err := prepareInPlace(c.database, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	src, err := openIndexSource(ctx, c.database, c.img, missingOK || target == targetNew, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	o, err := op()
+	o, err := op(src)
 	if err != nil {
 		return err
+	}
+	switch target {
+	case targetNew:
+		fmt.Fprintf(cmd.ErrOrStderr(), "writing a new catalog directory at %s\n", c.database)
+		return fillFrom(ctx, src, o)(c.database, false)
+	case targetInPlace:
+		return fillFrom(ctx, src, inPlace(o, c.database))(c.database, true)
 	}
 	return fillFrom(ctx, src, o)(c.output, c.force)
 }
@@ -93,7 +115,7 @@ commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			imgArgs := imageFlagArgs(cmd.Flags())
-			return c.run(cmd, true, func() (catalogOp, error) {
+			return c.run(cmd, true, func(*indexSource) (catalogOp, error) {
 				if skipTLS {
 					c.img.useHTTP = true
 				}
@@ -138,7 +160,7 @@ that do the same.`,
 			for _, n := range names {
 				rms = append(rms, "rm -r catalog/"+shellQuote(n))
 			}
-			return c.run(cmd, false, func() (catalogOp, error) { return removeOp(names, permissive, cmd.ErrOrStderr()), nil }, rms...)
+			return c.run(cmd, false, func(*indexSource) (catalogOp, error) { return removeOp(names, permissive, cmd.ErrOrStderr()), nil }, rms...)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&packages, "packages", "o", nil, "comma separated list of package names to be deleted")
@@ -164,7 +186,7 @@ the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			keep := packageList(packages)
-			return c.run(cmd, false, func() (catalogOp, error) { return pruneOp(keep, cmd.ErrOrStderr()), nil }, keepOnlyStep("catalog", keep))
+			return c.run(cmd, false, func(*indexSource) (catalogOp, error) { return pruneOp(keep, cmd.ErrOrStderr()), nil }, keepOnlyStep("catalog", keep))
 		},
 	}
 	cmd.Flags().StringSliceVarP(&packages, "packages", "p", nil, "comma separated list of package names to be kept")
@@ -186,7 +208,7 @@ itself). Deprecated: see the notice for the FBC-native commands that do
 the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.run(cmd, false, func() (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil })
+			return c.run(cmd, false, func(*indexSource) (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil })
 		},
 	}
 	c.register(cmd)

@@ -23,13 +23,15 @@ func newRegistryServeCmd() *cobra.Command {
 	var notice *opmNotice
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve a legacy sqlite index with the gRPC API (opm registry serve; deprecated)",
+		Short: "Serve a legacy sqlite index or a catalog directory with the gRPC API (opm registry serve; deprecated)",
 		Long: `Serve the legacy sqlite index --database with the operator-registry gRPC
 API, health and reflection, as opm registry serve did: the entry point of
 the index images opm index add built. The file is opened read-only at any
 schema level (nothing is copied or migrated, so --skip-migrate changes
-nothing). Prefer migrating the index and serving the declarative config:
-the deprecation notice prints the two commands.`,
+nothing). A catalog directory (what registry add -d writes where no file
+was) is served as olmcat serve serves it. Prefer migrating the index and
+serving the declarative config: the deprecation notice prints the two
+commands.`,
 		Example: `  olmcat registry serve --database /database/index.db
   olmcat registry serve -d index.db -p 50052 --timeout-seconds 600`,
 		Args: exactArgs(0),
@@ -38,7 +40,7 @@ the deprecation notice prints the two commands.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&db, "database", "d", "bundles.db", "legacy sqlite index to serve (read-only)")
+	fl.StringVarP(&db, "database", "d", "bundles.db", "legacy sqlite index or catalog directory to serve (read-only)")
 	fl.StringVarP(&port, "port", "p", "50051", "TCP port to serve on (0 picks a free port)")
 	fl.BoolVar(&skipMigrate, "skip-migrate", false, "accepted: olmcat reads every schema level read-only and never migrates")
 	fl.StringVar(&timeout, "timeout-seconds", "infinite", "stop gracefully after this many seconds (0..65535, or infinite)")
@@ -69,11 +71,17 @@ func runRegistryServe(cmd *cobra.Command, f *serveFlags, notice *opmNotice, db, 
 	if err != nil {
 		return fmt.Errorf("--database: %w", err)
 	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("--database: %s is not a regular file", db)
+	switch {
+	case st.IsDir():
+		// A catalog directory (what registry add -d makes of a path that
+		// named nothing): served as olmcat serve would.
+		notice.print(cmd, "olmcat serve "+shellQuote(db))
+	case st.Mode().IsRegular():
+		// The notice replaces serve's sqlite warning.
+		notice.print(cmd, migrateCommand(db), "olmcat serve "+shellQuote(suggestedOutputDir(db)))
+	default:
+		return fmt.Errorf("--database: %s is neither a regular file nor a catalog directory", db)
 	}
-	// The notice replaces serve's sqlite warning.
-	notice.print(cmd, migrateCommand(db), "olmcat serve "+shellQuote(suggestedOutputDir(db)))
 	f.noWarning = true
 	if limit == 0 && timeout == "infinite" {
 		return runServe(cmd, db, f)

@@ -142,7 +142,7 @@ func TestRegistryServeFlags(t *testing.T) {
 		{[]string{"--timeout-seconds", "70000"}, exitUsage, `--timeout-seconds "70000"`},
 		{[]string{"--timeout-seconds", "abc"}, exitUsage, `--timeout-seconds "abc"`},
 		{[]string{"-p", "http"}, exitUsage, `--port "http"`},
-		{[]string{"-d", t.TempDir()}, exitInvalid, "is not a regular file"},
+		{[]string{"-d", os.DevNull}, exitInvalid, "is neither a regular file nor a catalog directory"},
 		{[]string{"-d", filepath.Join(t.TempDir(), "nosuch.db")}, exitInvalid, "no such file or directory"},
 		{[]string{"extra-arg"}, exitUsage, "accepts 0 arg"},
 	} {

@@ -1,0 +1,157 @@
+//go:build !slim
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/indexop"
+)
+
+// deprecateTruncateLong is what registry and index deprecatetruncate do,
+// opm's example included.
+const deprecateTruncateLong = `Deprecate and truncate operator bundles, as opm v1.73's hidden
+deprecatetruncate did to a sqlite index, on declarative configs. Bundles
+are named by image (-b). Each one keeps its place in the channels it does
+not head, without replaces or skips, with the olm.deprecated property and
+an entry in its package's olm.deprecations blob; the bundles below it
+(its replaces and skips chain) leave its channels, and the catalog when
+nothing else holds them; the channels it heads are removed.
+
+	1.4.0 -- replaces -> 1.3.0 -- replaces -> 1.2.0 -- replaces -> 1.1.0
+	deprecatetruncate -b <1.3.0's image> makes
+	1.4.0 -- replaces -> 1.3.0 [deprecated]
+
+Deprecating a bundle whose truncation removes the default channel's head
+is refused, unless --allow-package-removal is given and the heads of all
+channels of its package are deprecated: the package is then removed.
+An image no bundle has is an error (--permissive: a warning).`
+
+// deprecateOp reads src once to plan opm's deprecatetruncate of images
+// (missing images and package removals, with --permissive warnings),
+// then deprecates package by package; the deprecations refused fail the
+// command at the end, or are warnings with permissive.
+func deprecateOp(ctx context.Context, src *indexSource, images []string, allowRemoval, permissive bool, stderr io.Writer) (catalogOp, error) {
+	d := indexop.NewDeprecation(images)
+	err := src.each(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+		if pkg != "" {
+			d.Survey(cfg)
+		}
+		return nil
+	})
+	if err != nil {
+		return catalogOp{}, err
+	}
+	warnOr := func(err error) error {
+		switch {
+		case err == nil:
+			return nil
+		case !permissive:
+			return &exitError{code: exitInvalid, err: err}
+		}
+		fmt.Fprintf(stderr, "permissive: %v\n", err)
+		return nil
+	}
+	if err := warnOr(d.Check()); err != nil {
+		return catalogOp{}, err
+	}
+	if allowRemoval {
+		if err := warnOr(d.PlanRemoval()); err != nil {
+			return catalogOp{}, err
+		}
+	}
+	return catalogOp{
+		apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
+			if pkg == "" {
+				return cfg, nil
+			}
+			res, changes := d.Apply(cfg)
+			for _, c := range changes {
+				fmt.Fprintln(stderr, c)
+			}
+			if res == nil || len(changes) == 0 {
+				return res, nil
+			}
+			return res, validatePackage(pkg, res)
+		},
+		extra: func() ([]*declcfg.DeclarativeConfig, error) { return nil, warnOr(d.Err()) },
+	}, nil
+}
+
+func newRegistryDeprecateTruncateCmd() *cobra.Command {
+	var (
+		c            registryEditCmd
+		bundles      []string
+		permissive   bool
+		allowRemoval bool
+	)
+	cmd := &cobra.Command{
+		Use:   "deprecatetruncate",
+		Short: "Deprecate operator bundles from a catalog (reads an index.db, writes a declarative config)",
+		Long: deprecateTruncateLong + `
+
+-d is read, never written (a sqlite index or a catalog directory); the
+result is written to --output. Deprecated: see the notice.`,
+		Args: noArgsRequiredFlags,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.run(cmd, false, func(src *indexSource) (catalogOp, error) {
+				return deprecateOp(cmd.Context(), src, bundles, allowRemoval, permissive, cmd.ErrOrStderr())
+			}, deprecateStep(bundles, allowRemoval, permissive))
+		},
+	}
+	cmd.Flags().StringSliceVarP(&bundles, "bundle-images", "b", nil, "comma separated list of links to bundle image")
+	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
+	cmd.Flags().BoolVar(&allowRemoval, "allow-package-removal", false, "removes the entire package if the heads of all channels in the package are deprecated")
+	c.registerDB(cmd, "index.db")
+	return cmd
+}
+
+func newIndexDeprecateTruncateCmd() *cobra.Command {
+	var (
+		c            indexEditCmd
+		bundles      []string
+		permissive   bool
+		allowRemoval bool
+	)
+	cmd := &cobra.Command{
+		Use:   "deprecatetruncate",
+		Short: "Deprecate and truncate operator bundles from an index (on declarative configs)",
+		Long: deprecateTruncateLong + `
+
+See index add for the inputs and outputs. Deprecated: see the notice.`,
+		Args: noArgsRequiredFlags,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.run(cmd, func(src *indexSource) (catalogOp, error) {
+				return deprecateOp(cmd.Context(), src, bundles, allowRemoval, permissive, cmd.ErrOrStderr())
+			}, deprecateStep(bundles, allowRemoval, permissive))
+		},
+	}
+	cmd.Flags().StringSliceVarP(&bundles, "bundles", "b", nil, "comma separated list of bundles to deprecate")
+	_ = cmd.MarkFlagRequired("bundles")
+	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
+	cmd.Flags().BoolVar(&allowRemoval, "allow-package-removal", false, "removes the entire package if the heads of all channels in the package are deprecated")
+	c.register(cmd, "")
+	addPullBuildToolFlags(cmd.Flags())
+	return cmd
+}
+
+// deprecateStep is the suggested step deprecating in ./catalog in place.
+func deprecateStep(bundles []string, allowRemoval, permissive bool) string {
+	s := "olmcat registry deprecatetruncate -d catalog --no-deprecation-warning"
+	if len(bundles) > 0 {
+		s += " -b " + shellQuote(strings.Join(bundles, ","))
+	}
+	if allowRemoval {
+		s += " --allow-package-removal"
+	}
+	if permissive {
+		s += " --permissive"
+	}
+	return s
+}

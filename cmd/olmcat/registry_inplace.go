@@ -1,0 +1,90 @@
+//go:build !slim
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/outdir"
+)
+
+// registryTarget is where a registry add|rm|prune|prune-stranded|
+// deprecatetruncate writes its result.
+type registryTarget int
+
+const (
+	targetOutput  registryTarget = iota // --output
+	targetNew                           // -d names nothing yet: a new catalog directory there
+	targetInPlace                       // -d is a catalog directory: updated in place
+)
+
+// target is where the result goes; an error when -d is a sqlite file (or
+// anything but a directory) and --output is not given.
+func (c *registryEditCmd) target() (registryTarget, error) {
+	if c.output != "" {
+		return targetOutput, nil
+	}
+	st, err := os.Stat(c.database)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, perr := os.Stat(filepath.Dir(filepath.Clean(c.database))); perr != nil {
+			return 0, perr
+		}
+		return targetNew, nil
+	case err == nil && st.IsDir():
+		return targetInPlace, nil
+	case err == nil:
+		return 0, fmt.Errorf("%s is a file", c.database)
+	}
+	return 0, err
+}
+
+// inPlace is op rewriting catalog directory dir, which it reads: the new
+// catalog replaces dir as a whole once complete (internal/outdir, as
+// every output), so dir must hold nothing the rewrite would lose: only
+// one folder per package, as opm and olmcat write it. Anything else is
+// refused before the commit, and nothing is written.
+func inPlace(op catalogOp, dir string) catalogOp {
+	seen := map[string]bool{}
+	apply := op.apply
+	op.apply = func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
+		seen[pkg] = true
+		return apply(pkg, cfg)
+	}
+	op.inPlace = true
+	op.check = func() error {
+		names, err := outdir.Entries(dir)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			st, err := os.Stat(filepath.Join(dir, n))
+			if err != nil {
+				return err
+			}
+			if !st.IsDir() || !seen[n] {
+				return usageError(fmt.Errorf("%s holds %s, which is no package folder: the rewrite in place would lose it; nothing was written (pass --output DIR)", dir, n))
+			}
+		}
+		return nil
+	}
+	return op
+}
+
+// prepareInPlace finishes or removes what killed runs left in dir before
+// it is read and returns the function releasing dir.
+func prepareInPlace(dir string, stderr io.Writer) (func(), error) {
+	swept, err := declcfg.RecoverCatalog(dir)
+	for _, s := range swept {
+		fmt.Fprintln(stderr, s)
+	}
+	if err != nil {
+		return nil, &exitError{code: exitInvalid, err: err}
+	}
+	return func() {}, nil
+}
