@@ -20,6 +20,7 @@ type registryEditCmd struct {
 	debug    bool
 	img      *imageFlags
 	notice   *opmNotice
+	waitLock *waitLockFlag
 }
 
 func (c *registryEditCmd) register(cmd *cobra.Command) { c.registerDB(cmd, "bundles.db") }
@@ -34,6 +35,7 @@ func (c *registryEditCmd) registerDB(cmd *cobra.Command, db string) {
 	fl.BoolVar(&c.debug, "debug", false, "enable debug logging")
 	c.img = addImageFlags(fl, false)
 	c.notice = addOPMNoticeFlag(fl)
+	c.waitLock = addWaitLockFlag(fl)
 }
 
 // steps are the FBC-native commands doing the job: migrate the database,
@@ -70,12 +72,19 @@ func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *i
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
 	ctx := cmd.Context()
-	if target == targetInPlace {
-		unlock, err := prepareInPlace(c.database, cmd.ErrOrStderr())
+	if target != targetOutput {
+		// Taken before -d is read: a second writer of the directory
+		// runs on this one's result.
+		lock, err := c.waitLock.lock(cmd, c.database)
 		if err != nil {
 			return err
 		}
-		defer unlock()
+		defer lock.Release()
+	}
+	if target == targetInPlace {
+		if err := recoverInPlace(c.database, cmd.ErrOrStderr()); err != nil {
+			return err
+		}
 	}
 	src, err := openIndexSource(ctx, c.database, c.img, missingOK || target == targetNew, cmd.ErrOrStderr())
 	if err != nil {

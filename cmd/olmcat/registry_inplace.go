@@ -76,15 +76,15 @@ func inPlace(op catalogOp, dir string) catalogOp {
 	return op
 }
 
-// prepareInPlace finishes or removes what killed runs left in dir before
-// it is read and returns the function releasing dir.
-func prepareInPlace(dir string, stderr io.Writer) (func(), error) {
+// recoverInPlace finishes or removes what killed runs left in dir
+// before it is read.
+func recoverInPlace(dir string, stderr io.Writer) error {
 	swept, err := declcfg.RecoverCatalog(dir)
 	for _, s := range swept {
 		fmt.Fprintln(stderr, s)
 	}
 	if err != nil {
-		return nil, &exitError{code: exitInvalid, err: err}
+		return &exitError{code: exitInvalid, err: err}
 	}
-	return func() {}, nil
+	return nil
 }
