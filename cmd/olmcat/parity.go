@@ -121,7 +121,9 @@ func (f *parityFlags) openPage(args []string) (*reportFile, error) {
 // result; github annotations point into cat when it is not nil); the
 // text output keeps the first --max-diffs; with a page, up to
 // htmlDiffsPerRule differences per rule are kept for it (samples).
-func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, stdout io.Writer, cat *report.Catalog, page bool) (opts []parity.Option, samples *parity.RuleSamples) {
+// The junit and github reports are returned as ci, to be aborted when
+// the check fails.
+func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, stdout io.Writer, cat *report.Catalog, page bool) (opts []parity.Option, samples *parity.RuleSamples, ci report.Aborter) {
 	opts = []parity.Option{parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1]), parity.WithLoopback(f.loopback)}
 	switch f.output {
 	case "json":
@@ -131,9 +133,11 @@ func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, std
 		}
 		opts = append(opts, parity.WithReport(report.ParityJSON(stdout, limit)), parity.WithMaxDiffs(0))
 	case "junit":
-		opts = append(opts, parity.WithReport(report.ParityJUnit(stdout, f.strict)), parity.WithMaxDiffs(0))
+		rep := report.ParityJUnit(stdout, f.strict)
+		opts, ci = append(opts, parity.WithReport(rep), parity.WithMaxDiffs(0)), rep
 	case "github":
-		opts = append(opts, parity.WithReport(report.ParityGitHub(stdout, f.strict, cat)), parity.WithMaxDiffs(0))
+		rep := report.ParityGitHub(stdout, f.strict, cat)
+		opts, ci = append(opts, parity.WithReport(rep), parity.WithMaxDiffs(0)), rep
 	default:
 		opts = append(opts, parity.WithMaxDiffs(f.maxDiffs))
 	}
@@ -141,7 +145,7 @@ func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, std
 		samples = &parity.RuleSamples{PerRule: htmlDiffsPerRule}
 		opts = append(opts, parity.WithReport(samples))
 	}
-	return opts, samples
+	return opts, samples, ci
 }
 
 // runParity checks the two sides and prints the result.
@@ -167,24 +171,9 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	}
 	defer page.discard()
 	defer parityGCBudget()()
-	stderr := cmd.ErrOrStderr()
-	prog := &parityProgress{w: stderr}
 	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	defer stdout.Flush()
-	sides, cleanup, err := f.localSides(cmd, args)
-	defer cleanup()
-	if err != nil {
-		return err
-	}
-	var cat *report.Catalog
-	if f.output == "github" {
-		if cat, err = annotatedCatalog(cmd.Context(), args, sides); err != nil {
-			return err
-		}
-	}
-	opts, samples := f.checkOptions(cmd, kinds, stdout, cat, page != nil)
-	opts = append(opts, parity.WithProgress(prog))
-	res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)
+	res, samples, err := f.check(cmd, args, kinds, stdout, page != nil)
 	if err != nil {
 		return err
 	}
@@ -212,6 +201,46 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 		return &exitError{code: exitInvalid, err: errors.New("parity check failed: " + what)}
 	}
 	return nil
+}
+
+// check loads the two sides and runs the check, streaming -o json,
+// junit and github to stdout. A run that stops before its result ends
+// the junit or github report with the error (report.Aborter), so that
+// CI reads why.
+func (f *parityFlags) check(cmd *cobra.Command, args []string, kinds [2]source.Kind, stdout *bufio.Writer, page bool) (*parity.Result, *parity.RuleSamples, error) {
+	var ci report.Aborter
+	fail := func(err error) (*parity.Result, *parity.RuleSamples, error) {
+		switch {
+		case ci != nil:
+		case f.output == "junit":
+			ci = report.ParityJUnit(stdout, f.strict)
+		case f.output == "github":
+			ci = report.ParityGitHub(stdout, f.strict, nil)
+		default:
+			return nil, nil, err
+		}
+		_ = ci.Abort(fmt.Sprintf("olmcat parity %s vs %s", args[0], args[1]), errorText(err))
+		_ = stdout.Flush()
+		return nil, nil, err
+	}
+	sides, cleanup, err := f.localSides(cmd, args)
+	defer cleanup()
+	if err != nil {
+		return fail(err)
+	}
+	var cat *report.Catalog
+	if f.output == "github" {
+		if cat, err = annotatedCatalog(cmd.Context(), args, sides); err != nil {
+			return fail(err)
+		}
+	}
+	opts, samples, ci := f.checkOptions(cmd, kinds, stdout, cat, page)
+	opts = append(opts, parity.WithProgress(&parityProgress{w: cmd.ErrOrStderr()}))
+	res, err := parity.Check(cmd.Context(), sides[0], sides[1], opts...)
+	if err != nil {
+		return fail(err)
+	}
+	return res, samples, nil
 }
 
 // localSides resolves the two sides: a catalog image is pulled and

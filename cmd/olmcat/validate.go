@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
@@ -49,6 +50,7 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 	}
 	local, err := validateInput(cmd, dir, imgFlags)
 	if err != nil {
+		abortValidateCI(cmd.OutOrStdout(), output, dir, err)
 		return err
 	}
 	if local.unpacked != nil {
@@ -83,6 +85,22 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 		return nil
 	}
 	return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(v.Problems))}
+}
+
+// abortValidateCI writes, for -o junit or github, a report that says why
+// validate could not start (report.Aborter): CI then reads a well-formed
+// report instead of nothing.
+func abortValidateCI(w io.Writer, output, dir string, err error) {
+	var ci report.ValidateCI
+	switch output {
+	case "junit":
+		ci = report.ValidateJUnit(w)
+	case "github":
+		ci = report.ValidateGitHub(w, "", dir)
+	default:
+		return
+	}
+	_ = ci.Abort("olmcat validate "+dir, errorText(err))
 }
 
 // validateInput resolves the validate argument: a directory as is, or

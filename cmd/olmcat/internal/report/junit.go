@@ -64,12 +64,14 @@ type junitCase struct {
 	Classname  string        `xml:"classname,attr"`
 	Assertions *int          `xml:"assertions,attr"`
 	Time       string        `xml:"time,attr"`
+	Error      *junitFailure `xml:"error"`
 	Failure    *junitFailure `xml:"failure"`
 	SystemOut  *junitText    `xml:"system-out"`
 }
 
-// junitFailure is a failed case: a one-line message, a type and the
-// first findings, one a line.
+// junitFailure is a failed case (or one that could not run, as
+// <error>): a one-line message, a type and the first findings, one a
+// line.
 type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
@@ -79,11 +81,13 @@ type junitFailure struct {
 // junitWriter writes a <testsuites> document; the first error sticks and
 // is returned by end.
 type junitWriter struct {
-	w   io.Writer
-	err error
+	w            io.Writer
+	err          error
+	begun, ended bool
 }
 
 func (j *junitWriter) begin(name string) {
+	j.begun = true
 	var b strings.Builder
 	b.WriteString(xml.Header)
 	b.WriteString("<testsuites name=\"")
@@ -94,11 +98,14 @@ func (j *junitWriter) begin(name string) {
 
 // suite writes s, counting its tests and failures.
 func (j *junitWriter) suite(s *junitSuite) {
-	s.Tests, s.Failures, s.Time = len(s.Cases), 0, "0"
+	s.Tests, s.Failures, s.Errors, s.Time = len(s.Cases), 0, 0, "0"
 	for i := range s.Cases {
 		s.Cases[i].Time = "0"
 		if s.Cases[i].Failure != nil {
 			s.Failures++
+		}
+		if s.Cases[i].Error != nil {
+			s.Errors++
 		}
 	}
 	out, err := xml.MarshalIndent(s, "  ", "  ")
@@ -109,6 +116,7 @@ func (j *junitWriter) suite(s *junitSuite) {
 }
 
 func (j *junitWriter) end() error {
+	j.ended = true
 	j.write("</testsuites>\n")
 	return j.err
 }

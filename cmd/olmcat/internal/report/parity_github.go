@@ -24,7 +24,7 @@ type Catalog struct {
 // with the verdict of the text output, an error when the check failed
 // and a notice when it passed. A package's failing differences are held
 // until the package is done (its blobs are located once).
-func ParityGitHub(w io.Writer, strict bool, cat *Catalog) parity.PackageReport {
+func ParityGitHub(w io.Writer, strict bool, cat *Catalog) ParityCI {
 	return &parityGitHub{w: w, strict: strict, cat: cat}
 }
 

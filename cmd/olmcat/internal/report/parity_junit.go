@@ -56,7 +56,7 @@ const graphCase = "upgrade graph"
 // when a call lost data (with strict, when any differs); its failure
 // lists the first differences. Memory holds one package's counts and
 // first differences.
-func ParityJUnit(w io.Writer, strict bool) parity.PackageReport {
+func ParityJUnit(w io.Writer, strict bool) ParityCI {
 	return &parityJUnit{j: junitWriter{w: w}, strict: strict, cur: map[string]*caseDiffs{}, catalog: map[string]*caseDiffs{}}
 }
 

@@ -25,7 +25,7 @@ const loadSuite = "(catalog)"
 // the problems of those blobs, and the upgrade-graph warnings (which do
 // not fail) as the suite's output. A catalog that does not load adds a
 // suite "(catalog)" whose "load" case fails with the error.
-func ValidateJUnit(w io.Writer) ValidateWriter {
+func ValidateJUnit(w io.Writer) ValidateCI {
 	return &validateJUnit{j: junitWriter{w: w}}
 }
 
@@ -107,7 +107,7 @@ func problemCase(suite, name string, assertions *int, msgs []string) junitCase {
 // the file and line of its blob under root ("" for no file, e.g. an
 // image's), named as under shown (the directory as the runner sees it),
 // then one line with the verdict: a notice when valid, an error when not.
-func ValidateGitHub(w io.Writer, root, shown string) ValidateWriter {
+func ValidateGitHub(w io.Writer, root, shown string) ValidateCI {
 	return &validateGitHub{w: w, root: root, shown: shown}
 }
 
