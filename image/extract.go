@@ -180,17 +180,25 @@ func (f *flattener) entry(desc, name string, hdr *tar.Header, r io.Reader) error
 			return fmt.Errorf("layer %s: %s: %w", desc, name, err)
 		}
 	}
-	switch hdr.Typeflag {
-	case tar.TypeDir:
+	switch {
+	case hdr.Typeflag == tar.TypeDir:
 		return f.mkdirs(name)
-	case tar.TypeReg:
+	case regular(hdr.Typeflag):
 		return f.writeFile(local, hdr, r)
-	case tar.TypeSymlink:
+	case hdr.Typeflag == tar.TypeSymlink:
 		return f.symlink(desc, name, hdr.Linkname, local)
-	case tar.TypeLink:
+	case hdr.Typeflag == tar.TypeLink:
 		return f.hardlink(desc, name, hdr.Linkname, local)
 	}
 	return nil // devices and fifos carry no catalog content
+}
+
+// regular says whether a tar entry type is a regular file: plain, an old
+// GNU sparse file ('S', what tar -S writes; archive/tar reads it as its
+// full size, holes as zeros) or a contiguous file. A PAX sparse file is
+// plain to archive/tar already.
+func regular(typ byte) bool {
+	return typ == tar.TypeReg || typ == tar.TypeGNUSparse || typ == tar.TypeCont
 }
 
 // count charges one entry written, and a regular file's size, to the
@@ -200,7 +208,7 @@ func (f *flattener) count(hdr *tar.Header) error {
 	if f.files++; f.files > l.MaxFiles {
 		return &LimitError{Kind: LimitFiles, Value: f.files, Max: l.MaxFiles}
 	}
-	if hdr.Typeflag != tar.TypeReg {
+	if !regular(hdr.Typeflag) {
 		return nil
 	}
 	if hdr.Size > l.MaxFileBytes {
@@ -218,7 +226,7 @@ func typeName(t byte) string {
 		return "symlink"
 	case tar.TypeLink:
 		return "hardlink"
-	case tar.TypeReg:
+	case tar.TypeReg, tar.TypeGNUSparse, tar.TypeCont:
 		return "regular file"
 	}
 	return fmt.Sprintf("tar entry of type %q", t)

@@ -96,6 +96,8 @@ func TestExtractCatalogLimits(t *testing.T) {
 	}{
 		{"gzip bomb", reg, bomb, image.Limits{}, image.LimitRatio, "configs/bomb.json", "decompression bomb"},
 		{"50 GB sparse file", reg, sparseLayer(t, "configs/sparse.json", 50<<30), image.Limits{}, image.LimitFileBytes, "configs/sparse.json", "50.0 GiB would exceed the bytes per file limit of 4.0 GiB"},
+		{"50 GB GNU sparse file (tar -S), all holes", reg, imagetest.GNUSparseLayer(t, "configs/foo/huge.json", 50<<30), image.Limits{}, image.LimitFileBytes, "configs/foo/huge.json", "50.0 GiB would exceed the bytes per file limit of 4.0 GiB"},
+		{"GNU sparse file over the total", reg, imagetest.GNUSparseLayer(t, "configs/foo/huge.json", 1<<20), image.Limits{MaxBytes: 1000}, image.LimitBytes, "configs/foo/huge.json", "1.0 MiB would exceed the total bytes limit of 1000 bytes"},
 		{"too many files", reg, many, image.Limits{MaxFiles: 2}, image.LimitFiles, "configs/c.json", "more than 2 files"},
 		{"too many bytes", reg, big, image.Limits{MaxBytes: 1000}, image.LimitBytes, "configs/b.json", "1.2 KiB would exceed the total bytes limit of 1000 bytes"},
 		{"file too big", reg, big, image.Limits{MaxFileBytes: 500}, image.LimitFileBytes, "configs/a.json", "600 bytes would exceed the bytes per file limit of 500 bytes"},

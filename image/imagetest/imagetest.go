@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -295,4 +296,34 @@ func ArchiveDir(t testing.TB, dir, file string) string {
 	require.NoError(t, tw.Close())
 	require.NoError(t, out.Close())
 	return file
+}
+
+// GNUSparseLayer is a gzip layer holding name as an old GNU sparse file
+// (type 'S', what GNU tar -S writes) of realSize bytes that are all
+// holes: no data block at all, whatever realSize is. archive/tar cannot
+// write one, so the header block is made here.
+func GNUSparseLayer(t testing.TB, name string, realSize int64) v1.Layer {
+	t.Helper()
+	b := make([]byte, 512)
+	copy(b[0:100], name)
+	copy(b[100:], "0000644\x00")
+	copy(b[108:], "0000000\x00")
+	copy(b[116:], "0000000\x00")
+	copy(b[124:], "00000000000\x00") // no data stored
+	copy(b[136:], "00000000000\x00")
+	b[156] = tar.TypeGNUSparse
+	copy(b[257:], "ustar  \x00")                  // GNU magic and version
+	copy(b[483:], fmt.Sprintf("%012o", realSize)) // realsize; no sparse data entries
+	copy(b[148:], "        ")
+	sum := 0
+	for _, c := range b {
+		sum += int(c)
+	}
+	copy(b[148:], fmt.Sprintf("%06o\x00 ", sum))
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, err := zw.Write(append(b, make([]byte, 1024)...))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return GzipLayer(t, buf.Bytes())
 }
