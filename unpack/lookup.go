@@ -119,7 +119,7 @@ func jobLookup(ctx context.Context, c Clients, image string, job *batchv1.Job) (
 	namespace, name := job.Namespace, job.Name
 	if job.DeletionTimestamp != nil {
 		return newLookup(image, namespace, name, pending(ReasonJobNotStarted,
-			fmt.Sprintf("unpack job %s/%s is being deleted; a new one is created once it is gone", namespace, name))), nil
+			fmt.Sprintf("unpack job %s/%s is being deleted; unpacking starts again once it is gone", namespace, name))), nil
 	}
 	if cond := jobCondition(job, batchv1.JobFailed); cond != nil {
 		return newLookup(image, namespace, name, Condition{

@@ -172,6 +172,11 @@ func waitUnpacked(ctx context.Context, clients unpack.Clients, image, namespace 
 	last := ""
 	for {
 		lookup, err := unpack.Lookup(ctx, clients, image, namespace, opts...)
+		if err == nil && lookup.Pending() && lookup.Conditions[0].Reason == unpack.ReasonJobNotStarted {
+			// The Job is gone or being deleted (its TTL, a cleanup):
+			// Launch waits for it and starts a fresh one.
+			lookup, err = unpack.Launch(ctx, clients, image, namespace, opts...)
+		}
 		if err != nil {
 			return nil, err
 		}
