@@ -26,6 +26,7 @@ type bundleBuildFlags struct {
 	builder          *string
 	overwrite, force bool
 	img              *imageFlags
+	waitLock         *waitLockFlag
 }
 
 func newAlphaBundleBuildCmd() *cobra.Command {
@@ -55,6 +56,7 @@ render reads it as oci:DIR. The digest is printed on stdout.`,
 	fl.BoolVarP(&f.overwrite, "overwrite", "o", false, "To overwrite annotations.yaml locally if existed. By default, overwrite is set to false.")
 	fl.StringVar(&f.ociLayout, "oci-layout", "", "write the image as an OCI image layout in `DIR` instead of pushing it")
 	fl.BoolVar(&f.force, "force", false, "replace an existing OCI layout at --oci-layout")
+	f.waitLock = addWaitLockFlag(fl)
 	f.img = addRegistryFlags(fl)
 	return cmd
 }
@@ -75,6 +77,13 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 		return usageError(err)
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+	if f.ociLayout != "" {
+		lock, err := f.waitLock.lock(cmd, f.ociLayout, f.dir)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+	}
 	manifestsDir, metadataDir, err := f.write(f.overwrite)
 	if err != nil {
 		return err

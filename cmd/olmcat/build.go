@@ -31,6 +31,7 @@ type buildFlags struct {
 	noServeCache bool
 	force        bool
 	registry     *imageFlags
+	waitLock     *waitLockFlag
 }
 
 func newBuildCmd() *cobra.Command {
@@ -73,6 +74,7 @@ validate.`,
 	fl.BoolVar(&f.push, "push", true, "push the image; false writes an OCI layout at --oci-layout")
 	fl.StringVar(&f.ociLayout, "oci-layout", "", "with --push=false, the OCI image layout `DIR` to write (must not exist or be empty, unless --force)")
 	fl.BoolVar(&f.force, "force", false, "with --oci-layout, replace an existing layout")
+	f.waitLock = addWaitLockFlag(fl)
 	fl.BoolVar(&f.noServeCache, "no-serve-cache", false, "do not ship a pre-built serve cache")
 	f.registry = addRegistryFlags(fl)
 	return cmd
@@ -137,6 +139,11 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 		if err := pathcheck.Separate("OCI layout directory", f.ociLayout, inputs...); err != nil {
 			return err
 		}
+		lock, err := f.waitLock.lock(cmd, f.ociLayout, inputs...)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 		if _, err := image.CheckLayoutDir(f.ociLayout, f.force); err != nil {
 			return layoutError(err)
 		}

@@ -14,6 +14,7 @@ func newConvertCmd() *cobra.Command {
 	var (
 		layout, output string
 		force, quiet   bool
+		waitLock       *waitLockFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "convert <in-dir> <out-dir>",
@@ -42,6 +43,11 @@ The input is never modified.`,
 				return usageError(err)
 			}
 			in, out := args[0], args[1]
+			lock, err := waitLock.lock(cmd, out, in)
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			cfg, err := declcfg.LoadDir(cmd.Context(), in)
 			if err != nil {
 				return &exitError{code: exitInvalid, err: err}
@@ -62,6 +68,7 @@ The input is never modified.`,
 	cmd.Flags().StringVarP(&output, "output", "o", string(declcfg.FormatJSON), "output format: json or yaml")
 	cmd.Flags().BoolVar(&force, "force", false, "replace a non-empty output directory")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
+	waitLock = addWaitLockFlag(cmd.Flags())
 	return cmd
 }
 

@@ -55,12 +55,18 @@ notice for the FBC-native commands that do the same.`,
 	_ = fl.MarkHidden("debug")
 	img := addImageFlags(fl, false)
 	notice := addOPMNoticeFlag(fl)
+	waitLock := addWaitLockFlag(fl)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		notice.print(cmd, "olmcat unpack "+shellQuote(index)+" catalog --layout objects"+imageFlagArgs(cmd.Flags()))
 		if len(packages) > 0 && len(old) > 0 {
 			return usageError(errors.New("cannot simultaneously set '-p' and '-o' flags, remove '-o'"))
 		}
 		noteDaemonTools(fl, cmd.ErrOrStderr())
+		lock, err := waitLock.lock(cmd, folder, index)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 		ctx := cmd.Context()
 		src, err := openIndexSource(ctx, index, img, false, cmd.ErrOrStderr())
 		if err != nil {

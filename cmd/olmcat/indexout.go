@@ -31,6 +31,7 @@ type indexOutFlags struct {
 	force       bool
 	debug       bool
 	skipTLS     bool
+	waitLock    *waitLockFlag
 }
 
 // generatedCatalogDir is where --generate writes the catalog: the place
@@ -48,6 +49,7 @@ func addIndexOutFlags(fs *pflag.FlagSet) *indexOutFlags {
 	_ = fs.MarkHidden("debug")
 	fs.BoolVar(&f.skipTLS, "skip-tls", false, "skip TLS certificate verification for container image registries while pulling bundles or index")
 	_ = fs.MarkDeprecated("skip-tls", "use --use-http and --skip-tls-verify instead")
+	f.waitLock = addWaitLockFlag(fs)
 	return f
 }
 
@@ -88,6 +90,11 @@ func (f *indexOutFlags) dockerfilePath() string {
 // built and pushed to --tag.
 func (f *indexOutFlags) write(cmd *cobra.Command, img *imageFlags, inputs []string, fill func(dir string, force bool) error) error {
 	if f.generate {
+		lock, err := f.waitLock.lock(cmd, generatedCatalogDir, inputs...)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 		return f.writeGenerated(inputs, fill)
 	}
 	tmp, err := os.MkdirTemp("", "olmcat-index-*")

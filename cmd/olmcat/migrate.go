@@ -30,6 +30,7 @@ type migrateFlags struct {
 	verify                   bool
 	toTemplate               string
 	image                    *imageFlags
+	waitLock                 *waitLockFlag
 }
 
 func newMigrateCmd() *cobra.Command {
@@ -57,11 +58,17 @@ kind of problem; see MIGRATION.md.`,
 			if err != nil {
 				return usageError(err)
 			}
+			lock, err := f.waitLock.lock(cmd, args[1], args[0])
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			return runMigrateArg(cmd, args[0], args[1], f, opts)
 		},
 	}
 	fl := cmd.Flags()
 	f.image = addImageFlags(fl, true)
+	f.waitLock = addWaitLockFlag(fl)
 	fl.StringVar(&f.layout, "layout", "opm", "output layout: opm (<package>/catalog.<ext>) or objects")
 	fl.StringVarP(&f.output, "output", "o", "json", "output format: json or yaml")
 	fl.StringVar(&f.migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "declarative config migrations to apply: "+levelNames())

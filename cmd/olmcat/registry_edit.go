@@ -71,6 +71,11 @@ func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *i
 			cmd.CommandPath(), strings.Join(steps, " && ")))
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+	lock, err := c.waitLock.lock(cmd, c.output, c.database)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	ctx := cmd.Context()
 	if target != targetOutput {
 		// Taken before -d is read: a second writer of the directory

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -55,6 +56,11 @@ local catalogs.`,
 			if len(args) == 2 {
 				out = args[1]
 			}
+			lock, err := f.waitLock.lock(cmd, out, strings.TrimPrefix(args[0], image.LayoutPrefix))
+			if err != nil {
+				return err
+			}
+			defer lock.Release()
 			local, u, err := f.image.localInput(cmd.Context(), in, true, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -76,6 +82,7 @@ local catalogs.`,
 	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
 	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	f.image = addImageFlags(fl, true)
+	f.waitLock = addWaitLockFlag(fl)
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/internal/writelock"
 )
 
@@ -52,10 +53,17 @@ func addWaitLockFlag(fs *pflag.FlagSet) *waitLockFlag {
 // anything (internal/writelock), so that a second writer of out runs on
 // the first one's result. While another process holds it, one note on
 // stderr names that process; when --wait-lock runs out the command fails
-// with exit code 1, having written nothing.
-func (w *waitLockFlag) lock(cmd *cobra.Command, out string) (*writelock.Lock, error) {
+// with exit code 1, having written nothing (w nil: wait until it is
+// done). An output that is, holds or
+// lies in one of the inputs gets no lock (nil, which Release accepts):
+// the lock file would change an input, and the writer refuses that
+// output itself before it writes.
+func (w *waitLockFlag) lock(cmd *cobra.Command, out string, inputs ...string) (*writelock.Lock, error) {
+	if pathcheck.Separate("output", out, inputs...) != nil {
+		return nil, nil
+	}
 	o := writelock.Options{Wait: -1}
-	if w.set {
+	if w != nil && w.set {
 		o.Wait = w.d
 	}
 	stderr := cmd.ErrOrStderr()

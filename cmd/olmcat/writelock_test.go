@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,4 +104,57 @@ func bundleNames(t *testing.T, dir string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// TestWaitLock: while a writer holds an output's lock (a migration,
+// stopped with SIGSTOP once it has the lock), a second writer with
+// --wait-lock 0 fails at once and one with a short --wait-lock after it
+// (and one note), exit 1, naming the holder's pid and writing nothing; a
+// negative --wait-lock is a usage error; a writer that
+// waits says once for whom, and runs as soon as the holder is killed
+// with SIGKILL (the kernel drops its lock), on what it left.
+func TestWaitLock(t *testing.T) {
+	bin := buildBinary(t)
+	holder, _, outParent, out := startLargeMigration(t, bin)
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	lockFile := filepath.Join(outParent, ".catalog.olmcat-lock")
+	pid := strconv.Itoa(holder.Process.Pid)
+	require.Eventually(t, func() bool {
+		data, _ := os.ReadFile(lockFile)
+		return string(data) == "pid "+pid+"\n"
+	}, time.Minute, time.Millisecond, "the migration takes the lock first")
+	waitForTempDir(t, outParent)
+	require.NoError(t, holder.Process.Signal(syscall.SIGSTOP))
+	small := filepath.Join(legacyFixtures, "small-fbb", "index.db")
+
+	for _, wait := range []time.Duration{0, 300 * time.Millisecond} {
+		start := time.Now()
+		stderr, code := runBinary(t, bin, "migrate", "--wait-lock", wait.String(), small, out)
+		assert.Equal(t, exitInvalid, code, stderr)
+		note := ""
+		if wait > 0 {
+			note = "waiting for process " + pid + " (lock file " + lockFile + "), which is writing " + out + " (--wait-lock bounds the wait)\n"
+		}
+		assert.Equal(t, note+"Error: "+out+" is being written by process "+pid+" (lock file "+lockFile+
+			"); nothing was written (rerun when it is done, or with a longer --wait-lock)\n", stderr)
+		assert.GreaterOrEqual(t, time.Since(start), wait)
+		assert.NoDirExists(t, out)
+	}
+	stderr, code := runBinary(t, bin, "migrate", "--wait-lock", "-1s", small, out)
+	assert.Equal(t, exitUsage, code, stderr)
+
+	waiter := exec.Command(bin, "migrate", small, out)
+	var waiterErr lockedBuffer
+	waiter.Stderr = &waiterErr
+	require.NoError(t, waiter.Start())
+	note := "waiting for process " + pid + " (lock file " + lockFile + "), which is writing " + out + " (--wait-lock bounds the wait)\n"
+	require.Eventually(t, func() bool { return strings.Contains(waiterErr.String(), note) }, time.Minute, time.Millisecond)
+	require.NoError(t, holder.Process.Signal(syscall.SIGKILL))
+	require.NoError(t, waiter.Wait(), waiterErr.String())
+	assert.Equal(t, 1, strings.Count(waiterErr.String(), "waiting for"), "one note")
+	assert.Contains(t, waiterErr.String(), "removed abandoned temporary directory", "the waiter runs on what the killed holder left")
+	assert.Equal(t, bundleNames(t, "../../fixtures/legacy/small-fbb/opm-migrate"), bundleNames(t, out))
+	ents, err := os.ReadDir(outParent)
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "only the output is left: no temporary directory, no lock file")
 }

@@ -34,6 +34,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 // InsideName is the lock file's name when it lies inside the output
@@ -244,7 +246,7 @@ func holderPID(path string) int {
 // path is resolved through symlinks, so that every name of one output
 // leads to the same lock.
 func lockPath(out string) (string, error) {
-	abs, err := realPath(out)
+	abs, err := pathcheck.Resolve(out)
 	if err != nil {
 		return "", fmt.Errorf("write lock of %s: %w", out, err)
 	}
@@ -260,25 +262,6 @@ func lockPath(out string) (string, error) {
 		return filepath.Join(abs, InsideName), nil
 	}
 	return beside, nil // fails to open, naming the lock file
-}
-
-// realPath is out made absolute and resolved through symlinks as far as
-// it exists.
-func realPath(out string) (string, error) {
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return "", err
-	}
-	var rest []string
-	for p := abs; ; p = filepath.Dir(p) {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(append([]string{real}, rest...)...), nil
-		}
-		if filepath.Dir(p) == p {
-			return abs, nil
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-	}
 }
 
 // writableDir says whether this process may create files in dir.
