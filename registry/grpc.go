@@ -25,6 +25,7 @@ type options struct {
 	logger          *slog.Logger
 	shutdownTimeout time.Duration
 	grpcOpts        []grpc.ServerOption
+	watch           *watchConfig
 }
 
 // WithLogger logs every RPC (method, code, duration) and Serve's life cycle
@@ -68,6 +69,11 @@ func NewGRPCServer(q Querier, opts ...Option) *grpc.Server {
 	return newGRPCServer(NewServer(q), health, buildOptions(opts))
 }
 
+// newServer is the server Serve and ServeLoading run on lis.
+func newServer(srv *Server, health *Health, lis net.Listener, o options) (*grpc.Server, net.Listener) {
+	return newGRPCServer(srv, health, o), lis
+}
+
 // newGRPCServer registers srv, health and reflection on a new server whose
 // api.Registry calls wait for health to be ready.
 func newGRPCServer(srv *Server, health *Health, o options) *grpc.Server {
@@ -90,7 +96,9 @@ func newGRPCServer(srv *Server, health *Health, o options) *grpc.Server {
 // closed on return; q is not.
 func Serve(ctx context.Context, lis net.Listener, q Querier, opts ...Option) error {
 	o := buildOptions(opts)
-	s := NewGRPCServer(q, opts...)
+	health := &Health{}
+	health.ready(q)
+	s, lis := newServer(NewServer(q), health, lis, o)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 	o.logger.Debug("serving registry", "address", lis.Addr().String())

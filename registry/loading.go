@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,66 +26,212 @@ type HealthChecker interface {
 
 // Health implements grpc.health.v1.Health: NOT_SERVING until the catalog
 // is loaded, then SERVING for any service name (as operator-registry
-// does) as long as the Querier, if it is a HealthChecker, is healthy.
-// Watch and List are unimplemented.
+// does) as long as the catalog is good: the Querier, if it is a
+// HealthChecker, is healthy, and the watch (WithWatch) has seen no
+// change of the served files since they were loaded. Watch streams
+// those changes; List is unimplemented.
 type Health struct {
 	healthgrpc.UnimplementedHealthServer
-	q atomic.Pointer[Querier]
+	// cur is the catalog served, nil while loading.
+	cur atomic.Pointer[generation]
+	// stale, when set, is why the served files no longer are what cur
+	// was loaded from (the watch saw them change).
+	stale atomic.Pointer[error]
+	mu    sync.Mutex
+	// changed is closed and replaced whenever cur or stale changes.
+	changed chan struct{}
 }
 
-// ready marks the catalog loaded: health follows q from now on.
-func (h *Health) ready(q Querier) { h.q.Store(&q) }
+// generation is one loaded catalog and the calls answering from it, so
+// that a reload closes the Querier it replaces only once those are done.
+type generation struct {
+	q        Querier
+	mu       sync.Mutex
+	calls    int
+	retired  bool
+	finished chan struct{} // closed once retired and no call is left
+}
 
-// Check reports the serving status.
-func (h *Health) Check(context.Context, *healthgrpc.HealthCheckRequest) (*healthgrpc.HealthCheckResponse, error) {
-	st := healthgrpc.HealthCheckResponse_SERVING
-	if p := h.q.Load(); p == nil {
-		st = healthgrpc.HealthCheckResponse_NOT_SERVING
-	} else if hc, ok := (*p).(HealthChecker); ok && hc.Healthy() != nil {
-		st = healthgrpc.HealthCheckResponse_NOT_SERVING
+// enter counts a call on g; false once g is retired.
+func (g *generation) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.retired {
+		return false
 	}
-	return &healthgrpc.HealthCheckResponse{Status: st}, nil
+	g.calls++
+	return true
+}
+
+func (g *generation) exit() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.calls--
+	if g.retired && g.calls == 0 {
+		close(g.finished)
+	}
+}
+
+// retire takes g out of service: finished is closed once its last call
+// returns.
+func (g *generation) retire() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.retired = true
+	if g.calls == 0 {
+		close(g.finished)
+	}
+}
+
+// ready serves q from now on (the first load or a reload) and clears a
+// recorded change; it returns the generation q replaces, if any.
+func (h *Health) ready(q Querier) *generation {
+	old := h.cur.Swap(&generation{q: q, finished: make(chan struct{})})
+	h.stale.Store(nil)
+	h.notify()
+	return old
+}
+
+// markStale records that the served files changed: NOT_SERVING from now
+// until the next ready.
+func (h *Health) markStale(err error) {
+	h.stale.Store(&err)
+	h.notify()
+}
+
+func (h *Health) notify() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.changed != nil {
+		close(h.changed)
+	}
+	h.changed = make(chan struct{})
+}
+
+// changes returns a channel closed at the next change of state.
+func (h *Health) changes() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.changed == nil {
+		h.changed = make(chan struct{})
+	}
+	return h.changed
 }
 
 // errLoading answers api.Registry calls made before the catalog is loaded.
 var errLoading = status.Error(codes.Unavailable, "the catalog is still loading; health reports SERVING once it is ready")
 
+// problem is why the catalog cannot be answered from now (loading,
+// changed on disk, unhealthy Querier), or nil with the generation to
+// answer from.
+func (h *Health) problem() (*generation, error) {
+	g := h.cur.Load()
+	if g == nil {
+		return nil, errLoading
+	}
+	if p := h.stale.Load(); p != nil {
+		return nil, status.Error(codes.Unavailable, (*p).Error())
+	}
+	if hc, ok := g.q.(HealthChecker); ok {
+		if err := hc.Healthy(); err != nil {
+			return nil, status.Error(codes.Unavailable, err.Error())
+		}
+	}
+	return g, nil
+}
+
+func (h *Health) status() healthgrpc.HealthCheckResponse_ServingStatus {
+	if _, err := h.problem(); err != nil {
+		return healthgrpc.HealthCheckResponse_NOT_SERVING
+	}
+	return healthgrpc.HealthCheckResponse_SERVING
+}
+
+// Check reports the serving status.
+func (h *Health) Check(context.Context, *healthgrpc.HealthCheckRequest) (*healthgrpc.HealthCheckResponse, error) {
+	return &healthgrpc.HealthCheckResponse{Status: h.status()}, nil
+}
+
+// watchPoll is how often Watch looks at a Querier's own health (a sqlite
+// file's, known only when asked); loads, changes and reloads are sent
+// at once.
+const watchPoll = time.Second
+
+// Watch sends the serving status, then every change of it, until the
+// client goes away.
+func (h *Health) Watch(_ *healthgrpc.HealthCheckRequest, stream healthgrpc.Health_WatchServer) error {
+	last := healthgrpc.HealthCheckResponse_ServingStatus(-1)
+	t := time.NewTicker(watchPoll)
+	defer t.Stop()
+	for {
+		changed := h.changes()
+		if st := h.status(); st != last {
+			if err := stream.Send(&healthgrpc.HealthCheckResponse{Status: st}); err != nil {
+				return err
+			}
+			last = st
+		}
+		select {
+		case <-stream.Context().Done():
+			return status.FromContextError(stream.Context().Err()).Err()
+		case <-changed:
+		case <-t.C:
+		}
+	}
+}
+
 // registryPrefix is the full method prefix of api.Registry.
 const registryPrefix = "/api.Registry/"
 
-// unavailable returns the error for an api.Registry call that must not be
-// answered now: the catalog is still loading, or the Querier is unhealthy
-// (its file changed under it: answers would be wrong or malformed).
-func (h *Health) unavailable(method string) error {
+// genKey carries the generation a call answers from in its context.
+type genKey struct{}
+
+// enter admits an api.Registry call: it answers from the generation
+// served now, or fails with Unavailable (loading, changed on disk,
+// unhealthy). Health and reflection always answer. done ends the call.
+func (h *Health) enter(ctx context.Context, method string) (context.Context, func(), error) {
 	if !strings.HasPrefix(method, registryPrefix) {
-		return nil // health and reflection always answer
+		return ctx, func() {}, nil
 	}
-	p := h.q.Load()
-	if p == nil {
-		return errLoading
-	}
-	if hc, ok := (*p).(HealthChecker); ok {
-		if err := hc.Healthy(); err != nil {
-			return status.Error(codes.Unavailable, err.Error())
+	for {
+		g, err := h.problem()
+		if err != nil {
+			return ctx, nil, err
 		}
+		if g.enter() {
+			return context.WithValue(ctx, genKey{}, g), g.exit, nil
+		}
+		// Retired between the load and the count: a reload swapped in
+		// the next generation; answer from that one.
 	}
-	return nil
 }
 
-// gate refuses api.Registry calls while h.unavailable says so.
+// gate admits api.Registry calls through h.enter.
 func gate(h *Health) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor) {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-			if err := h.unavailable(info.FullMethod); err != nil {
+			ctx, done, err := h.enter(ctx, info.FullMethod)
+			if err != nil {
 				return nil, err
 			}
+			defer done()
 			return handler(ctx, req)
 		}, func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-			if err := h.unavailable(info.FullMethod); err != nil {
+			ctx, done, err := h.enter(ss.Context(), info.FullMethod)
+			if err != nil {
 				return err
 			}
-			return handler(srv, ss)
+			defer done()
+			return handler(srv, &ctxStream{ServerStream: ss, ctx: ctx})
 		}
 }
+
+// ctxStream is a ServerStream with the gate's context.
+type ctxStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *ctxStream) Context() context.Context { return s.ctx }
 
 // ServeLoading serves on lis at once, while load builds the Querier:
 // until load returns, health reports NOT_SERVING and api.Registry calls
@@ -92,28 +239,45 @@ func gate(h *Health) (grpc.UnaryServerInterceptor, grpc.StreamServerInterceptor)
 // load and probes see the server come up. Once loaded it serves the
 // Querier exactly as Serve does, and closes it on return. onReady, if
 // set, is called once the catalog is served. An error from load stops
-// the server and is returned.
+// the server and is returned. With WithWatch, a change of the served
+// files turns it NOT_SERVING, and with reload it loads them again.
 func ServeLoading(ctx context.Context, lis net.Listener, load func(context.Context) (Querier, error), onReady func(Querier), opts ...Option) error {
 	o := buildOptions(opts)
 	srv := &Server{}
 	health := &Health{}
-	s := newGRPCServer(srv, health, o)
+	s, lis := newServer(srv, health, lis, o)
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 
+	w, err := o.watch.start(o.logger)
+	if err != nil {
+		s.Stop()
+		<-errc
+		return err
+	}
 	q, err := load(ctx)
 	if err != nil {
 		s.Stop()
 		<-errc
 		return err
 	}
-	defer q.Close()
-	srv.q = q // written before health.ready publishes it to the RPCs
 	health.ready(q)
 	if onReady != nil {
 		onReady(q)
 	}
-	return waitAndStop(ctx, s, errc, lis, o)
+	wctx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		w.run(wctx, health, load)
+	}()
+	err = waitAndStop(ctx, s, errc, lis, o)
+	stopWatch()
+	<-watchDone
+	if g := health.cur.Load(); g != nil {
+		g.q.Close()
+	}
+	return err
 }
 
 // waitAndStop waits for ctx or a serving error, then stops s gracefully

@@ -3,9 +3,11 @@ package registry_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/legacyquery"
+	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // TestServeLoadingNotServingUntilLoaded serves while the catalog loads:
@@ -109,4 +112,77 @@ func TestSQLiteRewrittenUnderServerIsNotServing(t *testing.T) {
 	assert.Equal(t, healthgrpc.HealthCheckResponse_NOT_SERVING, check())
 	_, err = c.GetPackage(context.Background(), &api.GetPackageRequest{Name: "foo"})
 	assert.Equal(t, codes.Unavailable, status.Code(err), "no answer from a changed file: %v", err)
+}
+
+// TestServeLoadingWatchReloads changes the served directory under a
+// ServeLoading with a watch: health turns NOT_SERVING at once; with
+// reload, a catalog that does not load keeps it NOT_SERVING (the reason
+// logged) until the next change, which is loaded and served whole.
+func TestServeLoadingWatchReloads(t *testing.T) {
+	for _, reload := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no reload", true: "reload"}[reload], func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "catalog")
+			require.NoError(t, os.CopyFS(dir, os.DirFS(fixturesDir+"/small-fbb/opm-migrate")))
+			in, err := source.Detect(dir)
+			require.NoError(t, err)
+			load := func(ctx context.Context) (registry.Querier, error) { return source.OpenInput(ctx, in) }
+			var log syncBuffer
+			lis, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			ready := make(chan struct{})
+			go func() {
+				done <- registry.ServeLoading(ctx, lis, load, func(registry.Querier) { close(ready) },
+					registry.WithWatch(source.Fingerprint(in, ""), 10*time.Millisecond, reload),
+					registry.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+			}()
+			defer func() { cancel(); require.NoError(t, <-done) }()
+			<-ready
+			conn, err := dial(lis.Addr().String())
+			require.NoError(t, err)
+			defer conn.Close()
+			w, err := healthgrpc.NewHealthClient(conn).Watch(ctx, &healthgrpc.HealthCheckRequest{})
+			require.NoError(t, err)
+			next := func() healthgrpc.HealthCheckResponse_ServingStatus {
+				resp, err := w.Recv()
+				require.NoError(t, err)
+				return resp.GetStatus()
+			}
+			c := api.NewRegistryClient(conn)
+			require.Equal(t, healthgrpc.HealthCheckResponse_SERVING, next())
+
+			// Not a valid catalog: NOT_SERVING, and stays so.
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "foo", "broken.json"), []byte("{"), 0o644))
+			require.Equal(t, healthgrpc.HealthCheckResponse_NOT_SERVING, next())
+			_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
+			require.Equal(t, codes.Unavailable, status.Code(err), "%v", err)
+			require.ErrorContains(t, err, "changed on disk")
+			if reload {
+				require.Eventually(t, func() bool { return strings.Contains(log.String(), "reload failed") }, 10*time.Second, 5*time.Millisecond)
+			}
+			time.Sleep(50 * time.Millisecond)
+			_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
+			require.Equal(t, codes.Unavailable, status.Code(err), "%v", err)
+
+			// Valid again, with a package renamed: served whole after a reload.
+			require.NoError(t, os.Remove(filepath.Join(dir, "foo", "broken.json")))
+			b, err := os.ReadFile(filepath.Join(dir, "bar", "catalog.json"))
+			require.NoError(t, err)
+			require.NoError(t, os.RemoveAll(filepath.Join(dir, "bar")))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "bar2"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "bar2", "catalog.json"), []byte(strings.ReplaceAll(string(b), `"bar`, `"bar2`)), 0o644))
+			if !reload {
+				time.Sleep(50 * time.Millisecond)
+				_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
+				require.Equal(t, codes.Unavailable, status.Code(err), "without reload NOT_SERVING until restarted: %v", err)
+				return
+			}
+			require.Equal(t, healthgrpc.HealthCheckResponse_SERVING, next(), log.String())
+			_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "bar2"})
+			require.NoError(t, err)
+			_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "bar"})
+			require.ErrorContains(t, err, "not found")
+		})
+	}
 }

@@ -24,9 +24,18 @@ var _ api.RegistryServer = (*Server)(nil)
 // NewServer returns a Server answering from q.
 func NewServer(q Querier) *Server { return &Server{q: q} }
 
+// querier is the Querier a call answers from: the generation the gate
+// admitted it to (ServeLoading swaps catalogs on reload), else q.
+func (s *Server) querier(ctx context.Context) Querier {
+	if g, ok := ctx.Value(genKey{}).(*generation); ok {
+		return g.q
+	}
+	return s.q
+}
+
 // ListPackages streams every package name.
 func (s *Server) ListPackages(_ *api.ListPackageRequest, stream api.Registry_ListPackagesServer) error {
-	names, err := s.q.ListPackages(stream.Context())
+	names, err := s.querier(stream.Context()).ListPackages(stream.Context())
 	if err != nil {
 		return rpcError(err)
 	}
@@ -40,25 +49,25 @@ func (s *Server) ListPackages(_ *api.ListPackageRequest, stream api.Registry_Lis
 
 // GetPackage returns one package with its channels.
 func (s *Server) GetPackage(ctx context.Context, req *api.GetPackageRequest) (*api.Package, error) {
-	p, err := s.q.GetPackage(ctx, req.GetName())
+	p, err := s.querier(ctx).GetPackage(ctx, req.GetName())
 	return p, rpcError(err)
 }
 
 // GetBundle returns one bundle of one channel.
 func (s *Server) GetBundle(ctx context.Context, req *api.GetBundleRequest) (*api.Bundle, error) {
-	b, err := s.q.GetBundle(ctx, req.GetPkgName(), req.GetChannelName(), req.GetCsvName())
+	b, err := s.querier(ctx).GetBundle(ctx, req.GetPkgName(), req.GetChannelName(), req.GetCsvName())
 	return b, rpcError(err)
 }
 
 // GetBundleForChannel returns the head bundle of a channel.
 func (s *Server) GetBundleForChannel(ctx context.Context, req *api.GetBundleInChannelRequest) (*api.Bundle, error) {
-	b, err := s.q.GetBundleForChannel(ctx, req.GetPkgName(), req.GetChannelName())
+	b, err := s.querier(ctx).GetBundleForChannel(ctx, req.GetPkgName(), req.GetChannelName())
 	return b, rpcError(err)
 }
 
 // GetChannelEntriesThatReplace streams the entries that replace or skip a bundle.
 func (s *Server) GetChannelEntriesThatReplace(req *api.GetAllReplacementsRequest, stream api.Registry_GetChannelEntriesThatReplaceServer) error {
-	entries, err := s.q.GetChannelEntriesThatReplace(stream.Context(), req.GetCsvName())
+	entries, err := s.querier(stream.Context()).GetChannelEntriesThatReplace(stream.Context(), req.GetCsvName())
 	if err != nil {
 		return rpcError(err)
 	}
@@ -67,14 +76,14 @@ func (s *Server) GetChannelEntriesThatReplace(req *api.GetAllReplacementsRequest
 
 // GetBundleThatReplaces returns the bundle of a channel that replaces a bundle.
 func (s *Server) GetBundleThatReplaces(ctx context.Context, req *api.GetReplacementRequest) (*api.Bundle, error) {
-	b, err := s.q.GetBundleThatReplaces(ctx, req.GetCsvName(), req.GetPkgName(), req.GetChannelName())
+	b, err := s.querier(ctx).GetBundleThatReplaces(ctx, req.GetCsvName(), req.GetPkgName(), req.GetChannelName())
 	return b, rpcError(err)
 }
 
 // GetChannelEntriesThatProvide streams the entries whose bundle provides a GVK.
 // The request's plural is ignored, as upstream does.
 func (s *Server) GetChannelEntriesThatProvide(req *api.GetAllProvidersRequest, stream api.Registry_GetChannelEntriesThatProvideServer) error {
-	entries, err := s.q.GetChannelEntriesThatProvide(stream.Context(), req.GetGroup(), req.GetVersion(), req.GetKind())
+	entries, err := s.querier(stream.Context()).GetChannelEntriesThatProvide(stream.Context(), req.GetGroup(), req.GetVersion(), req.GetKind())
 	if err != nil {
 		return rpcError(err)
 	}
@@ -83,7 +92,7 @@ func (s *Server) GetChannelEntriesThatProvide(req *api.GetAllProvidersRequest, s
 
 // GetLatestChannelEntriesThatProvide streams, per channel, the latest entry providing a GVK.
 func (s *Server) GetLatestChannelEntriesThatProvide(req *api.GetLatestProvidersRequest, stream api.Registry_GetLatestChannelEntriesThatProvideServer) error {
-	entries, err := s.q.GetLatestChannelEntriesThatProvide(stream.Context(), req.GetGroup(), req.GetVersion(), req.GetKind())
+	entries, err := s.querier(stream.Context()).GetLatestChannelEntriesThatProvide(stream.Context(), req.GetGroup(), req.GetVersion(), req.GetKind())
 	if err != nil {
 		return rpcError(err)
 	}
@@ -92,13 +101,13 @@ func (s *Server) GetLatestChannelEntriesThatProvide(req *api.GetLatestProvidersR
 
 // GetDefaultBundleThatProvides returns the bundle of a default channel that provides a GVK.
 func (s *Server) GetDefaultBundleThatProvides(ctx context.Context, req *api.GetDefaultProviderRequest) (*api.Bundle, error) {
-	b, err := s.q.GetBundleThatProvides(ctx, req.GetGroup(), req.GetVersion(), req.GetKind())
+	b, err := s.querier(ctx).GetBundleThatProvides(ctx, req.GetGroup(), req.GetVersion(), req.GetKind())
 	return b, rpcError(err)
 }
 
 // ListBundles streams every bundle, one message per channel membership.
 func (s *Server) ListBundles(_ *api.ListBundlesRequest, stream api.Registry_ListBundlesServer) error {
-	return rpcError(s.q.ListBundles(stream.Context(), stream.Send))
+	return rpcError(s.querier(stream.Context()).ListBundles(stream.Context(), stream.Send))
 }
 
 func sendAll[T any](items []T, send func(T) error) error {

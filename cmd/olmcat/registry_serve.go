@@ -47,6 +47,7 @@ commands.`,
 	notice = addOPMNoticeFlag(fl)
 	f.opm.addCommonFlags(fl)
 	f.imgFlags = &imageFlags{}
+	f.addServerFlags(fl)
 	return cmd
 }
 

@@ -26,13 +26,17 @@ operator-registry api.Registry gRPC API, as opm serve and opm registry serve did
 plus grpc.health.v1 and server reflection (grpcurl list works).
 
 The port is bound first; health reports NOT_SERVING (and api.Registry calls
-fail with Unavailable) until the catalog is loaded, then SERVING. A sqlite
-file changed on disk under a running server turns health to NOT_SERVING
-(restart to serve the new file).
+fail with Unavailable) until the catalog is loaded, then SERVING. The served
+files are watched (--watch-interval): once they change on disk (a file
+added, removed, rewritten or renamed, a package folder replaced by olmcat
+add) health turns NOT_SERVING and api.Registry calls fail with Unavailable,
+until a restart, or with --reload until the changed catalog is loaded in the
+background and swapped in whole (no answer mixes the old and the new
+catalog; a changed catalog that does not load is logged and retried at its
+next change).
 
 A directory is validated and indexed package by package; bundle manifests
-stay in the files and are read back per call, so the files must not change
-while served (a changed file fails the calls that read it). --cache-dir keeps
+stay in the files and are read back per call. --cache-dir keeps
 a snapshot of the index (never the manifests) so the next start of unchanged
 files skips validating and indexing them. A sqlite file is opened
 read-only. An image reference is pulled and its catalog extracted to a
@@ -53,6 +57,7 @@ SIGINT/SIGTERM stop the server gracefully.`,
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.opm.addOPMFlags(fl)
 	f.imgFlags = addImageFlags(fl, true)
+	f.addServerFlags(fl)
 	return cmd
 }
 
@@ -64,6 +69,7 @@ type serveFlags struct {
 	logLevel  string
 	imgFlags  *imageFlags
 	opm       opmServeFlags
+	server    serverFlags
 }
 
 // runServe serves the catalog at path until the command's context ends.
@@ -74,6 +80,9 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	}
 	if f.opm.debug {
 		level = slog.LevelDebug
+	}
+	if f.server.reload && f.server.watchInterval <= 0 {
+		return usageError(errors.New("--reload needs the watch: a positive --watch-interval"))
 	}
 	if f.port < 0 || f.port > 65535 {
 		return usageError(fmt.Errorf("--port %d: want 0..65535", f.port))
@@ -133,7 +142,8 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 		profiler.ready()
 		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
 	}
-	return registry.ServeLoading(ctx, lis, load, ready, registry.WithLogger(logger))
+	opts := append(f.server.options(in, f.cacheDir), registry.WithLogger(logger))
+	return registry.ServeLoading(ctx, lis, load, ready, opts...)
 }
 
 // loader is the catalog load of a serve run: a declarative config with

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"syscall"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -25,12 +26,49 @@ import (
 // size and time), it is not a defence against a forged catalog (the
 // cache directory is the operator's own).
 func catalogKey(dir, skip string) ([32]byte, error) {
-	type file struct {
-		rel  string
-		path string
-		info fs.FileInfo
+	files, err := catalogFiles(dir, skip)
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("digest catalog %s: %w", dir, err)
 	}
-	var files []file
+	// Checksum contents in parallel: on a warm start this is most of the work.
+	sums := make([][]byte, len(files))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		g.Go(func() error {
+			h := crc32.New(castagnoli)
+			if err := hashFile(h, f.path); err != nil {
+				return err
+			}
+			sums[i] = h.Sum(nil)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return [32]byte{}, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s%d\n", cacheMagic, cacheVersion)
+	for i, f := range files {
+		fmt.Fprintf(h, "%q %d %d %x\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), sums[i])
+	}
+	var key [32]byte
+	copy(key[:], h.Sum(nil))
+	return key, nil
+}
+
+// catalogFile is a regular file of a catalog directory, as the loader
+// reads it (symbolic links followed).
+type catalogFile struct {
+	rel  string // slash-separated, relative to the directory
+	path string
+	info fs.FileInfo
+}
+
+// catalogFiles lists dir's regular files in path order, leaving out the
+// directory skip (the cache directory, when it lies inside the catalog).
+func catalogFiles(dir, skip string) ([]catalogFile, error) {
+	var files []catalogFile
 	absSkip := ""
 	if skip != "" {
 		if a, err := filepath.Abs(skip); err == nil {
@@ -60,38 +98,49 @@ func catalogKey(dir, skip string) ([32]byte, error) {
 		if err != nil {
 			return err
 		}
-		files = append(files, file{rel: filepath.ToSlash(rel), path: path, info: info})
+		files = append(files, catalogFile{rel: filepath.ToSlash(rel), path: path, info: info})
 		return nil
 	})
 	if err != nil {
-		return [32]byte{}, fmt.Errorf("digest catalog %s: %w", dir, err)
+		return nil, err
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
-	// Checksum contents in parallel: on a warm start this is most of the work.
-	sums := make([][]byte, len(files))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, f := range files {
-		g.Go(func() error {
-			h := crc32.New(castagnoli)
-			if err := hashFile(h, f.path); err != nil {
-				return err
-			}
-			sums[i] = h.Sum(nil)
-			return nil
-		})
+	return files, nil
+}
+
+// Fingerprint digests what the catalog directory dir is made of, without
+// reading any content: the directory's own device and inode, and every
+// regular file's path, size, modification and change times, device and
+// inode (skip left out as for the cache key). It changes when a file is
+// added, removed, renamed, rewritten (even keeping its size and
+// modification time: the change time moves) or replaced (a new inode),
+// and when the directory itself is replaced; it is cheap enough to take
+// every second (a stat per file). A server watches it to notice that
+// what it serves changed (registry.WithWatch).
+func Fingerprint(dir, skip string) (string, error) {
+	root, err := os.Stat(dir)
+	if err != nil {
+		return "", err
 	}
-	if err := g.Wait(); err != nil {
-		return [32]byte{}, err
+	files, err := catalogFiles(dir, skip)
+	if err != nil {
+		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s%d\n", cacheMagic, cacheVersion)
-	for i, f := range files {
-		fmt.Fprintf(h, "%q %d %d %x\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), sums[i])
+	fmt.Fprintf(h, "%s\n", statKey(root))
+	for _, f := range files {
+		fmt.Fprintf(h, "%q %d %d %s\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), statKey(f.info))
 	}
-	var key [32]byte
-	copy(key[:], h.Sum(nil))
-	return key, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// statKey is a file's device, inode and change time.
+func statKey(info fs.FileInfo) string {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d.%d", st.Dev, st.Ino, st.Ctim.Sec, st.Ctim.Nsec)
 }
 
 func hashFile(h hash.Hash, path string) error {

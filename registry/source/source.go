@@ -80,3 +80,11 @@ func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier,
 // without the sqlite backend (the slim build, tag "slim", of the images
 // olmcat builds: they hold declarative configs only).
 var ErrNoSQLite = errors.New("a legacy sqlite index, and this build has no sqlite backend")
+
+// Fingerprint returns what a server watches to notice that the catalog
+// in changed on disk (registry.WithWatch): the declcfgquery fingerprint
+// of the directory, leaving out the cache directory when it lies inside,
+// or of the sqlite file.
+func Fingerprint(in Input, cacheDir string) func() (string, error) {
+	return func() (string, error) { return declcfgquery.Fingerprint(in.Ref, cacheDir) }
+}

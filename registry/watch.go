@@ -1,0 +1,142 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// WithWatch makes ServeLoading watch the files it serves. fingerprint
+// digests them cheaply (for a directory: every file's path, size,
+// modification time and inode, and the directory's own inode; no
+// contents) and is taken before the catalog is loaded, then every
+// interval. When it differs, or fails (the catalog was removed), health
+// turns NOT_SERVING and api.Registry calls fail with Unavailable, as for
+// a sqlite file changed under its Querier. Without reload that lasts
+// until the server is restarted. With reload the catalog is loaded again
+// in the background and swapped in whole once loaded (calls in flight
+// finish on the catalog they started on; the Querier it replaces is
+// closed after them): until then the server keeps answering
+// NOT_SERVING/Unavailable, so no answer ever mixes the old and the new
+// catalog. A reload that fails is logged and the server stays NOT_SERVING
+// until the files change again, when it is retried.
+//
+// Polling rather than inotify: inotify needs a watch on every
+// subdirectory, added as directories appear (racing with the writes in
+// them), loses events when its queue overflows and does not see the
+// catalog directory itself renamed or replaced; a fingerprint compares
+// the state as it is, whatever happened in between, at the cost of a
+// stat per file per interval (a catalog has one or a few files per
+// package).
+func WithWatch(fingerprint func() (string, error), interval time.Duration, reload bool) Option {
+	return func(o *options) {
+		o.watch = &watchConfig{fingerprint: fingerprint, interval: interval, reload: reload}
+	}
+}
+
+type watchConfig struct {
+	fingerprint func() (string, error)
+	interval    time.Duration
+	reload      bool
+}
+
+// watcher polls the fingerprint of the served files.
+type watcher struct {
+	cfg    *watchConfig
+	logger *slog.Logger
+	// cur is the fingerprint of the files the served catalog was loaded
+	// from, or the error taking it gave since.
+	cur string
+}
+
+// take is the fingerprint now, or its error as a state of its own (a
+// catalog that stays unreadable is one change, not one per poll).
+func (c *watchConfig) take() (string, error) {
+	fp, err := c.fingerprint()
+	if err != nil {
+		return "error: " + err.Error(), err
+	}
+	return fp, nil
+}
+
+// start takes the fingerprint of the files about to be loaded; a nil
+// config watches nothing.
+func (c *watchConfig) start(logger *slog.Logger) (*watcher, error) {
+	if c == nil {
+		return nil, nil
+	}
+	fp, err := c.take()
+	if err != nil {
+		return nil, err
+	}
+	return &watcher{cfg: c, logger: logger, cur: fp}, nil
+}
+
+// errChanged is why a watched catalog is NOT_SERVING.
+var errChanged = errors.New("the catalog changed on disk since it was loaded")
+
+// run polls until ctx is done.
+func (w *watcher) run(ctx context.Context, h *Health, load func(context.Context) (Querier, error)) {
+	if w == nil {
+		return
+	}
+	t := time.NewTicker(w.cfg.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fp, err := w.cfg.take()
+		if fp == w.cur {
+			continue
+		}
+		w.cur = fp
+		reason := errChanged
+		if err != nil {
+			reason = fmt.Errorf("%w: %w", errChanged, err)
+		}
+		if !w.cfg.reload {
+			h.markStale(fmt.Errorf("%w; restart the server to serve it", reason))
+			w.logger.Warn("catalog changed on disk: health NOT_SERVING until the server is restarted", "reason", reason.Error())
+			continue
+		}
+		h.markStale(fmt.Errorf("%w; reloading it", reason))
+		w.logger.Warn("catalog changed on disk: health NOT_SERVING while it is reloaded", "reason", reason.Error())
+		if err == nil {
+			w.reload(ctx, h, load)
+		}
+	}
+}
+
+// reload loads the catalog again and swaps it in, unless the load fails
+// or the files changed again meanwhile (the next poll sees that).
+func (w *watcher) reload(ctx context.Context, h *Health, load func(context.Context) (Querier, error)) {
+	start := time.Now()
+	q, err := load(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		h.markStale(fmt.Errorf("%w, and it does not load (retried when it changes again): %w", errChanged, err))
+		w.logger.Error("reload failed: health NOT_SERVING until the catalog changes again", "error", err.Error())
+		return
+	}
+	if after, _ := w.cfg.take(); after != w.cur {
+		q.Close()
+		w.logger.Info("catalog changed again while it was reloaded; reloading again")
+		return
+	}
+	old := h.ready(q)
+	w.logger.Info("catalog reloaded: health SERVING", "duration", time.Since(start).String())
+	if old != nil {
+		old.retire()
+		go func() {
+			<-old.finished
+			old.q.Close()
+		}()
+	}
+}
