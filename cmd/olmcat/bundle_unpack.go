@@ -216,8 +216,12 @@ func reportLookup(w io.Writer, lookup *unpack.BundleLookup) error {
 // retryHint says how to unpack again after a failure.
 func retryHint(l *unpack.BundleLookup) string {
 	job := l.Namespace + "/" + l.Name
-	if l.ManagedByOLM {
+	switch {
+	case l.ManagedByOLM:
 		return fmt.Sprintf("job %s is OLM's catalog operator's, which retries it when the OperatorGroup has the operatorframework.io/bundle-unpack-min-retry-interval annotation; or delete the job and run again", job)
+	case l.Failed().Reason == unpack.ReasonInvalidBundle:
+		// The Job succeeded: only a new ConfigMap makes a new Job.
+		return fmt.Sprintf("to retry once the bundle image is fixed, delete configmap %s (the garbage collector removes the objects it owns) and run again", job)
 	}
 	return fmt.Sprintf("to retry, run again with --min-retry-interval=1s (a fresh Job replaces one that failed longer ago), or delete job %s and run again", job)
 }

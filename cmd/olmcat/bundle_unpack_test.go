@@ -62,7 +62,8 @@ func TestBundleUnpackJobFlags(t *testing.T) {
 	assert.Equal(t, int64(1), *job.Spec.ActiveDeadlineSeconds)
 }
 
-// TestBundleUnpackRetryAndCleanup: a failure says how to retry;
+// TestBundleUnpackRetryAndCleanup: a failure says how to retry (a Job
+// that completed without a loadable bundle too);
 // --min-retry-interval replaces the failed Job; once the bundle loaded,
 // --cleanup deletes every unpack object.
 func TestBundleUnpackRetryAndCleanup(t *testing.T) {
@@ -82,6 +83,15 @@ func TestBundleUnpackRetryAndCleanup(t *testing.T) {
 	_, stderr, code = runCLI(t, args...)
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, "to retry, run again with --min-retry-interval=1s")
+
+	empty := []string{"bundle", "unpack", "example/empty-bundle:v1", "-n", ns, "--kubeconfig", admin, "--tool-image", "olmcat:test"}
+	_, stderr, code = runCLI(t, empty...)
+	require.Equal(t, 0, code, stderr)
+	kubetest.CompleteJob(t, c.Admin(t), ns, unpack.Name("example/empty-bundle:v1"))
+	_, stderr, code = runCLI(t, empty...)
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "ErrorPreventedUnpacking")
+	require.Contains(t, stderr, "to retry once the bundle image is fixed, delete configmap "+ns+"/"+unpack.Name("example/empty-bundle:v1"))
 
 	_, stderr, code = runCLI(t, append(args, "--min-retry-interval", "1ms")...)
 	require.Equal(t, 0, code, stderr)
