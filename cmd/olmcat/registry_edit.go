@@ -71,21 +71,18 @@ func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *i
 			cmd.CommandPath(), strings.Join(steps, " && ")))
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
-	lock, err := c.waitLock.lock(cmd, c.output, c.database)
+	ctx := cmd.Context()
+	// Taken before -d is read: a second writer of the directory runs on
+	// this one's result.
+	out, inputs := c.database, []string(nil)
+	if target == targetOutput {
+		out, inputs = c.output, []string{c.database}
+	}
+	lock, err := c.waitLock.lock(cmd, out, inputs...)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	ctx := cmd.Context()
-	if target != targetOutput {
-		// Taken before -d is read: a second writer of the directory
-		// runs on this one's result.
-		lock, err := c.waitLock.lock(cmd, c.database)
-		if err != nil {
-			return err
-		}
-		defer lock.Release()
-	}
 	if target == targetInPlace {
 		if err := recoverInPlace(c.database, cmd.ErrOrStderr()); err != nil {
 			return err
