@@ -178,12 +178,12 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 // repairs and drops on stderr.
 // name is the input as the user gave it (an image reference for an
 // image's database).
-func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format, noDeprecationWarning bool) error {
+func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format, noDeprecationWarning bool, opts ...migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
 	if !noDeprecationWarning {
 		warnDeprecated(cmd.Context(), stderr, name, dbPath)
 	}
-	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), migrate.WithFormat(format))
+	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), append(opts, migrate.WithFormat(format))...)
 	report.NameRemedies(rep, err)
 	report.WriteConversionSummary(stderr, "render", name, rep)
 	if err != nil {

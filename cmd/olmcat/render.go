@@ -65,18 +65,19 @@ the olm.bundle blob opm render gives, image field as typed.`,
 					return err
 				}
 				defer unpacked.Close()
-				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel, imageRefTemplate: tmpl}
+				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel, imageRefTemplate: tmpl,
+					migrateOptions: []migrate.Option{migrate.WithMigrateLevel(migrate.Level(migrateLevel))}}
 			}
 			if len(inputs) == 1 && inputs[0].Kind == source.KindSQLite {
 				// A lone sqlite index is streamed package by package
 				// instead of being held in memory for merging.
-				return renderSQLite(cmd, inputs[0].name, inputs[0].Ref, format, f.noDeprecationWarning)
+				return renderSQLite(cmd, inputs[0].name, inputs[0].Ref, format, f.noDeprecationWarning, inputs[0].migrateOptions...)
 			}
 			if len(inputs) == 1 && inputs[0].Kind == source.KindDeclcfg {
 				if _, _, isBundle := inputs[0].bundleDir(); !isBundle {
 					// A lone directory is streamed package by package.
 					w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
-					if err := streamDir(cmd.Context(), w, inputs[0].Ref, format); err != nil {
+					if err := streamDir(cmd.Context(), w, inputs[0].Ref, format, migrateLevel); err != nil {
 						return &exitError{code: exitInvalid, err: err}
 					}
 					return w.Flush()
@@ -214,7 +215,11 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 	}
 	switch in.Kind {
 	case source.KindDeclcfg:
-		return declcfg.LoadDir(ctx, arg)
+		cfg, err := declcfg.LoadDir(ctx, arg)
+		if err != nil {
+			return nil, err
+		}
+		return cfg, migrateRendered(cfg, in.migrateLevel)
 	case source.KindSQLite:
 		if !noDeprecationWarning {
 			warnDeprecated(ctx, stderr, in.name, arg)
@@ -236,7 +241,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 			// or wrong file would go unnoticed.
 			return nil, fmt.Errorf("render %s: the file holds no blob (empty, or only whitespace or comments)", in.name)
 		}
-		return cfg, nil
+		return cfg, migrateRendered(cfg, in.migrateLevel)
 	default:
 		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
 	}
@@ -258,10 +263,22 @@ func bundleVersion(b declcfg.Bundle) string {
 // holding the catalog (declcfg.EachPackage): a malformed file fails
 // before anything is written, a blob that fails only when fully decoded
 // stops the output at its package.
-func streamDir(ctx context.Context, w io.Writer, root string, f declcfg.Format) error {
+func streamDir(ctx context.Context, w io.Writer, root string, f declcfg.Format, migrateLevel string) error {
 	return declcfg.EachPackage(ctx, root, func(_ string, part *declcfg.DeclarativeConfig) error {
+		if err := migrateRendered(part, migrateLevel); err != nil {
+			return err
+		}
 		return declcfg.WriteStream(w, part, f)
 	})
+}
+
+// migrateRendered applies the migrations up to level to a rendered
+// catalog, as opm render does to every input.
+func migrateRendered(cfg *declcfg.DeclarativeConfig, level string) error {
+	if level != string(migrate.MigrateLevelCSVMetadata) {
+		return nil
+	}
+	return declcfg.MigrateToCSVMetadata(cfg)
 }
 
 // refuseBundleInput is refuseBundle for bundle images and bundle

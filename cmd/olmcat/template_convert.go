@@ -114,7 +114,7 @@ func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn boo
 		return nil
 	case source.KindDeclcfg:
 		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
-			return streamDir(cmd.Context(), w, local.Ref, declcfg.FormatJSON)
+			return streamDir(cmd.Context(), w, local.Ref, declcfg.FormatJSON, "")
 		})
 	case source.KindSQLite:
 		if !noWarn {
