@@ -25,7 +25,7 @@ func launchPermissions(catalogSource bool) []permission {
 		{"", "serviceaccounts", []string{"create", "get", "update"}},
 		{"rbac.authorization.k8s.io", "roles", []string{"create", "get", "update"}},
 		{"rbac.authorization.k8s.io", "rolebindings", []string{"create", "get", "update", "delete"}},
-		{"batch", "jobs", []string{"create", "get", "delete"}},
+		{"batch", "jobs", []string{"create", "get", "list", "delete"}},
 		{"", "pods", []string{"list"}},
 	}
 	if catalogSource {

@@ -20,8 +20,8 @@ var ErrManagedByOLM = errors.New("managed by OLM's catalog operator")
 // collector), RoleBinding, Role, ServiceAccount and last the ConfigMap, the
 // owner of the rest (so an interrupted Cleanup leaves the garbage
 // collector to finish). Objects already gone are no error. It deletes
-// nothing, returning ErrManagedByOLM, when the Job is OLM's or a
-// CatalogSource owns the ConfigMap.
+// nothing, returning ErrManagedByOLM, when OLM has a Job for the bundle
+// or a CatalogSource owns the ConfigMap.
 func Cleanup(ctx context.Context, c Clients, image, namespace string) error {
 	name := Name(image)
 	cm, err := c.configMaps(namespace).Get(ctx, name, metav1.GetOptions{})
@@ -37,11 +37,16 @@ func Cleanup(ctx context.Context, c Clients, image, namespace string) error {
 		}
 	}
 	job, err := c.jobs(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err == nil && IsOLMJob(job) {
-		return fmt.Errorf("job %s/%s is OLM's: %w", namespace, name, ErrManagedByOLM)
-	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("get job %s/%s: %w", namespace, name, err)
+	}
+	if err != nil || !IsOLMJob(job) {
+		if job, err = newestOLMJob(ctx, c, namespace, name); err != nil {
+			return err
+		}
+	}
+	if job != nil {
+		return fmt.Errorf("job %s/%s is OLM's: %w", namespace, job.Name, ErrManagedByOLM)
 	}
 	background := metav1.DeletePropagationBackground
 	steps := []struct {

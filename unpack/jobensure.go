@@ -14,13 +14,17 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// ensureJob creates want, or decides about the Job of that name: OLM's
-// catalog operator's Job is never touched (Lookup reports its result); a
+// ensureJob creates want, or decides about the Job of that name: while
+// OLM's catalog operator has a Job for the bundle (newestOLMJob) nothing
+// is touched or created (Lookup reports that Job's result); a
 // terminating Job is waited for, then replaced; a failed Job is replaced
 // once it failed at least retryAfter ago (never when 0); one that matches
 // want (jobMatches) is kept, one whose spec or owners drifted is replaced.
 func ensureJob(ctx context.Context, c Clients, want *batchv1.Job, retryAfter time.Duration) error {
 	jobs := c.jobs(want.Namespace)
+	if olm, err := newestOLMJob(ctx, c, want.Namespace, want.Name); err != nil || olm != nil {
+		return err
+	}
 	have, err := jobs.Get(ctx, want.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -138,6 +142,24 @@ func IsOLMJob(job *batchv1.Job) bool {
 		}
 	}
 	return false
+}
+
+// newestOLMJob returns the newest of OLM's unpack Jobs of the bundle
+// name: the one named name and OLM's retries, which carry generated names
+// and the bundle-unpack-ref label. Nil when there is none.
+func newestOLMJob(ctx context.Context, c Clients, namespace, name string) (*batchv1.Job, error) {
+	list, err := c.jobs(namespace).List(ctx, metav1.ListOptions{LabelSelector: LabelUnpackRef + "=" + name})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs of %s/%s: %w", namespace, name, err)
+	}
+	var newest *batchv1.Job
+	for i := range list {
+		j := &list[i]
+		if IsOLMJob(j) && (newest == nil || newest.CreationTimestamp.Before(&j.CreationTimestamp)) {
+			newest = j
+		}
+	}
+	return newest, nil
 }
 
 // jobMatches reports whether have, the Job the API server stored, still

@@ -20,15 +20,22 @@ import (
 // OLM's own ConfigMapUnpacker.job), owned by the ConfigMap cm.
 func createOLMJob(t testing.TB, clients Clients, cm *corev1.ConfigMap, image string) *batchv1.Job {
 	t.Helper()
+	return createOLMJobNamed(t, clients, cm, image, Name(image))
+}
+
+// createOLMJobNamed is createOLMJob with the Job named jobName, as OLM
+// names its retries.
+func createOLMJobNamed(t testing.TB, clients Clients, cm *corev1.ConfigMap, image, jobName string) *batchv1.Job {
+	t.Helper()
 	raw, err := os.ReadFile("testdata/olm-bundle-unpack-job.yaml")
 	require.NoError(t, err)
 	var job batchv1.Job
 	require.NoError(t, yaml.Unmarshal(raw, &job))
 	name := Name(image)
-	job.Name, job.Namespace = name, cm.Namespace
+	job.Name, job.Namespace = jobName, cm.Namespace
 	job.Labels[LabelUnpackRef] = name
 	job.Spec.Template.Labels[LabelUnpackRef] = name
-	job.Spec.Template.Name = name
+	job.Spec.Template.Name = jobName
 	job.OwnerReferences[0].Name, job.OwnerReferences[0].UID = cm.Name, cm.UID
 	p := &job.Spec.Template.Spec
 	p.ServiceAccountName = name
@@ -108,4 +115,30 @@ func TestLaunchKeepsOLMJobCreatedSecond(t *testing.T) {
 	require.Equal(t, olm.UID, getJob(t, clients, ns, name).UID, "olmcat replaced OLM's job")
 	require.ErrorIs(t, Cleanup(ctx, clients, image, ns), ErrManagedByOLM)
 	require.Equal(t, olm.UID, getJob(t, clients, ns, name).UID, "cleanup deleted OLM's job")
+}
+
+// TestLaunchDefersToOLMRetryJob: OLM's catalog operator retries a failed
+// unpack with a Job of a generated name (hash truncated, five random
+// characters) carrying the bundle-unpack-ref label. While it exists,
+// olmcat reports it and neither replaces its own failed Job nor starts
+// another.
+func TestLaunchDefersToOLMRetryJob(t *testing.T) {
+	c := kubetest.Get(t)
+	clients := installCatalogSourceCRD(t, c)
+	ns := c.Namespace(t)
+	ctx := context.Background()
+	image := "example/baz-bundle:v1.0.0"
+	name := Name(image)
+	_, err := Launch(ctx, clients, image, ns, launchOpts()...)
+	require.NoError(t, err)
+	kubetest.FailJob(t, c.Admin(t), ns, name, batchv1.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
+	own := getJob(t, clients, ns, name)
+	retry := createOLMJobNamed(t, clients, getConfigMap(t, clients, ns, name), image, name[:58]+"x7k2q")
+
+	l, err := Launch(ctx, clients, image, ns, launchOpts(WithMinRetryInterval(1))...)
+	require.NoError(t, err)
+	wantCondition(t, l, ConditionPending, ReasonJobIncomplete, "unpack job not completed")
+	require.True(t, l.ManagedByOLM, "lookup of OLM's retry job")
+	require.Equal(t, own.UID, getJob(t, clients, ns, name).UID, "olmcat retried while OLM's retry runs")
+	require.Equal(t, retry.UID, getJob(t, clients, ns, retry.Name).UID)
 }

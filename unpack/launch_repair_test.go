@@ -166,7 +166,7 @@ func TestLaunchChecksAccessFirst(t *testing.T) {
 	_, err := Launch(context.Background(), user, image, ns, testImages...)
 	var denied *AccessError
 	require.True(t, errors.As(err, &denied), "error %v", err)
-	require.Equal(t, []string{"create serviceaccounts", "get serviceaccounts", "update serviceaccounts", "delete jobs.batch"}, denied.Denied)
+	require.Equal(t, []string{"create serviceaccounts", "get serviceaccounts", "update serviceaccounts", "list jobs.batch", "delete jobs.batch"}, denied.Denied)
 	require.ErrorContains(t, err, "not allowed in namespace "+ns)
 	requireNoUnpackObjects(t, admin, ns, Name(image))
 }

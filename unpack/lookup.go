@@ -97,6 +97,13 @@ func Lookup(ctx context.Context, c Clients, image, namespace string, opts ...Lau
 		return nil, fmt.Errorf("get job %s/%s: %w", namespace, name, err)
 	}
 	olm := err == nil && IsOLMJob(job)
+	// OLM's catalog operator decides while it has a Job (a retry of its
+	// own carries a generated name).
+	if newest, lerr := newestOLMJob(ctx, c, namespace, name); lerr != nil {
+		return nil, lerr
+	} else if newest != nil {
+		job, err, olm = newest, nil, true
+	}
 	if m := loadUnpacked(ctx, c, namespace, name); m != nil {
 		l := newLookup(image, namespace, name)
 		l.Manifest, l.ManagedByOLM = m, olm
