@@ -12,6 +12,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/internal/outdir"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // The crash harness: the real binary, built with the crashtest tag
@@ -98,6 +99,7 @@ func runCrashCase(t *testing.T, bin string, c crashCase) {
 		stderr, code := crashRun{bin: bin, tmp: tmp, at: k}.run(t, args...)
 		require.Equal(t, -1, code, "step %d of %d: the run was not killed: %s", k, steps, stderr)
 		left := tempLeft(t, dir)
+		requireSweepable(t, left, fmt.Sprintf("kill at step %d (%s)", k, stepName(data, k)))
 		// The probe reruns the command up to the point where it would
 		// start writing: the recovery of what the kill left has run, the
 		// new write has not, so the output must be the previous or the
@@ -167,6 +169,19 @@ func tempLeft(t *testing.T, dir string) []string {
 		return nil
 	}))
 	return left
+}
+
+// requireSweepable: every temporary directory a kill left is olmcat's by
+// its name (in use or being removed), so that a later run's sweep
+// recognises it: none is a half-removed or half-created directory that
+// no sweep would ever take.
+func requireSweepable(t *testing.T, left []string, when string) {
+	t.Helper()
+	for _, p := range left {
+		st, err := os.Lstat(p)
+		require.NoError(t, err)
+		require.True(t, st.IsDir() && tempdir.IsMarked(filepath.Base(p)), "%s is left and no sweep recognises it (%s)", p, when)
+	}
 }
 
 // TestCrashHarness kills add, migrate, convert, build --oci-layout and

@@ -110,7 +110,7 @@ commands that do the same.`,
 		if err != nil {
 			return err
 		}
-		return out.write(cmd, img, src.inputs(), fillFrom(ctx, src, add.op()))
+		return out.write(cmd, img, src.inputs(), fillFrom(ctx, stderr, src, add.op()))
 	}
 	return cmd
 }

@@ -45,7 +45,7 @@ func (c *indexEditCmd) run(cmd *cobra.Command, op func(src *indexSource) (catalo
 	if err != nil {
 		return err
 	}
-	return c.out.write(cmd, c.img, src.inputs(), fillFrom(ctx, src, o))
+	return c.out.write(cmd, c.img, src.inputs(), fillFrom(ctx, cmd.ErrOrStderr(), src, o))
 }
 
 func newIndexRmCmd() *cobra.Command {

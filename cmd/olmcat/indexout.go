@@ -17,6 +17,7 @@ import (
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/atomicfile"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // indexOutFlags are the output flags of opm's index add|rm|prune|
@@ -95,14 +96,14 @@ func (f *indexOutFlags) write(cmd *cobra.Command, img *imageFlags, inputs []stri
 			return err
 		}
 		defer lock.Release()
-		return f.writeGenerated(inputs, fill)
+		return f.writeGenerated(cmd.ErrOrStderr(), inputs, fill)
 	}
-	tmp, err := os.MkdirTemp("", "olmcat-index-*")
+	tmp, err := scratchDir(cmd.ErrOrStderr(), "olmcat-index-")
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "catalog")
+	defer tmp.Remove()
+	dir := filepath.Join(tmp.Path, "catalog")
 	if err := fill(dir, false); err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (f *indexOutFlags) write(cmd *cobra.Command, img *imageFlags, inputs []stri
 	return runBuild(cmd, dir, f.tag, bf)
 }
 
-func (f *indexOutFlags) writeGenerated(inputs []string, fill func(dir string, force bool) error) error {
+func (f *indexOutFlags) writeGenerated(stderr io.Writer, inputs []string, fill func(dir string, force bool) error) error {
 	df := f.dockerfilePath()
 	if err := pathcheck.Separate("catalog directory", generatedCatalogDir, inputs...); err != nil {
 		return err
@@ -131,17 +132,18 @@ func (f *indexOutFlags) writeGenerated(inputs []string, fill func(dir string, fo
 	err = atomicfile.Write(df, true, func(w io.Writer) error {
 		_, err := io.WriteString(w, text)
 		return err
-	})
+	}, atomicfile.OnSwept(func(dir string) { fmt.Fprintln(stderr, abandonedNote(dir)) }))
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("write %s: %w", df, err)}
 	}
 	return nil
 }
 
-// fillFrom is the fill function running op on src.
-func fillFrom(ctx context.Context, src *indexSource, op catalogOp) func(dir string, force bool) error {
+// fillFrom is the fill function running op on src; what it finds of
+// killed runs for the same output is told on stderr.
+func fillFrom(ctx context.Context, stderr io.Writer, src *indexSource, op catalogOp) func(dir string, force bool) error {
 	return func(dir string, force bool) error {
-		if err := runCatalogOp(ctx, src, op, dir, force); err != nil {
+		if err := runCatalogOp(ctx, stderr, src, op, dir, force); err != nil {
 			var ee *exitError
 			if errors.As(err, &ee) || errors.Is(err, pathcheck.ErrOverlap) {
 				return err
@@ -150,4 +152,25 @@ func fillFrom(ctx context.Context, src *indexSource, op catalogOp) func(dir stri
 		}
 		return nil
 	}
+}
+
+// scratchDir is a marked temporary directory prefix* in the temporary
+// directory (internal/tempdir), for work that is no output of its own: a
+// run killed while it works leaves it for the next run with the same
+// prefix to remove, which first removes those and says so on stderr.
+func scratchDir(stderr io.Writer, prefix string) (*tempdir.Dir, error) {
+	swept, err := tempdir.Sweep(os.TempDir(), prefix)
+	for _, dir := range swept {
+		fmt.Fprintln(stderr, abandonedNote(dir))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return tempdir.Create(os.TempDir(), prefix)
+}
+
+// abandonedNote is the sentence for a temporary directory a killed run
+// left that was removed.
+func abandonedNote(dir string) string {
+	return fmt.Sprintf("removed abandoned temporary directory %s (left by an earlier run that was killed)", dir)
 }

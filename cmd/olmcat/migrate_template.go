@@ -59,12 +59,12 @@ func (f *migrateFlags) templateMigrate(stderr io.Writer, dbPath string) (migrate
 // renders every template of dir back into another one and compares the
 // two with parity --strict. It returns the sentence for the report.
 func verifyTemplates(ctx context.Context, stderr io.Writer, dbPath, dir string, opts []migrate.Option, render template.BundleRenderer) (string, error) {
-	scratch, err := os.MkdirTemp("", "olmcat-verify-templates-*")
+	scratch, err := scratchDir(stderr, "olmcat-verify-templates-")
 	if err != nil {
 		return "", fmt.Errorf("verify: %w", err)
 	}
-	defer os.RemoveAll(scratch)
-	migrated, rendered := filepath.Join(scratch, "migrated"), filepath.Join(scratch, "rendered")
+	defer scratch.Remove()
+	migrated, rendered := filepath.Join(scratch.Path, "migrated"), filepath.Join(scratch.Path, "rendered")
 	if _, err := migrate.Migrate(ctx, dbPath, migrated, opts...); err != nil {
 		return "", fmt.Errorf("verify: migrate: %w", err)
 	}

@@ -148,12 +148,13 @@ type catalogOp struct {
 // runCatalogOp streams the packages of src through op into a catalog
 // directory written at out (atomically: nothing is there unless every
 // package was read, changed, validated and written).
-func runCatalogOp(ctx context.Context, src *indexSource, op catalogOp, out string, force bool) error {
+func runCatalogOp(ctx context.Context, stderr io.Writer, src *indexSource, op catalogOp, out string, force bool) error {
 	inputs := src.inputs()
 	if op.inPlace {
 		inputs = nil
 	}
-	w, err := declcfg.NewDirWriter(out, declcfg.WithInputs(inputs...), declcfg.WithForce(force))
+	w, err := declcfg.NewDirWriter(out, declcfg.WithInputs(inputs...), declcfg.WithForce(force),
+		declcfg.WithOnAbandonedRemoved(abandonedRemoved(stderr)))
 	if err != nil {
 		return err
 	}

@@ -97,14 +97,15 @@ func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *i
 	if err != nil {
 		return err
 	}
+	stderr := cmd.ErrOrStderr()
 	switch target {
 	case targetNew:
-		fmt.Fprintf(cmd.ErrOrStderr(), "writing a new catalog directory at %s\n", c.database)
-		return fillFrom(ctx, src, o)(c.database, false)
+		fmt.Fprintf(stderr, "writing a new catalog directory at %s\n", c.database)
+		return fillFrom(ctx, stderr, src, o)(c.database, false)
 	case targetInPlace:
-		return fillFrom(ctx, src, inPlace(o, c.database))(c.database, true)
+		return fillFrom(ctx, stderr, src, inPlace(o, c.database))(c.database, true)
 	}
-	return fillFrom(ctx, src, o)(c.output, c.force)
+	return fillFrom(ctx, stderr, src, o)(c.output, c.force)
 }
 
 func newRegistryAddCmd() *cobra.Command {

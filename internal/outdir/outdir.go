@@ -60,7 +60,28 @@ type record struct {
 	// directory is replaced as a whole by rename.
 	Entries bool     `json:"entries"`
 	Old     []string `json:"old,omitempty"`
+	// Keep: the output is not replaced (no force); it was absent or
+	// empty when the commit was decided. Found filled at the move, it
+	// was written by another run meanwhile, which wins: this commit is
+	// dropped (errLost). Records of older releases lack it: replaced.
+	Keep bool `json:"keep,omitempty"`
 }
+
+// errLost: another run filled the output after this commit was decided
+// without force; that run's output stays.
+var errLost = errors.New("written by another run meanwhile")
+
+// ErrNotDir is matched (errors.Is) by the errors of Begin for an output
+// path that exists and is not a directory, or is a symlink that leads to
+// none: found before any work, and a usage error (the path given is
+// wrong), never replaced.
+var ErrNotDir = errors.New("not a directory")
+
+// notDirError is an ErrNotDir with its own message.
+type notDirError struct{ msg string }
+
+func (e *notDirError) Error() string        { return e.msg }
+func (e *notDirError) Is(target error) bool { return target == ErrNotDir }
 
 // Tx is one write of a directory output.
 type Tx struct {
@@ -83,10 +104,17 @@ type Swept struct {
 	// Finished is true when the killed run had committed: its moves were
 	// finished, so Output holds the complete new content.
 	Finished bool
+	// Superseded is true when the killed run had committed without
+	// force but another run wrote Output meanwhile: that output stays,
+	// the killed run's is removed.
+	Superseded bool
 }
 
 // String says what was done, for the user.
 func (s Swept) String() string {
+	if s.Superseded {
+		return fmt.Sprintf("removed temporary directory %s of an earlier run that was killed while committing: another run had written %s meanwhile, which is kept", s.Dir, s.Output)
+	}
 	if s.Finished {
 		return fmt.Sprintf("finished the write of %s that an earlier run had committed when it was killed (its temporary directory %s is removed)", s.Output, s.Dir)
 	}
@@ -101,8 +129,17 @@ func Prefix(out string) string { return "." + filepath.Base(out) + ".tmp-" }
 // the temporary directory. When out is an existing mount point the
 // content is replaced inside it at Commit, otherwise out is replaced by
 // rename. Whether out may be replaced (force) is checked again at Commit.
+// An out that is a symlink is written through: its target is the output,
+// with the same rules. An out that is not a directory (or a symlink to
+// none) is refused here, before any work (ErrNotDir).
 func Begin(out string, force bool) (*Tx, error) {
-	out = filepath.Clean(out)
+	out, err := resolve(out)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Lstat(out); err == nil && !st.IsDir() {
+		return nil, &notDirError{fmt.Sprintf("output directory %s exists and is not a directory", out)}
+	}
 	mount, err := isMountPoint(out)
 	if err != nil {
 		return nil, err
@@ -111,9 +148,33 @@ func Begin(out string, force bool) (*Tx, error) {
 }
 
 // BeginEntries prepares replacing some top-level entries of the existing
-// directory dir, leaving the others as they are (CommitEntries).
+// directory dir (a symlink to it is followed), leaving the others as they
+// are (CommitEntries).
 func BeginEntries(dir string) (*Tx, error) {
-	return begin(filepath.Clean(dir), true, true)
+	dir, err := resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	return begin(dir, true, true)
+}
+
+// resolve is the output that writing out writes: out itself, or the
+// directory its symlink leads to (refused when it leads nowhere).
+func resolve(out string) (string, error) {
+	out = filepath.Clean(out)
+	st, err := os.Lstat(out)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return out, nil
+	}
+	target, err := filepath.EvalSymlinks(out)
+	if err == nil {
+		return target, nil
+	}
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		link, _ := os.Readlink(out)
+		return "", &notDirError{fmt.Sprintf("output %s is a symlink to %s, which does not exist: create the directory or pass a path that is not a dangling symlink", out, link)}
+	}
+	return "", fmt.Errorf("output %s: %w", out, err)
 }
 
 func begin(out string, entries, force bool) (tx *Tx, err error) {
@@ -219,7 +280,7 @@ func (t *Tx) Commit() error {
 			return pathcheck.Exists("commit %s: output directory exists and is not empty", t.out)
 		}
 	}
-	return t.commit(record{})
+	return t.commit(record{Keep: !t.force})
 }
 
 // CommitEntries replaces the named top-level entries of the output
@@ -253,6 +314,13 @@ func (t *Tx) commit(rec record) error {
 	t.done = true
 	defer t.lock.Release()
 	if err := finish(t.out, t.work.Path, rec); err != nil {
+		if errors.Is(err, errLost) {
+			lost := pathcheck.Exists("commit %s: written by another run meanwhile, which is kept: this run's output is removed", t.out)
+			if rerr := t.work.Remove(); rerr != nil {
+				return fmt.Errorf("%w (%w)", lost, rerr)
+			}
+			return lost
+		}
 		t.work.Release()
 		return fmt.Errorf("commit %s: %w (the next olmcat run writing %s finishes it)", t.out, err, t.out)
 	}
@@ -279,6 +347,12 @@ func finish(out, work string, rec record) error {
 		if !exists(newPath) {
 			return nil // the new directory is in place
 		}
+		if rec.Keep {
+			// Over an absent or empty output only: rename(2) refuses to
+			// replace a directory that has entries, or a file.
+			crashpoint.Hit("move new output into place")
+			return moveIn(newPath, out)
+		}
 		if exists(out) && !exists(oldPath) {
 			crashpoint.Hit("move old output aside")
 			if err := os.Rename(out, oldPath); err != nil {
@@ -286,7 +360,7 @@ func finish(out, work string, rec record) error {
 			}
 		}
 		crashpoint.Hit("move new output into place")
-		return os.Rename(newPath, out)
+		return moveIn(newPath, out)
 	}
 	// The old entries all go first: a name in both old and new is the
 	// old one as long as some old entry is still in place.
@@ -311,19 +385,45 @@ func finish(out, work string, rec record) error {
 	return nil
 }
 
+// moveIn renames the new output directory to out, which may be absent or
+// an empty directory (rename(2) replaces that; os.Rename refuses any
+// directory). An out that has entries, or is a file, was written by
+// another run after this commit was decided: errLost.
+func moveIn(newPath, out string) error {
+	err := syscall.Rename(newPath, out)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) || errors.Is(err, syscall.ENOTDIR):
+		return errLost
+	}
+	return &os.LinkError{Op: "rename", Old: newPath, New: out, Err: err}
+}
+
 // Recover finishes the committed writes and removes the other temporary
 // directories that killed runs left for out (beside it, and inside it
 // for a mount point), and says what it did.
+// A symlink out is followed, as Begin does.
 func Recover(out string) ([]Swept, error) {
-	out = filepath.Clean(out)
+	out, err := resolve(out)
+	if err != nil {
+		return nil, err
+	}
 	var swept []Swept
 	for _, where := range []string{filepath.Dir(out), out} {
-		claimed, err := tempdir.Claim(where, Prefix(out))
+		claimed, trashed, err := tempdir.Claim(where, Prefix(out))
+		for _, dir := range trashed {
+			swept = append(swept, Swept{Dir: dir, Output: out})
+		}
 		if err != nil {
 			return swept, err
 		}
 		for i, d := range claimed {
-			finished, err := recoverOne(out, d.Path)
+			s := Swept{Dir: d.Path, Output: out}
+			s.Finished, err = recoverOne(out, d.Path)
+			if errors.Is(err, errLost) {
+				s.Finished, s.Superseded, err = false, true, nil
+			}
 			if err == nil {
 				err = d.Remove()
 			}
@@ -333,25 +433,36 @@ func Recover(out string) ([]Swept, error) {
 				}
 				return swept, fmt.Errorf("recover %s from %s: %w", out, d.Path, err)
 			}
-			swept = append(swept, Swept{Dir: d.Path, Output: out, Finished: finished})
+			swept = append(swept, s)
 		}
 	}
 	return swept, nil
 }
 
+// recoverOne finishes the commit the abandoned work directory records,
+// if any (true: finished; errLost: another run's output won).
 func recoverOne(out, work string) (bool, error) {
+	rec, err := readRecord(work)
+	if rec == nil || err != nil {
+		return false, err
+	}
+	return true, finish(out, work, *rec)
+}
+
+// readRecord reads work's commit record (nil when there is none).
+func readRecord(work string) (*record, error) {
 	data, err := os.ReadFile(filepath.Join(work, recordFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	var rec record
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return false, fmt.Errorf("read commit record: %w", err)
+		return nil, fmt.Errorf("read commit record: %w", err)
 	}
-	return true, finish(out, work, rec)
+	return &rec, nil
 }
 
 // Entries lists the top-level entries of dir that are content: not
@@ -419,4 +530,77 @@ func isMountPoint(dir string) (bool, error) {
 		return false, fmt.Errorf("%s: %w", filepath.Dir(dir), err)
 	}
 	return st.Dev != pst.Dev || st.Ino == pst.Ino, nil
+}
+
+// ErrUnfinished is matched (errors.Is) by FinishForRead's refusals: the
+// directory has a commit in flight, and reading it would see half of it.
+var ErrUnfinished = errors.New("unfinished commit")
+
+type unfinishedError struct{ msg string }
+
+func (e *unfinishedError) Error() string        { return e.msg }
+func (e *unfinishedError) Is(target error) bool { return target == ErrUnfinished }
+
+// FinishForRead is for a reader of dir: when a write of dir was committed
+// but its moves are not all done (a run killed after its commit record),
+// it finishes them (Recover) and says so, so that the reader sees the new
+// content whole. When it cannot (no write access there), or the commit
+// is the work of a run still going, it refuses with ErrUnfinished and
+// names what finishes it. Nothing pending: nothing done.
+func FinishForRead(dir string) ([]Swept, error) {
+	dir = filepath.Clean(dir)
+	if target, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = target
+	}
+	if len(pendingCommits(dir)) == 0 {
+		return nil, nil
+	}
+	swept, err := Recover(dir)
+	if err != nil && (errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		return swept, &unfinishedError{fmt.Sprintf("%s: a run that was killed committed a write of it and did not finish it (%s): not read half written; run olmcat validate %s as a user who can write there, which finishes it (%v)",
+			dir, pendingCommits(dir)[0], dir, err)}
+	}
+	if err != nil {
+		return swept, err
+	}
+	if pending := pendingCommits(dir); len(pending) > 0 {
+		return swept, &unfinishedError{fmt.Sprintf("%s: another run is committing a write of it right now (%s): not read half written; retry once it is done", dir, pending[0])}
+	}
+	return swept, nil
+}
+
+// pendingCommits lists the temporary directories of dir (beside it and
+// inside it) with a commit record whose moves are not all done.
+func pendingCommits(dir string) []string {
+	var pending []string
+	for _, where := range []string{filepath.Dir(dir), dir} {
+		ents, err := os.ReadDir(where)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), Prefix(dir)) || tempdir.IsTrash(e.Name()) {
+				continue
+			}
+			work := filepath.Join(where, e.Name())
+			if rec, err := readRecord(work); rec != nil || err != nil {
+				if movesLeft(work, rec) {
+					pending = append(pending, work)
+				}
+			}
+		}
+	}
+	return pending
+}
+
+// movesLeft says whether the commit work records still has moves to do:
+// its new content (or, for entries, some of it) is not all in place. An
+// unreadable record counts as pending.
+func movesLeft(work string, rec *record) bool {
+	newPath := filepath.Join(work, newDir)
+	if rec == nil || !rec.Entries {
+		return exists(newPath)
+	}
+	ents, err := os.ReadDir(newPath)
+	return (err != nil && !errors.Is(err, os.ErrNotExist)) || len(ents) > 0
 }
