@@ -87,7 +87,7 @@ func migrateTo(ctx context.Context, dbPath, outDir string, opts []Option, write 
 		return rep, err
 	}
 	if err := w.Commit(); err != nil {
-		return rep, fmt.Errorf("commit %s: %w", outDir, err)
+		return rep, err // it names the output
 	}
 	committed = true
 	return rep, nil

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/operator-catalog/olmcat/internal/outdir"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
@@ -84,9 +85,10 @@ func runAs(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 		return 128 + int(sig.sig)
 	}
 	fmt.Fprintln(stderr, "Error:", errorText(err))
-	if errors.Is(err, pathcheck.ErrOverlap) || errors.Is(err, pathcheck.ErrExists) {
-		// Paths that overlap and outputs that exist without --force are
-		// usage errors whichever layer found them.
+	if errors.Is(err, pathcheck.ErrOverlap) || errors.Is(err, pathcheck.ErrExists) || errors.Is(err, outdir.ErrNotDir) {
+		// Paths that overlap, outputs that exist without --force and
+		// output paths that are no directory are usage errors whichever
+		// layer found them.
 		return exitUsage
 	}
 	var ee *exitError
