@@ -180,6 +180,9 @@ func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLi
 	if in.Note != "" {
 		fmt.Fprintln(stderr, "note:", in.Note)
 	}
+	for _, s := range in.Finished {
+		fmt.Fprintln(stderr, s)
+	}
 	if in.Kind != source.KindImage {
 		return in, nil, nil
 	}

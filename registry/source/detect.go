@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/internal/outdir"
 	"github.com/operator-catalog/olmcat/internal/sqlitefile"
 )
 
@@ -53,6 +54,10 @@ type Input struct {
 	// Note explains the choice when Ref reads as both a local path and an
 	// image reference (the path wins); callers print it.
 	Note string
+	// Finished says, one sentence each, what Detect finished of a write
+	// of Ref that a killed run had committed (outdir.FinishForRead), so
+	// that Ref is read whole; callers print them.
+	Finished []string
 }
 
 // Detect tells what kind of catalog ref names without loading it:
@@ -77,11 +82,20 @@ func Detect(ref string) (Input, error) {
 	if cls.IsImage() {
 		return Input{Ref: ref, Kind: KindImage, Image: strings.TrimPrefix(ref, image.ImagePrefix)}, nil
 	}
+	// A write of ref killed after its commit record leaves ref half
+	// replaced (or missing): finished, or refused, before ref is read.
+	swept, err := outdir.FinishForRead(ref)
+	if err != nil {
+		return Input{}, err
+	}
 	st, err := os.Stat(ref)
 	if err != nil {
 		return Input{}, err
 	}
 	in := Input{Ref: ref, Info: st, Note: cls.Note}
+	for _, s := range swept {
+		in.Finished = append(in.Finished, s.String())
+	}
 	switch {
 	case st.IsDir():
 		in.Kind = KindDeclcfg
