@@ -158,3 +158,50 @@ func TestWaitLock(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "only the output is left: no temporary directory, no lock file")
 }
+
+// TestAddReadOnlyParent: add only changes folders inside the catalog, so
+// a catalog whose parent directory cannot be written (owned by another
+// user here: the add runs as nobody when the tests run as root) takes the
+// bundle like any other, its lock and temporary directory inside the
+// catalog, hidden from loaders, and gone afterwards. It used to fail
+// after all the work with "mkdir .../.catalog.tmp-N: permission denied"
+// (issue 25, item 10).
+func TestAddReadOnlyParent(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	parent, home := filepath.Join(dir, "parent"), filepath.Join(dir, "home")
+	cat := filepath.Join(parent, "catalog")
+	copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate", cat)
+	require.NoError(t, os.Mkdir(home, 0o755))
+	run := exec.Command(bin, "add", cat, filepath.Join(fixtureBundles, "community/kiali/1.24.0"), "--mode", "semver")
+	run.Env = append(os.Environ(), "HOME="+home, "TMPDIR="+home, "XDG_CACHE_HOME="+home, noDeprecationWarningEnv+"=1")
+	if os.Geteuid() == 0 {
+		const nobody = 65534
+		run.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		for _, d := range []string{filepath.Dir(dir), dir, filepath.Dir(filepath.Dir(bin)), filepath.Dir(bin)} {
+			require.NoError(t, os.Chmod(d, 0o755))
+		}
+		for _, d := range []string{cat, home} {
+			require.NoError(t, filepath.WalkDir(d, func(p string, _ os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				return os.Lchown(p, nobody, nobody)
+			}))
+		}
+	} else {
+		require.NoError(t, os.Chmod(parent, 0o555))
+		t.Cleanup(func() { _ = os.Chmod(parent, 0o755) })
+	}
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	require.NoError(t, run.Run(), stderr.String())
+	assert.Contains(t, stderr.String(), "added 1 bundle(s)")
+	assert.Contains(t, bundleNames(t, cat), "kiali-operator.v1.24.0")
+	ents, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	assert.Len(t, ents, 1, "nothing written beside the catalog")
+	left, err := filepath.Glob(filepath.Join(cat, ".*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary directory or lock file left in the catalog")
+}

@@ -217,14 +217,15 @@ func begin(out string, entries, force bool) (tx *Tx, err error) {
 }
 
 // entriesWorkParent is where the temporary directory for replacing
-// entries of dir goes: beside dir when both are on one mount, otherwise
-// inside dir (hidden from loaders by its .indexignore).
+// entries of dir goes: beside dir when both are on one mount and the
+// parent can be written, otherwise inside dir (hidden from loaders by its
+// .indexignore): replacing entries only needs dir itself writable.
 func entriesWorkParent(dir string) (string, error) {
 	mount, err := isMountPoint(dir)
 	if err != nil {
 		return "", err
 	}
-	if mount {
+	if mount || unix.Access(filepath.Dir(dir), unix.W_OK|unix.X_OK) != nil {
 		return dir, nil
 	}
 	return filepath.Dir(dir), nil

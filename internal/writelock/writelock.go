@@ -187,8 +187,9 @@ func try(path string) (*held, error) {
 		if isPermission(err) {
 			// A lock file that we may not write (another user's) still
 			// locks: flock needs no write access.
-			writable = false
-			f, err = os.Open(path)
+			if f2, err2 := os.Open(path); err2 == nil {
+				writable, f, err = false, f2, nil
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("write lock %s: %w", path, err)
