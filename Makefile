@@ -37,8 +37,25 @@ IMAGE_ARCHS ?= amd64 arm64
 build-images:
 	@set -e; for a in $(IMAGE_ARCHS); do \
 		echo "build bin/olmcat-linux-$$a"; \
-		CGO_ENABLED=0 GOOS=linux GOARCH=$$a $(GO) build -tags slim -ldflags "$(LDFLAGS)" -o bin/olmcat-linux-$$a ./cmd/olmcat; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$a $(GO) build -trimpath -tags slim -ldflags "$(LDFLAGS)" -o bin/olmcat-linux-$$a ./cmd/olmcat; \
 	done
+
+# olmcat's own image, a drop-in opm image (olmcat build-tool-image): the
+# slim binaries of build-images under the names olmcat, opm and
+# grpc_health_probe, for every IMAGE_ARCHS, in one image index. Written as
+# an OCI layout at IMAGE_LAYOUT, or pushed to IMAGE=ref. Reproducible:
+# file times are the commit's (SOURCE_DATE_EPOCH), the binaries are built
+# with -trimpath, so the same commit gives the same digest.
+IMAGE           ?=
+IMAGE_LAYOUT    ?= bin/olmcat-image
+IMAGE_PLATFORMS  = $(shell echo $(addprefix linux/,$(IMAGE_ARCHS)) | tr ' ' ,)
+IMAGE_BINARIES   = $(foreach a,$(IMAGE_ARCHS),--binary linux/$(a)=bin/olmcat-linux-$(a))
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+
+image: build build-images
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(BIN) build-tool-image \
+		$(if $(IMAGE),$(IMAGE),olmcat:$(or $(VERSION),dev) --push=false --oci-layout $(IMAGE_LAYOUT) --force) \
+		--platform $(IMAGE_PLATFORMS) $(IMAGE_BINARIES)
 
 test: lint browser xmllint cluster-bins health-probe-bin build-images test-all test-race fuzz
 

@@ -18,11 +18,20 @@ import (
 
 // Paths and command of the images Build makes.
 const (
-	ConfigsPath  = "/configs"
-	CachePath    = "/tmp/cache"
-	BinaryPath   = "/bin/olmcat"
-	ServePort    = "50051/tcp"
-	opmEntryPath = "/bin/opm"
+	ConfigsPath = "/configs"
+	CachePath   = "/tmp/cache"
+	BinaryPath  = "/bin/olmcat"
+	// OPMPath and ProbePath are hard links to BinaryPath in every image
+	// olmcat builds: the binary runs as opm and as grpc_health_probe
+	// under those names (what OLM execs in catalog pods and in its opm
+	// image).
+	OPMPath   = "/bin/opm"
+	ProbePath = "/bin/grpc_health_probe"
+	ServePort = "50051/tcp"
+	// SearchPath is the PATH in the config of the images olmcat builds
+	// (the runtimes' default, which distroless images set too): OLM's
+	// probes exec grpc_health_probe by name.
+	SearchPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 )
 
 // BuildOption configures Build.
@@ -106,19 +115,11 @@ func (b *Built) Close() error {
 // and every time is WithCreated's, so the same input gives the same
 // digests.
 func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err error) {
-	o := buildOptions{binaries: map[string]string{}, created: time.Unix(0, 0).UTC()}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	if len(o.platforms) == 0 {
-		return nil, errors.New("build: no platform")
-	}
-	work, err := newTempDir(o.tempDir, buildPrefix, nil)
+	o, b, err := newBuild(opts)
 	if err != nil {
-		return nil, fmt.Errorf("build: %w", err)
+		return nil, err
 	}
-	tmp := work.Path
-	b = &Built{dir: work}
+	tmp := b.dir.Path
 	defer func() {
 		if err != nil {
 			b.Close()
@@ -129,16 +130,43 @@ func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err 
 	if err != nil {
 		return nil, err
 	}
+	b.Index, err = o.index(func(p v1.Platform) (v1.Image, error) {
+		return o.platformImage(ctx, p, layers, b.ServeCache, tmp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// newBuild applies opts and makes the build's marked temporary
+// directory, which the returned Built owns.
+func newBuild(opts []BuildOption) (buildOptions, *Built, error) {
+	o := buildOptions{binaries: map[string]string{}, created: time.Unix(0, 0).UTC()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if len(o.platforms) == 0 {
+		return o, nil, errors.New("build: no platform")
+	}
+	work, err := newTempDir(o.tempDir, buildPrefix, nil)
+	if err != nil {
+		return o, nil, fmt.Errorf("build: %w", err)
+	}
+	return o, &Built{dir: work}, nil
+}
+
+// index is the OCI image index of image(p) for each platform, in order.
+func (o *buildOptions) index(image func(v1.Platform) (v1.Image, error)) (v1.ImageIndex, error) {
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	for _, p := range o.platforms {
-		img, err := o.platformImage(ctx, p, layers, b.ServeCache, tmp)
+		img, err := image(p)
 		if err != nil {
 			return nil, err
 		}
 		idx = mutate.AppendManifests(idx, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: p.OS, Architecture: p.Architecture, Variant: p.Variant}}})
 	}
-	b.Index = idx
-	return b, nil
+	return idx, nil
 }
 
 // baseWhiteouts hide what a base image holds at the catalog's paths: its

@@ -20,22 +20,9 @@ func (o *buildOptions) platformImage(ctx context.Context, p v1.Platform, layers 
 	if o.baseImage != "" {
 		return o.onBase(ctx, p, layers)
 	}
-	bin, ok := o.binaries[platformString(p)]
-	if !ok {
-		return nil, fmt.Errorf("build: no olmcat binary for %s: build one with CGO_ENABLED=0 GOOS=%s GOARCH=%s go build -o olmcat-%s-%s ./cmd/olmcat and give it as the binary of %s",
-			platformString(p), p.OS, p.Architecture, p.OS, p.Architecture, platformString(p))
-	}
-	if err := CheckBinary(bin, p); err != nil {
-		return nil, fmt.Errorf("build: %w", err)
-	}
-	binLayer, err := reproducibleLayer([]layerFile{{name: "bin", mode: 0o755}, {name: BinaryPath[1:], local: bin, mode: 0o755}}, o.created, tmp)
+	img, err := o.binaryImage(p, tmp, nil, layers...)
 	if err != nil {
-		return nil, fmt.Errorf("build: binary layer: %w", err)
-	}
-	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
-	img, err = mutate.AppendLayers(img, append([]v1.Layer{binLayer}, layers...)...)
-	if err != nil {
-		return nil, fmt.Errorf("build: %w", err)
+		return nil, err
 	}
 	cmd := []string{"serve", ConfigsPath}
 	if cache {
@@ -46,8 +33,44 @@ func (o *buildOptions) platformImage(ctx context.Context, p v1.Platform, layers 
 		c.Entrypoint = []string{BinaryPath}
 		c.Cmd = cmd
 		c.User = "1001"
+		c.Env = []string{"PATH=" + SearchPath}
 		c.ExposedPorts = map[string]struct{}{ServePort: {}}
 	})
+}
+
+// binaryImage is an image of platform p holding its static olmcat
+// binary (under its three names) and extra entries in one layer, then
+// layers; its config is still empty.
+func (o *buildOptions) binaryImage(p v1.Platform, tmp string, extra []layerFile, layers ...v1.Layer) (v1.Image, error) {
+	bin, ok := o.binaries[platformString(p)]
+	if !ok {
+		return nil, fmt.Errorf("build: no olmcat binary for %s: build one with CGO_ENABLED=0 GOOS=%s GOARCH=%s go build -o olmcat-%s-%s ./cmd/olmcat and give it as the binary of %s",
+			platformString(p), p.OS, p.Architecture, p.OS, p.Architecture, platformString(p))
+	}
+	if err := CheckBinary(bin, p); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	binLayer, err := reproducibleLayer(append(binaryFiles(bin), extra...), o.created, tmp)
+	if err != nil {
+		return nil, fmt.Errorf("build: binary layer: %w", err)
+	}
+	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
+	img, err = mutate.AppendLayers(img, append([]v1.Layer{binLayer}, layers...)...)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	return img, nil
+}
+
+// binaryFiles are the entries of an image's binary layer: /bin/olmcat
+// and its two other names as hard links to it.
+func binaryFiles(bin string) []layerFile {
+	return []layerFile{
+		{name: "bin", mode: 0o755},
+		{name: BinaryPath[1:], local: bin, mode: 0o755},
+		{name: OPMPath[1:], link: BinaryPath[1:], mode: 0o755},
+		{name: ProbePath[1:], link: BinaryPath[1:], mode: 0o755},
+	}
 }
 
 // onBase appends the configs layer to the base image of platform p, with
@@ -63,7 +86,7 @@ func (o *buildOptions) onBase(ctx context.Context, p v1.Platform, layers []v1.La
 	}
 	return withConfig(img, p, o.created, func(c *v1.Config) {
 		c.Labels[LabelConfigs] = ConfigsPath
-		c.Entrypoint = []string{opmEntryPath}
+		c.Entrypoint = []string{OPMPath}
 		c.Cmd = []string{"serve", ConfigsPath}
 	})
 }

@@ -20,16 +20,24 @@ import (
 type layerFile struct {
 	name     string // image path, no leading slash
 	local    string // file to copy; "" for a directory
+	link     string // for a hard link, the image path of its file
 	mode     int64
 	whiteout bool // an empty regular file (a whiteout marker)
 }
 
 // reproducibleLayer builds an OCI gzip layer whose bytes depend only on
-// the entries' names, modes and contents: entries sorted by name, every
-// time set to mtime, owner root, no user or group names. The tar is
-// written to a file in tmp (memory stays flat however big the catalog).
+// the entries' names, modes and contents: entries sorted by name (hard
+// links after every file, as a tar reader needs a link's file first),
+// every time set to mtime, owner root, no user or group names. The tar
+// is written to a file in tmp (memory stays flat however big the
+// catalog).
 func reproducibleLayer(files []layerFile, mtime time.Time, tmp string) (v1.Layer, error) {
-	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	sort.Slice(files, func(i, j int) bool {
+		if a, b := files[i].link != "", files[j].link != ""; a != b {
+			return b
+		}
+		return files[i].name < files[j].name
+	})
 	out, err := os.CreateTemp(tmp, "layer-*.tar")
 	if err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
@@ -54,6 +62,10 @@ func writeEntry(tw *tar.Writer, f layerFile, mtime time.Time) error {
 	hdr := &tar.Header{Name: f.name + "/", Mode: f.mode, ModTime: mtime, Format: tar.FormatPAX, Typeflag: tar.TypeDir}
 	if f.whiteout {
 		hdr.Name, hdr.Typeflag = f.name, tar.TypeReg
+		return tw.WriteHeader(hdr)
+	}
+	if f.link != "" {
+		hdr.Name, hdr.Typeflag, hdr.Linkname = f.name, tar.TypeLink, f.link
 		return tw.WriteHeader(hdr)
 	}
 	if f.local == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/writelock"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
@@ -124,38 +125,11 @@ func (f *buildFlags) buildOptions() ([]image.BuildOption, error) {
 }
 
 func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
-	opts, err := f.buildOptions()
+	opts, regOpts, lock, err := f.prepare(cmd, ref, dir)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
-	if f.ociLayout != "" {
-		// The layout is written there: never into the catalog or a binary.
-		inputs := []string{dir}
-		for _, b := range f.binaries {
-			if _, file, ok := strings.Cut(b, "="); ok {
-				inputs = append(inputs, file)
-			}
-		}
-		if err := pathcheck.Separate("OCI layout directory", f.ociLayout, inputs...); err != nil {
-			return err
-		}
-		lock, err := f.waitLock.lock(cmd, f.ociLayout, inputs...)
-		if err != nil {
-			return err
-		}
-		defer lock.Release()
-		if _, err := image.CheckLayoutDir(f.ociLayout, f.force); err != nil {
-			return layoutError(err)
-		}
-	}
-	regOpts, err := f.registry.options()
-	if err != nil {
-		return usageError(err)
-	}
-	target, err := image.ParseTarget(ref)
-	if err != nil {
-		return usageError(fmt.Errorf("%w (write an OCI layout with --push=false --oci-layout DIR)", err))
-	}
+	defer lock.Release()
 	if f.baseImage != "" {
 		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
 	}
@@ -171,23 +145,74 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 		return &exitError{code: exitInvalid, err: imageError(err)}
 	}
 	defer built.Close()
-	digest, err := built.Index.Digest()
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	if f.push {
-		err = image.Push(cmd.Context(), ref, built.Index, regOpts...)
-	} else {
-		err = layoutError(image.WriteLayout(f.ociLayout, strings.TrimPrefix(ref, image.ImagePrefix), built.Index, f.force))
-	}
-	if err != nil {
-		return &exitError{code: exitInvalid, err: imageError(err)}
-	}
 	cache := "with a pre-built serve cache"
 	if !built.ServeCache {
 		cache = "without a serve cache"
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "built %s from %s (%s, %s)\n", ref, dir, f.platforms, cache)
+	return f.publish(cmd, ref, built.Index, fmt.Sprintf("built %s from %s (%s, %s)", ref, dir, f.platforms, cache), regOpts)
+}
+
+// prepare checks the flags and the target ref before anything is built:
+// the build options, the registry options of pulls and the push, and
+// with --oci-layout the layout's write lock (the caller releases it once
+// the layout is written), never into an input (inputs, the binaries).
+func (f *buildFlags) prepare(cmd *cobra.Command, ref string, inputs ...string) ([]image.BuildOption, []image.Option, *writelock.Lock, error) {
+	opts, err := f.buildOptions()
+	if err != nil {
+		return nil, nil, nil, usageError(err)
+	}
+	var lock *writelock.Lock
+	if f.ociLayout != "" {
+		for _, b := range f.binaries {
+			if _, file, ok := strings.Cut(b, "="); ok {
+				inputs = append(inputs, file)
+			}
+		}
+		if err := pathcheck.Separate("OCI layout directory", f.ociLayout, inputs...); err != nil {
+			return nil, nil, nil, err
+		}
+		if lock, err = f.waitLock.lock(cmd, f.ociLayout, inputs...); err != nil {
+			return nil, nil, nil, err
+		}
+		if _, err := image.CheckLayoutDir(f.ociLayout, f.force); err != nil {
+			lock.Release()
+			return nil, nil, nil, layoutError(err)
+		}
+	}
+	regOpts, err := f.registry.options()
+	if err == nil {
+		_, err = image.ParseTarget(ref)
+		if err != nil {
+			err = fmt.Errorf("%w (write an OCI layout with --push=false --oci-layout DIR)", err)
+		}
+	}
+	if err != nil {
+		lock.Release()
+		return nil, nil, nil, usageError(err)
+	}
+	return opts, regOpts, lock, nil
+}
+
+// publish pushes idx to ref (or writes it to the --oci-layout), then says
+// done on stderr and prints ref's repository@digest on stdout.
+func (f *buildFlags) publish(cmd *cobra.Command, ref string, idx v1.ImageIndex, done string, regOpts []image.Option) error {
+	target, err := image.ParseTarget(ref)
+	if err != nil {
+		return usageError(err)
+	}
+	digest, err := idx.Digest()
+	if err != nil {
+		return &exitError{code: exitInvalid, err: err}
+	}
+	if f.push {
+		err = image.Push(cmd.Context(), ref, idx, regOpts...)
+	} else {
+		err = layoutError(image.WriteLayout(f.ociLayout, strings.TrimPrefix(ref, image.ImagePrefix), idx, f.force))
+	}
+	if err != nil {
+		return &exitError{code: exitInvalid, err: imageError(err)}
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), done)
 	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", target.Context().Name(), digest)
 	return nil
 }

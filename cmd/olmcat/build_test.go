@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/tar"
 	"context"
 	"debug/elf"
 	"encoding/json"
@@ -54,7 +55,8 @@ func pullImage(t *testing.T, ref string, p v1.Platform, wanted ...string) (*imag
 // catalog, pushes it to the loopback registry, and checks that it is
 // reproducible, that parity --strict holds between the image and its
 // source dir on both platforms, that each platform carries its own static
-// binary, and that the amd64 binary in the image serves /configs from the
+// binary (also as /bin/opm and /bin/grpc_health_probe, with PATH set),
+// and that the amd64 binary in the image serves /configs from the
 // pre-built cache.
 func TestBuildCommand(t *testing.T) {
 	if testing.Short() && os.Getenv("OLMCAT_TEST_IMAGE_BINARIES") == "" {
@@ -108,6 +110,13 @@ func TestBuildCommand(t *testing.T) {
 			require.Equal(t, []string{image.BinaryPath}, cf.Config.Entrypoint)
 			require.Equal(t, []string{"serve", "/configs", "--cache-dir=/tmp/cache"}, cf.Config.Cmd)
 			require.Equal(t, "/configs", cf.Config.Labels[image.LabelConfigs])
+			require.Equal(t, []string{"PATH=" + image.SearchPath}, cf.Config.Env, "OLM's probes exec grpc_health_probe through PATH")
+			entries := layerEntries(t, pulled.Image)
+			for _, name := range []string{"bin/opm", "bin/grpc_health_probe"} {
+				require.Contains(t, entries, name)
+				require.Equal(t, byte(tar.TypeLink), entries[name].Typeflag, name)
+				require.Equal(t, "bin/olmcat", entries[name].Linkname, name)
+			}
 			f, err := elf.Open(filepath.Join(root, "bin", "olmcat"))
 			require.NoError(t, err)
 			defer f.Close()

@@ -21,6 +21,7 @@ func addCommands(root *cobra.Command) {
 		newGenerateCmd(),
 		newUnpackCmd(),
 		newBuildCmd(),
+		newBuildToolImageCmd(),
 		newAddCmd(),
 		newGraphCmd(),
 		newBundleCmd(),
