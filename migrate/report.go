@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
@@ -184,13 +185,13 @@ type Finding struct {
 func (f Finding) String() string {
 	var where []string
 	if f.Package != "" {
-		where = append(where, "package "+f.Package)
+		where = append(where, "package "+quote.Name(f.Package))
 	}
 	if f.Channel != "" {
-		where = append(where, "channel "+f.Channel)
+		where = append(where, "channel "+quote.Name(f.Channel))
 	}
 	if f.Bundle != "" {
-		where = append(where, "bundle "+f.Bundle)
+		where = append(where, "bundle "+quote.Name(f.Bundle))
 	}
 	if f.Field != "" {
 		where = append(where, "field "+f.Field)

@@ -12,6 +12,7 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
 	"github.com/operator-catalog/olmcat/declcfg/model"
+	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -130,6 +131,10 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 	if err := declcfg.ReplacePackages(dir, merged, pkgs); err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
-	fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", len(bundles), dir, pkgs)
+	quoted := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		quoted[i] = quote.Name(p)
+	}
+	fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", len(bundles), quote.Name(dir), quoted)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
@@ -105,7 +106,7 @@ func (lc *listCmd) load(cmd *cobra.Command, ref string) (*model.Model, error) {
 func writePackages(w io.Writer, m *model.Model, _ string) error {
 	fmt.Fprint(w, "NAME\tDISPLAY NAME\tDEFAULT CHANNEL\n")
 	for _, r := range model.ListPackages(m) {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Name, r.DisplayName, r.DefaultChannel)
+		writeRow(w, r.Name, r.DisplayName, r.DefaultChannel)
 	}
 	return nil
 }
@@ -117,7 +118,7 @@ func writeChannels(w io.Writer, m *model.Model, pkg string) error {
 		if r.HeadErr != nil {
 			head = "ERROR: " + r.HeadErr.Error()
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Package, r.Channel, head)
+		writeRow(w, r.Package, r.Channel, head)
 	}
 	return nil
 }
@@ -125,9 +126,19 @@ func writeChannels(w io.Writer, m *model.Model, pkg string) error {
 func writeBundles(w io.Writer, m *model.Model, pkg string) error {
 	fmt.Fprint(w, "PACKAGE\tCHANNEL\tBUNDLE\tREPLACES\tSKIPS\tSKIP RANGE\tIMAGE\n")
 	for _, r := range model.ListBundles(m, pkg) {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Package, r.Channel, r.Bundle, r.Replaces, strings.Join(r.Skips, ","), r.SkipRange, r.Image)
+		writeRow(w, r.Package, r.Channel, r.Bundle, r.Replaces, strings.Join(r.Skips, ","), r.SkipRange, r.Image)
 	}
 	return nil
+}
+
+// writeRow writes one table row: the cells tab-separated, each quoted
+// when it could forge output (a name with a newline, a tab or an escape
+// sequence; internal/quote).
+func writeRow(w io.Writer, cells ...string) {
+	for i, c := range cells {
+		cells[i] = quote.Name(c)
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
 // rangeArgs is cobra.RangeArgs with a usage exit code.

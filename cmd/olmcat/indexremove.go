@@ -10,6 +10,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // packageList splits opm's comma lists again, drops empty names and
@@ -34,7 +35,7 @@ func removeOp(names []string, permissive bool, stderr io.Writer) catalogOp {
 		apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
 			if pkg != "" && slices.Contains(names, pkg) {
 				seen[pkg] = true
-				fmt.Fprintf(stderr, "removed package %s (%d channels, %d bundles)\n", pkg, len(cfg.Channels), len(cfg.Bundles))
+				fmt.Fprintf(stderr, "removed package %s (%d channels, %d bundles)\n", quote.Name(pkg), len(cfg.Channels), len(cfg.Bundles))
 				return nil, nil
 			}
 			return cfg, nil
@@ -44,7 +45,7 @@ func removeOp(names []string, permissive bool, stderr io.Writer) catalogOp {
 				if seen[n] {
 					continue
 				}
-				err := fmt.Errorf("error deleting packages from database: error removing operator package %s: no package found for packagename %s", n, n)
+				err := fmt.Errorf("error deleting packages from database: error removing operator package %s: no package found for packagename %s", quote.Name(n), quote.Name(n))
 				if !permissive {
 					return nil, &exitError{code: exitInvalid, err: err}
 				}
@@ -65,13 +66,13 @@ func pruneOp(keep []string, stderr io.Writer) catalogOp {
 				seen[pkg] = true
 				return cfg, nil
 			}
-			fmt.Fprintf(stderr, "pruned package %s\n", pkg)
+			fmt.Fprintf(stderr, "pruned package %s\n", quote.Name(pkg))
 			return nil, nil
 		},
 		extra: func() ([]*declcfg.DeclarativeConfig, error) {
 			for _, k := range keep {
 				if !seen[k] {
-					fmt.Fprintf(stderr, "note: package %s is not in the catalog: nothing to keep\n", k)
+					fmt.Fprintf(stderr, "note: package %s is not in the catalog: nothing to keep\n", quote.Name(k))
 				}
 			}
 			return nil, nil

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // graph is the package being rebuilt.
@@ -58,7 +59,7 @@ func (g *graph) replaces(existing, added []*node) error {
 		if g.inAnyChannel(n.name) {
 			g.nodes = append(g.nodes, n)
 		} else {
-			g.changes = append(g.changes, fmt.Sprintf("package %s: bundle %s left out: no channel's replaces chain or skips reach it any more (opm's database kept it as a stranded row)", g.pkg, n.name))
+			g.changes = append(g.changes, fmt.Sprintf("package %s: bundle %s left out: no channel's replaces chain or skips reach it any more (opm's database kept it as a stranded row)", quote.Name(g.pkg), quote.Name(n.name)))
 		}
 	}
 	return nil
@@ -129,7 +130,7 @@ func (g *graph) replacesDefault(all []*node, heads map[string]*node) error {
 
 func (g *graph) setDefault(c string) {
 	if c != g.defaultChannel && g.defaultChannel != "" {
-		g.changes = append(g.changes, fmt.Sprintf("package %s: default channel %s -> %s", g.pkg, g.defaultChannel, c))
+		g.changes = append(g.changes, fmt.Sprintf("package %s: default channel %s -> %s", quote.Name(g.pkg), quote.Name(g.defaultChannel), quote.Name(c)))
 	}
 	g.defaultChannel = c
 }

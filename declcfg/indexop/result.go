@@ -9,6 +9,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // result assembles the package's blobs: its olm.package blob with the new
@@ -24,7 +25,7 @@ func (g *graph) result(added []*node) (*declcfg.DeclarativeConfig, []string, err
 	if len(g.old.Packages) > 0 {
 		p = g.old.Packages[0]
 	} else {
-		g.changes = append([]string{fmt.Sprintf("created package %s (default channel %s)", g.pkg, g.defaultChannel)}, g.changes...)
+		g.changes = append([]string{fmt.Sprintf("created package %s (default channel %s)", quote.Name(g.pkg), quote.Name(g.defaultChannel))}, g.changes...)
 	}
 	p.DefaultChannel = g.defaultChannel
 	for _, c := range slices.Sorted(maps.Keys(g.channels)) {
@@ -41,12 +42,12 @@ func (g *graph) result(added []*node) (*declcfg.DeclarativeConfig, []string, err
 	}
 	if head := g.head(g.channels[p.DefaultChannel]); head != nil && head.blob.CsvJSON != "" {
 		if err := packageMeta(&p, head.blob); err != nil {
-			g.changes = append(g.changes, fmt.Sprintf("package %s: no icon or description: %v", g.pkg, err))
+			g.changes = append(g.changes, fmt.Sprintf("package %s: no icon or description: %v", quote.Name(g.pkg), err))
 		}
 	}
 	out.Packages = []declcfg.Package{p}
 	for _, n := range added {
-		g.changes = append(g.changes, fmt.Sprintf("added bundle %s to package %s (channels %s)", n.name, g.pkg, strings.Join(n.channels, ",")))
+		g.changes = append(g.changes, fmt.Sprintf("added bundle %s to package %s (channels %s)", quote.Name(n.name), quote.Name(g.pkg), quote.Name(strings.Join(n.channels, ","))))
 	}
 	return out, g.changes, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // semver inserts each added bundle, lowest version first, into the
@@ -66,7 +67,7 @@ func (g *graph) insert(c string, n *node, byName map[string]*node, skipPatch boo
 	ch := g.channels[c]
 	if ch == nil {
 		g.channels[c] = &declcfg.Channel{Schema: declcfg.SchemaChannel, Name: c, Package: g.pkg, Entries: []declcfg.ChannelEntry{entry}}
-		g.changes = append(g.changes, fmt.Sprintf("channel %s/%s: created with %s", g.pkg, c, n.name))
+		g.changes = append(g.changes, fmt.Sprintf("channel %s/%s: created with %s", quote.Name(g.pkg), quote.Name(c), quote.Name(n.name)))
 		return nil
 	}
 	behind, ahead := -1, -1
@@ -91,23 +92,27 @@ func (g *graph) insert(c string, n *node, byName map[string]*node, skipPatch boo
 			}
 		}
 	}
-	what := n.name
+	what := quote.Name(n.name)
 	if behind >= 0 {
 		entry.Replaces = ch.Entries[behind].Name
-		what += " replacing " + entry.Replaces
+		what += " replacing " + quote.Name(entry.Replaces)
 	}
 	slices.SortFunc(patches, func(a, b *node) int { return compareVersions(a.version, b.version) })
 	for _, p := range patches {
 		entry.Skips = append(entry.Skips, p.name)
 	}
 	if len(entry.Skips) > 0 {
-		what += fmt.Sprintf(", skipping %v", entry.Skips)
+		skips := make([]string, len(entry.Skips))
+		for i, s := range entry.Skips {
+			skips[i] = quote.Name(s)
+		}
+		what += fmt.Sprintf(", skipping %v", skips)
 	}
 	if ahead >= 0 {
 		ch.Entries[ahead].Replaces = n.name
-		what += ", replaced by " + ch.Entries[ahead].Name
+		what += ", replaced by " + quote.Name(ch.Entries[ahead].Name)
 	}
 	ch.Entries = append(ch.Entries, entry)
-	g.changes = append(g.changes, fmt.Sprintf("channel %s/%s: added %s", g.pkg, c, what))
+	g.changes = append(g.changes, fmt.Sprintf("channel %s/%s: added %s", quote.Name(g.pkg), quote.Name(c), what))
 	return nil
 }

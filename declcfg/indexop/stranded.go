@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // PruneStranded returns the blobs of one package without its stranded
@@ -23,9 +24,9 @@ func PruneStranded(pkg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, 
 	for _, b := range pkg.Bundles {
 		switch {
 		case len(pkg.Packages) == 0:
-			dropped = append(dropped, fmt.Sprintf("removed stranded bundle %s: its package %s has no olm.package blob", b.Name, b.Package))
+			dropped = append(dropped, fmt.Sprintf("removed stranded bundle %s: its package %s has no olm.package blob", quote.Name(b.Name), quote.Name(b.Package)))
 		case !held[b.Name]:
-			dropped = append(dropped, fmt.Sprintf("removed stranded bundle %s of package %s: no channel holds it", b.Name, b.Package))
+			dropped = append(dropped, fmt.Sprintf("removed stranded bundle %s of package %s: no channel holds it", quote.Name(b.Name), quote.Name(b.Package)))
 		default:
 			out.Bundles = append(out.Bundles, b)
 		}

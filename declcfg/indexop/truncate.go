@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // truncation is one package being deprecated, bundle after bundle, as
@@ -111,13 +112,13 @@ func (t *truncation) deprecate(name string) error {
 	t.clearEdges(name)
 	t.channels = slices.DeleteFunc(t.channels, func(ch declcfg.Channel) bool {
 		if slices.Contains(headed, ch.Name) {
-			t.changes = append(t.changes, fmt.Sprintf("removed channel %s of package %s: its head %s is deprecated", ch.Name, ch.Package, name))
+			t.changes = append(t.changes, fmt.Sprintf("removed channel %s of package %s: its head %s is deprecated", quote.Name(ch.Name), quote.Name(ch.Package), quote.Name(name)))
 			return true
 		}
 		return false
 	})
 	t.deprecated = append(t.deprecated, name)
-	t.changes = append(t.changes, fmt.Sprintf("deprecated bundle %s of package %s", name, t.pkgName()))
+	t.changes = append(t.changes, fmt.Sprintf("deprecated bundle %s of package %s", quote.Name(name), quote.Name(t.pkgName())))
 	return nil
 }
 
@@ -155,7 +156,7 @@ func (t *truncation) removeBundle(b, below string) {
 	n := len(t.bundles)
 	t.bundles = slices.DeleteFunc(t.bundles, func(x declcfg.Bundle) bool { return x.Name == b })
 	if len(t.bundles) < n {
-		t.changes = append(t.changes, fmt.Sprintf("removed bundle %s of package %s: truncated below deprecated bundle %s", b, t.pkgName(), below))
+		t.changes = append(t.changes, fmt.Sprintf("removed bundle %s of package %s: truncated below deprecated bundle %s", quote.Name(b), quote.Name(t.pkgName()), quote.Name(below)))
 	}
 }
 
@@ -193,7 +194,7 @@ func (t *truncation) result() (*declcfg.DeclarativeConfig, []string) {
 	var listed []string
 	for _, b := range t.bundles {
 		if !held[b.Name] {
-			t.changes = append(t.changes, fmt.Sprintf("removed bundle %s of package %s: no channel holds it", b.Name, b.Package))
+			t.changes = append(t.changes, fmt.Sprintf("removed bundle %s of package %s: no channel holds it", quote.Name(b.Name), quote.Name(b.Package)))
 			continue
 		}
 		if slices.Contains(t.deprecated, b.Name) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // Problem is one validation finding, naming the blob it is about.
@@ -25,19 +26,20 @@ type Problem struct {
 }
 
 // String renders the problem as "file: schema package/name: message",
-// leaving out the parts that are empty.
+// leaving out the parts that are empty; names that could forge output
+// are quoted (internal/quote).
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" {
-		b.WriteString(p.File)
+		b.WriteString(quote.Name(p.File))
 		b.WriteString(": ")
 	}
-	subject := p.Package
+	subject := quote.Name(p.Package)
 	switch {
 	case subject != "" && p.Name != "":
-		subject += "/" + p.Name
+		subject += "/" + quote.Name(p.Name)
 	case subject == "":
-		subject = p.Name
+		subject = quote.Name(p.Name)
 	}
 	if p.Schema != "" {
 		b.WriteString(p.Schema)

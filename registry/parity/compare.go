@@ -110,7 +110,7 @@ func compact(s string) string {
 	return s
 }
 
-func quote(s string) string { return fmt.Sprintf("%q", s) }
+func goQuote(s string) string { return fmt.Sprintf("%q", s) }
 
 func toSet(list []string) map[string]bool {
 	m := make(map[string]bool, len(list))

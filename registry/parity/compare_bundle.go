@@ -101,7 +101,7 @@ const (
 func (d *differ) bundle(path string, l, r *api.Bundle, mode bundleMode) {
 	str := func(field, lv, rv string) {
 		if lv != rv {
-			d.add(RuleFieldDiffers, path+"."+field, quote(lv), quote(rv))
+			d.add(RuleFieldDiffers, path+"."+field, goQuote(lv), goQuote(rv))
 		}
 	}
 	str("csvName", l.GetCsvName(), r.GetCsvName())

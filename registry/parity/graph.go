@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // GraphDiff is one difference between the two sides' upgrade graphs.
@@ -20,9 +22,9 @@ type GraphDiff struct {
 
 // String renders the difference on one line.
 func (g GraphDiff) String() string {
-	where := g.Package + "/" + g.Channel
+	where := quote.Name(g.Package) + "/" + quote.Name(g.Channel)
 	if g.Entry != "" {
-		where += "/" + g.Entry
+		where += "/" + quote.Name(g.Entry)
 	}
 	return fmt.Sprintf("%s %s: left %s, right %s", where, g.Field, g.Left, g.Right)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/operator-catalog/olmcat/declcfg/template"
+	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -15,14 +16,14 @@ func WriteMigrationSummary(w io.Writer, rep *migrate.Report, ok bool) {
 	c := rep.Counts
 	if ok {
 		fmt.Fprintf(w, "migrated %s (schema level %d) to %s: %d packages, %d channels, %d bundles, %d objects",
-			rep.Input, rep.SchemaLevel, rep.Output, c.Packages, c.Channels, c.Bundles, c.Objects)
+			quote.Name(rep.Input), rep.SchemaLevel, quote.Name(rep.Output), c.Packages, c.Channels, c.Bundles, c.Objects)
 		if c.Deprecations > 0 {
 			fmt.Fprintf(w, ", %d deprecations", c.Deprecations)
 		}
 		fmt.Fprintf(w, "; %d repairs, %d drops, %d notes\n", len(rep.Repairs), len(rep.Drops), len(rep.Notes))
 	} else {
 		fmt.Fprintf(w, "migration of %s (schema level %d) failed; nothing was written. %d repairs, %d drops, %d notes, %d problems\n",
-			rep.Input, rep.SchemaLevel, len(rep.Repairs), len(rep.Drops), len(rep.Notes), len(rep.Problems))
+			quote.Name(rep.Input), rep.SchemaLevel, len(rep.Repairs), len(rep.Drops), len(rep.Notes), len(rep.Problems))
 	}
 	writeRepairLines(w, rep.Repairs)
 	writeFindingLines(w, "drop", rep.Drops)
@@ -36,7 +37,7 @@ func WriteMigrationSummary(w io.Writer, rep *migrate.Report, ok bool) {
 func WriteConversionSummary(w io.Writer, verb, name string, rep *migrate.Report) {
 	if rep != nil && len(rep.Repairs)+len(rep.Drops)+len(rep.Notes) > 0 {
 		fmt.Fprintf(w, "%s %s: %d repairs, %d drops, %d notes; run olmcat migrate with --report for the details\n",
-			verb, name, len(rep.Repairs), len(rep.Drops), len(rep.Notes))
+			verb, quote.Name(name), len(rep.Repairs), len(rep.Drops), len(rep.Notes))
 	}
 }
 
@@ -64,10 +65,10 @@ func writeRepairLines(w io.Writer, repairs []legacy.Repair) {
 			}
 			where := r.Table
 			if r.Package != "" {
-				where += ", package " + r.Package
+				where += ", package " + quote.Name(r.Package)
 			}
 			if r.Bundle != "" {
-				where += ", bundle " + r.Bundle
+				where += ", bundle " + quote.Name(r.Bundle)
 			}
 			fmt.Fprintf(w, "    %s: %s\n", where, r.Detail)
 		}
@@ -100,7 +101,7 @@ func writeTemplateLines(w io.Writer, ts []migrate.TemplateFinding) {
 	fmt.Fprintf(w, "  templates: %d semver, %d basic\n", count[template.TypeSemver], count[template.TypeBasic])
 	for _, t := range ts {
 		if t.Reason != "" {
-			fmt.Fprintf(w, "  basic %s (not expressible as semver, %s): %s\n", t.File, t.Reason, t.Detail)
+			fmt.Fprintf(w, "  basic %s (not expressible as semver, %s): %s\n", quote.Name(t.File), t.Reason, t.Detail)
 		}
 	}
 }

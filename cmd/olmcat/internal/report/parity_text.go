@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
@@ -23,7 +24,7 @@ func WriteParityJSON(w io.Writer, r *parity.Result) error {
 // first), then the benign rules seen with their explanations, then the
 // verdict.
 func WriteParityText(w io.Writer, r *parity.Result, maxDiffs int, strict bool) error {
-	fmt.Fprintf(w, "parity: %s (%s) vs %s (%s)\n\n", r.Left.Ref, r.Left.Kind, r.Right.Ref, r.Right.Kind)
+	fmt.Fprintf(w, "parity: %s (%s) vs %s (%s)\n\n", quote.Name(r.Left.Ref), r.Left.Kind, quote.Name(r.Right.Ref), r.Right.Kind)
 	const row = "%-36s %7v %10v %8v %7v\n"
 	fmt.Fprintf(w, row, "RPC", "CALLS", "IDENTICAL", "BENIGN", "LOSSES")
 	var tot parity.RPCStats
@@ -40,8 +41,10 @@ func WriteParityText(w io.Writer, r *parity.Result, maxDiffs int, strict bool) e
 		n := min(maxDiffs, len(r.Diffs))
 		fmt.Fprintf(w, "\nDifferences (first %d of %d, losses first):\n", n, r.DiffCounts[parity.Loss]+r.DiffCounts[parity.Benign])
 		for _, d := range r.Diffs[:n] {
-			fmt.Fprintf(w, "  %-6s %s {%s} %s\n", strings.ToUpper(string(d.Class)), d.RPC, d.Request, d.Path)
-			fmt.Fprintf(w, "         left:  %s\n         right: %s\n         rule:  %s\n", d.Left, d.Right, d.Rule)
+			// The request, path and values hold names: each is
+			// quoted whole when one of them could forge output.
+			fmt.Fprintf(w, "  %-6s %s {%s} %s\n", strings.ToUpper(string(d.Class)), d.RPC, quote.Name(d.Request), quote.Name(d.Path))
+			fmt.Fprintf(w, "         left:  %s\n         right: %s\n         rule:  %s\n", quote.Name(d.Left), quote.Name(d.Right), d.Rule)
 		}
 	}
 
