@@ -16,6 +16,10 @@
 // holder writes its pid into the file, so that a waiter can say whom it
 // waits for, and removes the file when it releases the lock.
 //
+// Writers that differ in whether they may write the parent (two users)
+// lock in different places and do not exclude each other; writers that
+// may all write the parent, or none of them, do.
+//
 // The lock excludes processes. Within one process it is shared: taking
 // it again while this process holds it succeeds at once (the CLI takes it
 // before it reads its inputs, the output transaction takes it again).
