@@ -180,9 +180,7 @@ func (f *imageFlags) localInput(ctx context.Context, in source.Input, preferSQLi
 	if in.Note != "" {
 		fmt.Fprintln(stderr, "note:", in.Note)
 	}
-	for _, s := range in.Finished {
-		fmt.Fprintln(stderr, s)
-	}
+	tellFinished(stderr, in)
 	if in.Kind != source.KindImage {
 		return in, nil, nil
 	}
@@ -225,3 +223,11 @@ type pullProgress struct {
 func (p *pullProgress) Start(total int64) { p.bar = newProgress(p.w, int(total), p.desc, false) }
 func (p *pullProgress) Add(n int64)       { p.bar.Add(int(n)) }
 func (p *pullProgress) Done()             { p.bar.Done() }
+
+// tellFinished prints what Detect finished of a write of in that a killed
+// run had committed (source.Input.Finished).
+func tellFinished(stderr io.Writer, in source.Input) {
+	for _, s := range in.Finished {
+		fmt.Fprintln(stderr, s)
+	}
+}

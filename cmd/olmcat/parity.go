@@ -84,14 +84,16 @@ type parityFlags struct {
 // sideKinds checks --left-kind and --right-kind: each is sqlite, declcfg
 // or empty, and a grpc:// side must have one (the rules that explain
 // sqlite vs declarative config differences apply only between those two).
-func (f *parityFlags) sideKinds(args []string) ([2]source.Kind, error) {
+func (f *parityFlags) sideKinds(stderr io.Writer, args []string) ([2]source.Kind, error) {
 	var out [2]source.Kind
 	for i, flag := range []string{"--left-kind", "--right-kind"} {
 		k := source.Kind(f.kinds[i])
 		if k != "" && k != source.KindSQLite && k != source.KindDeclcfg {
 			return out, fmt.Errorf("%s %q: want %s or %s", flag, k, source.KindSQLite, source.KindDeclcfg)
 		}
-		if in, err := source.Detect(args[i]); err == nil && in.Kind == source.KindGRPC && k == "" {
+		in, err := source.Detect(args[i])
+		tellFinished(stderr, in)
+		if err == nil && in.Kind == source.KindGRPC && k == "" {
 			return out, fmt.Errorf("%s is a live server: pass %s %s or %s %s (the sqlite vs declarative config rules apply only between those two backends)",
 				args[i], flag, source.KindSQLite, flag, source.KindDeclcfg)
 		}
@@ -161,7 +163,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if f.maxDiffs < 0 {
 		return usageError(fmt.Errorf("--max-diffs %d: want 0 or more", f.maxDiffs))
 	}
-	kinds, err := f.sideKinds(args)
+	kinds, err := f.sideKinds(cmd.ErrOrStderr(), args)
 	if err != nil {
 		return usageError(err)
 	}

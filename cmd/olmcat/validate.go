@@ -115,6 +115,7 @@ func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (renderInput, 
 	case err == nil && in.Kind == source.KindSQLite:
 		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("%s is a legacy sqlite index, not a declarative config; olmcat migrate %s <dir> converts it (then validate <dir>)", arg, arg)}
 	case err != nil || in.Kind != source.KindImage:
+		tellFinished(cmd.ErrOrStderr(), in)
 		return renderInput{Input: source.Input{Ref: arg}, name: arg}, nil // LoadDir reports bad paths
 	}
 	local, u, err := f.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
