@@ -121,7 +121,7 @@ func addToGraph(cmd *cobra.Command, b *graph.Builder, in renderInput, noDeprecat
 			mopts = append(mopts, migrate.WithPackages(pkg))
 		}
 		if !noDeprecationWarning {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Ref)
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Ref, imageFlagArgs(cmd.Flags()))
 		}
 		rep, err := migrate.Each(cmd.Context(), in.Ref, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
 		report.NameRemedies(rep, err)

@@ -91,11 +91,13 @@ commands that do the same.`,
 		if fromIndex != "" {
 			start = copyStep(fromIndex, imgArgs)
 		}
-		notice.print(cmd, start, "olmcat add catalog "+quoteAll(bundles)+mode.modeArg()+imgArgs, finishStep(out, imgArgs))
-		noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+		// Checked first: the notice names the output flags' values, and
+		// suggests only commands that run.
 		if err := out.check(img); err != nil {
 			return usageError(err)
 		}
+		notice.print(cmd, start, "olmcat add catalog "+quoteAll(bundles)+mode.modeArg()+imgArgs, finishStep(out, imgArgs))
+		noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
 		opts, err := mode.options()
 		if err != nil {
 			return err
@@ -116,15 +118,12 @@ commands that do the same.`,
 }
 
 // finishStep is the suggested last step: build and push, or generate
-// the Dockerfile.
+// the Dockerfile (out passed check: --generate has -i, a build --tag).
 func finishStep(out *indexOutFlags, imgArgs string) string {
 	if out.generate {
 		return "olmcat generate dockerfile catalog -i " + shellQuote(out.binaryImage)
 	}
 	s := "olmcat build catalog " + shellQuote(out.tag)
-	if out.tag == "" {
-		s = "olmcat build catalog <image>"
-	}
 	if out.binaryImage != "" {
 		s += " --base-image " + shellQuote(out.binaryImage)
 	}

@@ -30,11 +30,12 @@ func (c *indexEditCmd) register(cmd *cobra.Command, containerToolDefault string)
 func (c *indexEditCmd) run(cmd *cobra.Command, op func(src *indexSource) (catalogOp, error), steps ...string) error {
 	imgArgs := imageFlagArgs(cmd.Flags())
 	all := append([]string{copyStep(c.fromIndex, imgArgs)}, steps...)
-	c.notice.print(cmd, append(all, finishStep(c.out, imgArgs))...)
-	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
+	// Checked first: the notice suggests only commands that run.
 	if err := c.out.check(c.img); err != nil {
 		return usageError(err)
 	}
+	c.notice.print(cmd, append(all, finishStep(c.out, imgArgs))...)
+	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
 	ctx := cmd.Context()
 	src, err := openIndexSource(ctx, c.fromIndex, c.img, false, cmd.ErrOrStderr())
 	if err != nil {

@@ -181,7 +181,7 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format, noDeprecationWarning bool, opts ...migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
 	if !noDeprecationWarning {
-		warnDeprecated(cmd.Context(), stderr, name, dbPath)
+		warnDeprecated(cmd.Context(), stderr, name, dbPath, imageFlagArgs(cmd.Flags()))
 	}
 	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), append(opts, migrate.WithFormat(format))...)
 	report.NameRemedies(rep, err)

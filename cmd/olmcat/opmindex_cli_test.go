@@ -46,7 +46,7 @@ func TestOPMIndexNotices(t *testing.T) {
 		{[]string{"registry", "add", "-d", db, "-b", "b1", "--mode", "semver", "--enable-alpha"}, exitUsage, "olmcat migrate " + db + " catalog && olmcat add catalog b1 --mode semver --enable-alpha"},
 		{[]string{"registry", "rm", "-d", db, "-o", "a"}, exitUsage, "olmcat migrate " + db + " catalog && rm -r catalog/a"},
 		{[]string{"registry", "prune", "-d", db, "-p", "a,b"}, exitUsage, "olmcat migrate " + db + " catalog && find catalog -mindepth 1 -maxdepth 1 ! -name a ! -name b -exec rm -r {} +"},
-		{[]string{"registry", "prune-stranded", "-d", db}, exitUsage, "olmcat migrate " + db + " catalog"},
+		{[]string{"registry", "prune-stranded", "-d", db}, exitUsage, "olmcat migrate " + db + " catalog && olmcat validate catalog"},
 		{[]string{"registry", "deprecatetruncate", "-d", db, "-b", "b1", "--permissive"}, exitUsage, "olmcat migrate " + db + " catalog && olmcat registry deprecatetruncate -d catalog --no-deprecation-warning -b b1 --permissive"},
 	} {
 		t.Run(strings.Join(tc.args[:2], "-"), func(t *testing.T) {

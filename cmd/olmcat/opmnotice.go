@@ -47,32 +47,6 @@ func silencedByEnv() bool {
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
 }
 
-// imageFlagArgs are the image flags in use on the command line, to be
-// repeated on the suggested commands that pull or push images.
-func imageFlagArgs(fs *pflag.FlagSet) string {
-	var args []string
-	for _, name := range []string{"use-http", "skip-tls-verify", "ca-file", "registries-conf", "image-cache-dir", "no-image-cache", "platform"} {
-		f := fs.Lookup(name)
-		if f == nil || !f.Changed {
-			continue
-		}
-		if f.Value.Type() == "bool" {
-			if f.Value.String() == "true" {
-				args = append(args, "--"+name)
-			}
-			continue
-		}
-		args = append(args, "--"+name+" "+shellQuote(f.Value.String()))
-	}
-	if f := fs.Lookup("skip-tls"); f != nil && f.Changed && f.Value.String() == "true" {
-		args = append(args, "--use-http")
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	return " " + strings.Join(args, " ")
-}
-
 // quoteAll shell-quotes each of refs and joins them with spaces.
 func quoteAll(refs []string) string {
 	q := make([]string, len(refs))
@@ -94,13 +68,17 @@ func keepOnlyStep(dir string, keep []string) string {
 
 // copyStep is the suggested first step: the catalog of ref in ./catalog
 // (a catalog dir copied, a database migrated, an image unpacked).
-func copyStep(ref, imgArgs string) string {
+func copyStep(ref, imgArgs string) string { return copyStepTo(ref, imgArgs, "catalog") }
+
+// copyStepTo is copyStep into directory dir.
+func copyStepTo(ref, imgArgs, dir string) string {
 	st, err := os.Stat(ref)
+	dir = shellQuote(dir)
 	switch {
 	case err == nil && st.IsDir():
-		return "cp -r " + shellQuote(ref) + " catalog"
+		return "cp -r " + shellQuote(ref) + " " + dir
 	case err == nil:
-		return "olmcat migrate " + shellQuote(ref) + " catalog"
+		return "olmcat migrate " + shellQuote(ref) + " " + dir
 	}
-	return "olmcat unpack " + shellQuote(ref) + " catalog --layout opm" + imgArgs
+	return "olmcat unpack " + shellQuote(ref) + " " + dir + " --layout opm" + imgArgs
 }

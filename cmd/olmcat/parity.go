@@ -271,7 +271,7 @@ func (f *parityFlags) localSides(cmd *cobra.Command, args []string) (sides [2]st
 		}
 		sides[i] = local.Ref
 		if local.Kind == source.KindSQLite && !f.noWarning {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), ref, local.Ref)
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), ref, local.Ref, imageFlagArgs(cmd.Flags()))
 		}
 	}
 	return sides, cleanup, nil

@@ -33,7 +33,7 @@ func TestParityCommand(t *testing.T) {
 			args:   []string{"parity", smallDB, smallDir},
 			code:   exitOK,
 			stdout: []string{"GetBundleForChannel", "plural-sqlite-only", "PARITY: no loss"},
-			stderr: []string{"legacy sqlite index", migrateCommand(smallDB)},
+			stderr: []string{"legacy sqlite index", migrateCommand(smallDB, "")},
 		},
 		{
 			name:     "strict fails on benign differences",

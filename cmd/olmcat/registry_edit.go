@@ -38,21 +38,33 @@ func (c *registryEditCmd) registerDB(cmd *cobra.Command, db string) {
 	c.waitLock = addWaitLockFlag(fl)
 }
 
-// steps are the FBC-native commands doing the job: migrate the database,
-// then what is specific to the command.
+// steps are the FBC-native commands doing the job: the catalog of -d in
+// a directory (where the result goes: --output, -d itself when it is a
+// catalog directory or names nothing yet, else ./catalog), then what is
+// specific to the command (a check when nothing is).
 func (c *registryEditCmd) steps(cmd *cobra.Command, specific ...string) []string {
 	out := c.output
-	if out == "" {
+	st, err := os.Stat(c.database)
+	var s []string
+	switch {
+	case out == "" && (err != nil || st.IsDir()):
+		out = c.database // a new catalog directory, or updated in place
+		if err != nil {
+			s = append(s, "mkdir "+shellQuote(out))
+		}
+	case out == "":
 		out = "catalog"
+		s = append(s, copyStepTo(c.database, imageFlagArgs(cmd.Flags()), out))
+	case err != nil:
+		s = append(s, "mkdir "+shellQuote(out))
+	default:
+		s = append(s, copyStepTo(c.database, imageFlagArgs(cmd.Flags()), out))
 	}
-	s := []string{copyStep(c.database, imageFlagArgs(cmd.Flags()))}
-	if _, err := os.Stat(c.database); err != nil {
-		s[0] = "olmcat migrate " + shellQuote(c.database) + " catalog" // named, yet to be made
+	if len(specific) == 0 {
+		specific = []string{"olmcat validate catalog"}
 	}
-	s = append(s, specific...)
-	for i := range s {
-		s[i] = strings.ReplaceAll(s[i], " catalog", " "+shellQuote(out))
-		s[i] = strings.ReplaceAll(s[i], "catalog/", shellQuote(out)+"/")
+	for _, step := range specific {
+		s = append(s, strings.ReplaceAll(strings.ReplaceAll(step, " catalog", " "+shellQuote(out)), "catalog/", shellQuote(out)+"/"))
 	}
 	return s
 }

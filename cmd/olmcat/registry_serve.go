@@ -79,7 +79,7 @@ func runRegistryServe(cmd *cobra.Command, f *serveFlags, notice *opmNotice, db, 
 		notice.print(cmd, "olmcat serve "+shellQuote(db))
 	case st.Mode().IsRegular():
 		// The notice replaces serve's sqlite warning.
-		notice.print(cmd, migrateCommand(db), "olmcat serve "+shellQuote(suggestedOutputDir(db)))
+		notice.print(cmd, migrateCommand(db, ""), "olmcat serve "+shellQuote(suggestedOutputDir(db)))
 	default:
 		return fmt.Errorf("--database: %s is neither a regular file nor a catalog directory", db)
 	}

@@ -66,7 +66,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 				}
 				defer unpacked.Close()
 				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel, imageRefTemplate: tmpl,
-					migrateOptions: []migrate.Option{migrate.WithMigrateLevel(migrate.Level(migrateLevel))}}
+					migrateOptions: []migrate.Option{migrate.WithMigrateLevel(migrate.Level(migrateLevel))}, imgArgs: imageFlagArgs(cmd.Flags())}
 			}
 			if len(inputs) == 1 && inputs[0].Kind == source.KindSQLite {
 				// A lone sqlite index is streamed package by package
@@ -159,6 +159,8 @@ type renderInput struct {
 	imageRefTemplate *template.Template
 	// migrateOptions apply to the conversion of a sqlite index.
 	migrateOptions []migrate.Option
+	// imgArgs are the image flags in use, for suggested commands.
+	imgArgs string
 }
 
 // bundleDir returns the directory holding a bundle's manifests/ and
@@ -222,7 +224,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 		return cfg, migrateRendered(cfg, in.migrateLevel)
 	case source.KindSQLite:
 		if !noDeprecationWarning {
-			warnDeprecated(ctx, stderr, in.name, arg)
+			warnDeprecated(ctx, stderr, in.name, arg, in.imgArgs)
 		}
 		cfg, rep, err := migrate.Load(ctx, arg, in.migrateOptions...)
 		report.NameRemedies(rep, err)

@@ -113,7 +113,7 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 		return err
 	}
 	if in.Kind == source.KindSQLite {
-		if err := serveSQLite(ctx, stderr, path, in.Ref, f.noWarning); err != nil {
+		if err := serveSQLite(ctx, stderr, path, in.Ref, imageFlagArgs(cmd.Flags()), f.noWarning); err != nil {
 			return err
 		}
 	}

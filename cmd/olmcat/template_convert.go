@@ -118,7 +118,7 @@ func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn boo
 		})
 	case source.KindSQLite:
 		if !noWarn {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), arg, local.Ref)
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), arg, local.Ref, imageFlagArgs(cmd.Flags()))
 		}
 		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
 			rep, err := migrate.Render(cmd.Context(), local.Ref, w, migrate.WithFormat(declcfg.FormatJSON))

@@ -45,7 +45,8 @@ func ValidationOf(res model.DirValidation, err error) Validation {
 }
 
 // ValidateText is the text output: warnings on warn, then the summary of
-// a valid catalog or one problem a line on out.
+// a valid catalog on warn too (out stays empty, as opm's), or one
+// problem a line on out.
 func ValidateText(out, warn io.Writer) ValidateWriter {
 	return &validateText{out: out, warn: bufio.NewWriter(warn)}
 }
@@ -63,11 +64,12 @@ func (t *validateText) Warning(p model.Problem) {
 }
 
 func (t *validateText) Finish(dir string, v Validation) error {
-	if err := t.warn.Flush(); err != nil {
-		return err
-	}
 	if v.Valid {
-		_, err := fmt.Fprintln(t.out, validSummary(dir, v))
+		// On warn, as opm: nothing on stdout when the catalog is valid.
+		fmt.Fprintln(t.warn, validSummary(dir, v))
+		return t.warn.Flush()
+	}
+	if err := t.warn.Flush(); err != nil {
 		return err
 	}
 	for _, p := range v.Problems {
