@@ -128,8 +128,8 @@ func Acquire(ctx context.Context, out string, o Options) (*Lock, error) {
 	return &Lock{h: h}, nil
 }
 
-// Release lets the lock go (when this process took it only once). It is
-// idempotent.
+// Release lets this hold of the lock go; the lock itself goes with the
+// last of this process's holds. It is idempotent.
 func (l *Lock) Release() {
 	if l == nil || l.released {
 		return
@@ -142,49 +142,67 @@ func (l *Lock) Release() {
 		return
 	}
 	delete(holding, h.path)
-	// Removed while still locked and only if it is still ours: a waiter
-	// that then gets the lock on the removed file sees that the path no
-	// longer leads to it, and opens the path again.
-	if h.writable && samePath(h.f, h.path) {
-		_ = os.Remove(h.path)
-	}
-	_ = h.f.Close()
+	h.release()
 }
 
-// wait takes the lock on path, polling while another process holds it.
+// wait takes the lock on path. While another process holds it, a
+// blocking flock waits in a goroutine (the kernel hands the lock over the
+// moment it is free); when the wait runs out or ctx ends first, that
+// goroutine is left to release whatever it gets.
 func wait(ctx context.Context, out, path string, o Options) (*held, error) {
-	var deadline time.Time
-	if o.Wait >= 0 {
-		deadline = time.Now().Add(o.Wait)
+	h, err := lockFile(path, false)
+	if err != nil || h != nil {
+		return h, err
 	}
-	told := false
-	pause := 5 * time.Millisecond
-	for {
-		h, err := try(path)
-		if err != nil || h != nil {
-			return h, err
-		}
-		holder := Holder{LockFile: path, PID: holderPID(path)}
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
-			return nil, &BusyError{Output: out, Holder: holder}
-		}
-		if !told && o.OnWait != nil {
-			o.OnWait(holder)
-		}
-		told = true
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 100*time.Millisecond)
+	if o.Wait == 0 {
+		return nil, &BusyError{Output: out, Holder: holderOf(path)}
+	}
+	if o.OnWait != nil {
+		o.OnWait(holderOf(path))
+	}
+	type result struct {
+		h   *held
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		h, err := lockFile(path, true)
+		done <- result{h, err}
+	}()
+	var timeout <-chan time.Time
+	if o.Wait > 0 {
+		t := time.NewTimer(o.Wait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	abandon := func() {
+		go func() {
+			if r := <-done; r.h != nil {
+				r.h.release()
+			}
+		}()
+	}
+	select {
+	case r := <-done:
+		return r.h, r.err
+	case <-timeout:
+		abandon()
+		return nil, &BusyError{Output: out, Holder: holderOf(path)}
+	case <-ctx.Done():
+		abandon()
+		return nil, ctx.Err()
 	}
 }
 
-// try opens path and takes its flock without waiting: nil when another
-// process holds it. The file it locked must still be the one at path
-// (a holder removes it when it lets go).
-func try(path string) (*held, error) {
+// lockFile opens path and takes its flock, waiting for it when block is
+// set, else returning nil when another process holds it. The file it
+// locked must still be the one at path (a holder removes it when it
+// lets go); the holder's pid is written into it.
+func lockFile(path string, block bool) (*held, error) {
+	how := syscall.LOCK_EX
+	if !block {
+		how |= syscall.LOCK_NB
+	}
 	for {
 		writable := true
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -198,7 +216,7 @@ func try(path string) (*held, error) {
 		if err != nil {
 			return nil, fmt.Errorf("write lock %s: %w", path, err)
 		}
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = flock(f, how)
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			_ = f.Close()
 			return nil, nil
@@ -222,6 +240,27 @@ func try(path string) (*held, error) {
 	}
 }
 
+// flock is flock(2), retried when a signal interrupts a blocking wait.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
+// release removes the lock file while still holding it, and only if it
+// is still ours (a waiter that then gets the lock on the removed file
+// sees that the path no longer leads to it, and opens the path again),
+// then lets the lock go.
+func (h *held) release() {
+	if h.writable && samePath(h.f, h.path) {
+		_ = os.Remove(h.path)
+	}
+	_ = h.f.Close()
+}
+
 // samePath says whether path still names the open file f.
 func samePath(f *os.File, path string) bool {
 	fst, err := f.Stat()
@@ -230,6 +269,19 @@ func samePath(f *os.File, path string) bool {
 	}
 	pst, err := os.Stat(path)
 	return err == nil && os.SameFile(fst, pst)
+}
+
+// holderOf says who holds the lock file path. A holder writes its pid
+// right after it took the lock: a file still empty is read again for a
+// moment.
+func holderOf(path string) Holder {
+	for range 20 {
+		if pid := holderPID(path); pid != 0 {
+			return Holder{LockFile: path, PID: pid}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return Holder{LockFile: path}
 }
 
 // holderPID reads the pid the holder wrote into the lock file (0 when
