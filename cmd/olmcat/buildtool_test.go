@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -320,21 +321,26 @@ func TestToolImageStandsForOPM(t *testing.T) {
 		}
 	})
 
-	t.Run("OLM's unpack Job and bundle unpack's Job", func(t *testing.T) {
-		// OLM's extract container: opm on PATH, its exact arguments; they
-		// parse, and outside a pod it says so (the cluster runs are the
-		// unpack package's).
-		cmd := exec.Command(opm, "alpha", "bundle", "extract", "-m", "/bundle/", "-n", "operators", "-c", "cm", "-z")
-		cmd.Env = []string{"PATH=" + filepath.Join(toolRoot, "bin"), "CONTAINER_IMAGE=example/bundle:v1"}
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		require.ErrorAs(t, err, &exit, "%s", out)
-		assert.Equal(t, exitInvalid, exit.ExitCode())
-		assert.Contains(t, string(out), "not running in a pod")
-		// bundle unpack's Job: util copies /bin/olmcat out, the copy
-		// copies the bundle.
+	t.Run("OLM's unpack Job", func(t *testing.T) {
+		c := kubetest.Get(t)
+		ns := c.Namespace(t)
+		const bundleImage = "example/etcd-bundle:v0.9.2"
+		bundleRoot := "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+		createEmptyConfigMap(t, c, ns, "cm")
+		bundle := filepath.Join(t.TempDir(), "bundle")
+		copyTree(t, bundleRoot, bundle)
+		code, out := runAsOLMExtract(t, c, toolRoot, "opm", "alpha", "bundle", "extract", "-m", bundle+"/", "-n", ns, "-c", "cm", "-z")
+		require.Equal(t, 0, code, out)
+		got, stderr, code := runCLI(t, "bundle", "load", ns+"/cm", "--kubeconfig", c.Kubeconfig(t, c.AdminConfig()))
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, opmImageRender(t, bundleRoot, bundleImage), got)
+	})
+
+	t.Run("bundle unpack --tool-image's Job", func(t *testing.T) {
+		// util copies /bin/olmcat out, the copy copies the bundle (the
+		// Job's extract then runs bundle extract, as above).
 		util := filepath.Join(t.TempDir(), "olmcat")
-		out, err = exec.Command(filepath.Join(toolRoot, "bin", "olmcat"), "bundle", "copy", "--self", util).CombinedOutput()
+		out, err := exec.Command(filepath.Join(toolRoot, "bin", "olmcat"), "bundle", "copy", "--self", util).CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		dest := t.TempDir()
 		out, err = exec.Command(util, "bundle", "copy", "--from", "../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0", dest).CombinedOutput()
@@ -342,4 +348,46 @@ func TestToolImageStandsForOPM(t *testing.T) {
 		_, err = os.Stat(filepath.Join(dest, "metadata", "annotations.yaml"))
 		require.NoError(t, err)
 	})
+}
+
+// inClusterScript gives the command a pod's service account: the CA and
+// token at the fixed in-cluster path, on a tmpfs over /run (/var/run) in
+// a mount namespace of its own.
+const inClusterScript = `mount -t tmpfs tmpfs /run || exit 90
+sa=/run/secrets/kubernetes.io/serviceaccount
+mkdir -p $sa && cp "$SA_DIR/ca.crt" "$SA_DIR/token" $sa/ || exit 91
+exec "$@"
+`
+
+// runAsOLMExtract runs argv as OLM's unpack Job's extract container does:
+// the command looked up on the opm image's PATH (root's bin), the bundle
+// image in CONTAINER_IMAGE, and the in-cluster configuration (the API
+// server's address in the environment, CA and token at their path) of a
+// token that may write ConfigMaps. Without unprivileged user and mount
+// namespaces the test is skipped, unless TEST_ASSETS_REQUIRED is set.
+func runAsOLMExtract(t *testing.T, c *kubetest.Cluster, root string, argv ...string) (int, string) {
+	t.Helper()
+	if err := exec.Command("unshare", "-rm", "mount", "-t", "tmpfs", "tmpfs", "/run").Run(); err != nil {
+		if os.Getenv(kubetest.EnvRequired) == "" {
+			t.Skipf("needs user and mount namespaces (unshare -rm): %v", err)
+		}
+		require.NoError(t, err, "unshare -rm mount -t tmpfs tmpfs /run")
+	}
+	sa := t.TempDir()
+	cfg := c.AdminConfig()
+	require.NoError(t, os.WriteFile(filepath.Join(sa, "ca.crt"), cfg.CAData, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(sa, "token"), []byte(cfg.BearerToken), 0o600))
+	u, err := url.Parse(cfg.Host)
+	require.NoError(t, err)
+	cmd := exec.Command("unshare", append([]string{"-rm", "sh", "-c", inClusterScript, "pod"}, argv...)...)
+	cmd.Env = []string{"PATH=" + filepath.Join(root, "bin") + ":/usr/bin:/bin", "SA_DIR=" + sa,
+		"KUBERNETES_SERVICE_HOST=" + u.Hostname(), "KUBERNETES_SERVICE_PORT=" + u.Port(),
+		"CONTAINER_IMAGE=example/etcd-bundle:v0.9.2"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%s", out)
+		return exit.ExitCode(), string(out)
+	}
+	return 0, string(out)
 }
