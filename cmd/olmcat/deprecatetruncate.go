@@ -96,8 +96,9 @@ func newRegistryDeprecateTruncateCmd() *cobra.Command {
 		Short: "Deprecate operator bundles from a catalog (reads an index.db, writes a declarative config)",
 		Long: deprecateTruncateLong + `
 
--d is read, never written (a sqlite index or a catalog directory); the
-result is written to --output. Deprecated: see the notice.`,
+-d is a sqlite index (read, never written) or a catalog directory; the
+result is written to --output, or without it to the catalog directory -d
+(updated in place, see registry add). Deprecated: see the notice.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd, false, func(src *indexSource) (catalogOp, error) {

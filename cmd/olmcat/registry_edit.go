@@ -10,9 +10,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// registryEditCmd is what registry add|rm|prune|prune-stranded share:
-// -d names the database they read (never write), --output the directory
-// the declarative config is written to.
+// registryEditCmd is what registry add|rm|prune|prune-stranded|
+// deprecatetruncate share: -d names the catalog they read (a sqlite
+// database is never written), --output the directory the declarative
+// config is written to (default: -d, see target).
 type registryEditCmd struct {
 	database string
 	output   string
@@ -30,7 +31,7 @@ func (c *registryEditCmd) register(cmd *cobra.Command) { c.registerDB(cmd, "bund
 func (c *registryEditCmd) registerDB(cmd *cobra.Command, db string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&c.database, "database", "d", db, "relative path to database file (read, never written)")
-	fl.StringVar(&c.output, "output", "", "write the resulting declarative config catalog to `DIR` (required: olmcat writes no sqlite)")
+	fl.StringVar(&c.output, "output", "", "write the resulting declarative config catalog to `DIR` (default: -d itself when it is a catalog directory, updated in place, or names nothing yet; required for a sqlite -d, which is never written)")
 	fl.BoolVar(&c.force, "force", false, "replace an existing non-empty --output directory")
 	fl.BoolVar(&c.debug, "debug", false, "enable debug logging")
 	c.img = addImageFlags(fl, false)
@@ -134,7 +135,9 @@ func newRegistryAddCmd() *cobra.Command {
 -d is read (a missing file is an empty catalog; a catalog directory works
 too), the bundles are added with opm's graph update --mode, and the
 declarative config opm migrate would make of the resulting database is
-written to --output. Deprecated: see the notice for the FBC-native
+written to --output, or without it to -d: a new catalog directory where
+-d named nothing, a catalog directory updated in place (a sqlite -d is
+never written: pass --output). Deprecated: see the notice for the FBC-native
 commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -175,8 +178,8 @@ func newRegistryRmCmd() *cobra.Command {
 		Short: "Remove packages from a catalog (reads an index.db, writes a declarative config)",
 		Long: `Remove packages as opm v1.73's registry rm did, without writing the
 database: -d is read and the declarative config without the packages is
-written to --output. Deprecated: see the notice for the FBC-native commands
-that do the same.`,
+written to --output (default: -d, see add). Deprecated: see the notice for
+the FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			names := packageList(packages)
@@ -205,8 +208,8 @@ func newRegistryPruneCmd() *cobra.Command {
 		Short: "Prune a catalog of all but specified packages (reads an index.db, writes a declarative config)",
 		Long: `Keep only the packages named, as opm v1.73's registry prune did, without
 writing the database: -d is read and the declarative config is written to
---output. Deprecated: see the notice for the FBC-native commands that do
-the same.`,
+--output (default: -d, see add). Deprecated: see the notice for the
+FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			keep := packageList(packages)
@@ -227,9 +230,9 @@ func newRegistryPruneStrandedCmd() *cobra.Command {
 		Short: "Prune a catalog of stranded bundles (reads an index.db, writes a declarative config)",
 		Long: `Drop the bundles no channel holds, as opm v1.73's registry prune-stranded
 did, without writing the database: -d is read and the declarative config is
-written to --output (olmcat migrate leaves stranded bundles out by
-itself). Deprecated: see the notice for the FBC-native commands that do
-the same.`,
+written to --output (default: -d, see add; olmcat migrate leaves
+stranded bundles out by itself). Deprecated: see the notice for the
+FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.run(cmd, false, func(*indexSource) (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil })
