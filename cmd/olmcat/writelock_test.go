@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -204,4 +205,33 @@ func TestAddReadOnlyParent(t *testing.T) {
 	left, err := filepath.Glob(filepath.Join(cat, ".*"))
 	require.NoError(t, err)
 	assert.Empty(t, left, "no temporary directory or lock file left in the catalog")
+}
+
+// TestEveryWriterWaitsForTheLock: every command that writes a directory
+// output has --wait-lock. A command with --force (it replaces an output)
+// is one, unless it writes a single file, listed here with that file.
+func TestEveryWriterWaitsForTheLock(t *testing.T) {
+	singleFile := map[string]string{
+		"olmcat parity":       "--report-html",
+		"olmcat bundle local": "<root>/<name>.tar.gz",
+	}
+	writers := []string{"olmcat add"}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Flags().Lookup("force") != nil && singleFile[c.CommandPath()] == "" {
+			writers = append(writers, c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
+	for _, w := range []string{"olmcat migrate", "olmcat convert", "olmcat unpack", "olmcat index add", "olmcat registry add", "olmcat build", "olmcat alpha bundle build"} {
+		assert.Contains(t, writers, w, "a writer that the walk must find")
+	}
+	for _, w := range writers {
+		cmd, _, err := newRootCmd().Find(strings.Fields(w)[1:])
+		require.NoError(t, err)
+		assert.NotNil(t, cmd.Flags().Lookup("wait-lock"), "%s writes an output and has no --wait-lock", w)
+	}
 }
