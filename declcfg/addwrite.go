@@ -42,7 +42,8 @@ func ReplacePackages(catalogDir string, cfg *DeclarativeConfig, pkgs []string) e
 		layout, format := folderLayout(catalogDir, top)
 		stage := filepath.Join(filepath.Dir(tx.Dir()), fmt.Sprintf("stage-%d", i))
 		if err := WriteDir(pc, stage, WithLayout(layout), WithFormat(format)); err != nil {
-			return fmt.Errorf("replace package %s: %w", pkg, err)
+			// "write package <pkg>: ..." names the package already.
+			return fmt.Errorf("catalog %s: %w", catalogDir, err)
 		}
 		if top == "" {
 			top = safePathElement(pkg)

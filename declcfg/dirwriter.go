@@ -320,6 +320,10 @@ func writeStreamFile(path string, cfg *DeclarativeConfig, f Format) error {
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Path == path {
+		return err // "write <path>: ..." already
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -110,14 +110,15 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 	}
 	groups := declcfg.SplitByPackage(cfg)
 	pkgs := slices.Sorted(maps.Keys(byPkg))
+	// The changes are told once they are in the catalog: a write that
+	// fails after them would contradict them.
+	var changes []string
 	for _, pkg := range pkgs {
-		res, changes, err := indexop.Add(pkg, groups[pkg], byPkg[pkg], opts...)
+		res, more, err := indexop.Add(pkg, groups[pkg], byPkg[pkg], opts...)
 		if err != nil {
 			return &exitError{code: exitInvalid, err: fmt.Errorf("add: %w; nothing was written", err)}
 		}
-		for _, c := range changes {
-			fmt.Fprintln(stderr, c)
-		}
+		changes = append(changes, more...)
 		groups[pkg] = res
 	}
 	merged := &declcfg.DeclarativeConfig{}
@@ -130,6 +131,9 @@ func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel strin
 	}
 	if err := declcfg.ReplacePackages(dir, merged, pkgs); err != nil {
 		return &exitError{code: exitInvalid, err: err}
+	}
+	for _, c := range changes {
+		fmt.Fprintln(stderr, c)
 	}
 	quoted := make([]string, len(pkgs))
 	for i, p := range pkgs {

@@ -134,7 +134,9 @@ func (f *indexOutFlags) writeGenerated(stderr io.Writer, inputs []string, fill f
 		return err
 	}, atomicfile.OnSwept(func(dir string) { fmt.Fprintln(stderr, abandonedNote(dir)) }))
 	if err != nil {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("write %s: %w", df, err)}
+		// atomicfile's error names the Dockerfile; the catalog
+		// directory was committed before it.
+		return &exitError{code: exitInvalid, err: partialWrite{fmt.Errorf("%w (./%s was written)", err, generatedCatalogDir)}}
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func runAs(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
@@ -84,7 +84,13 @@ func runAs(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 		fmt.Fprintln(stderr, sig.Error())
 		return 128 + int(sig.sig)
 	}
-	fmt.Fprintln(stderr, "Error:", errorText(err))
+	code := exitCode(err)
+	fmt.Fprintln(stderr, "Error:", failedWriterText(cmd, err, code, errorText(err)))
+	return code
+}
+
+// exitCode is the exit code for the error of a command.
+func exitCode(err error) int {
 	if errors.Is(err, pathcheck.ErrOverlap) || errors.Is(err, pathcheck.ErrExists) || errors.Is(err, outdir.ErrNotDir) {
 		// Paths that overlap, outputs that exist without --force and
 		// output paths that are no directory are usage errors whichever

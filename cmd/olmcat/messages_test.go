@@ -1,8 +1,10 @@
 package main
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,4 +83,69 @@ func TestExistingOutputRefusalsExit2(t *testing.T) {
 	// required flag.
 	_, stderr, code = runCLI(t, "alpha", "bundle", "generate", "-d", filepath.Join(bundle, "manifests"))
 	assert.Equal(t, exitUsage, code, stderr)
+}
+
+// TestFullDiskNamesTheOutput: a writer whose output cannot be written
+// (files capped at 1 KiB with RLIMIT_FSIZE: EFBIG, as a full disk gives
+// ENOSPC) names the output, never the input, says "nothing was written"
+// exactly once, and add tells no change it did not make.
+func TestFullDiskNamesTheOutput(t *testing.T) {
+	bin := buildBinary(t)
+	t.Setenv(noDeprecationWarningEnv, "1")
+	fbb := filepath.Join(legacyFixtures, "small-fbb")
+	work := t.TempDir()
+	cat := filepath.Join(work, "catalog")
+	copyTree(t, filepath.Join(fbb, "opm-migrate", "bar"), filepath.Join(cat, "bar"))
+	before := snapshotTree(t, cat)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		output string
+	}{
+		{"registry add", []string{"registry", "add", "-d", filepath.Join(fbb, "opm-migrate"), "-b", filepath.Join(fixtureBundles, "small-fbb", "foo-bundle-v0.3.1"), "--output", filepath.Join(work, "ra")}, filepath.Join(work, ".ra.tmp-")},
+		{"add", []string{"add", cat, filepath.Join(fixtureBundles, "small-fbb", "foo-bundle-v0.1.0")}, cat},
+		{"migrate", []string{"migrate", filepath.Join(fbb, "index.db"), filepath.Join(work, "mn")}, filepath.Join(work, ".mn.tmp-")},
+		{"convert", []string{"convert", filepath.Join(fbb, "opm-migrate"), filepath.Join(work, "cv")}, filepath.Join(work, ".cv.tmp-")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stderr, code := runBinary(t, "/bin/sh", append([]string{"-c", `ulimit -f 2; exec "$0" "$@"`, bin}, tc.args...)...)
+			assert.Equal(t, exitInvalid, code, stderr)
+			assert.Contains(t, stderr, "file too large")
+			assert.Contains(t, stderr, tc.output, "the error names the output")
+			assert.NotContains(t, stderr, "read "+fbb, "the error blames the input")
+			assert.Equal(t, 1, strings.Count(stderr, "nothing was written"), stderr)
+			for _, l := range strings.Split(stderr, "\n") {
+				if strings.HasPrefix(l, "Error: ") {
+					rest := strings.TrimPrefix(l, "Error: ")
+					for _, part := range strings.SplitAfter(rest, ": ") {
+						assert.Equal(t, 1, strings.Count(rest, part), "%q repeated in %q", part, l)
+					}
+				}
+			}
+			assert.NotContains(t, stderr, "added bundle", "a change that was not made")
+			assert.NotContains(t, stderr, "created package", "a change that was not made")
+		})
+	}
+	assert.Equal(t, before, snapshotTree(t, cat))
+}
+
+// TestErrorContextOnce: each layer adds its context once: a sqlite file
+// that is no legacy index is named once per layer, not as "open X: open
+// sqlite catalog X: open X".
+func TestErrorContextOnce(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "empty.db")
+	sdb, err := sql.Open("sqlite", db)
+	require.NoError(t, err)
+	_, err = sdb.Exec("CREATE TABLE x (a TEXT)")
+	require.NoError(t, err)
+	require.NoError(t, sdb.Close())
+	for _, args := range [][]string{
+		{"parity", "--no-deprecation-warning", db, filepath.Join(legacyFixtures, "small-fbb", "opm-migrate")},
+		{"parity", "--no-deprecation-warning", filepath.Join(legacyFixtures, "small-fbb", "opm-migrate"), db},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		assert.Equal(t, exitInvalid, code, stderr)
+		assert.Contains(t, stderr, "not a legacy index database")
+		assert.Equal(t, 1, strings.Count(stderr, db), stderr)
+	}
 }

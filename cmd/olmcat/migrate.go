@@ -158,15 +158,19 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 	}
 	if rep != nil {
 		rep.Input = input
+		// The summary says whether the output was written.
 		report.WriteMigrationSummary(stderr, rep, err == nil)
+		if err != nil {
+			err = partialWrite{err}
+		}
 		if jsonFile != nil {
 			if werr := jsonFile.writeJSON(rep); werr != nil {
-				return errors.Join(err, werr)
+				return partialWrite{errors.Join(err, werr)}
 			}
 		}
 		if page != nil {
 			if werr := page.write(func(w io.Writer) error { return report.WriteMigration(w, rep, graphs) }); werr != nil {
-				return errors.Join(err, werr)
+				return partialWrite{errors.Join(err, werr)}
 			}
 		}
 	}

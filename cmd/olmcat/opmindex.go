@@ -99,7 +99,25 @@ func (s *indexSource) inputs() []string {
 
 // each calls fn with the blobs of every package, one at a time, in name
 // order ("" for blobs of no package, last).
+//
+// An error of fn (writing the output, say) is returned as is: "read
+// <input>" would blame the input for it.
 func (s *indexSource) each(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
+	var fnErr error
+	inner := fn
+	fn = func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+		fnErr = inner(pkg, cfg)
+		return fnErr
+	}
+	err := s.eachPackage(ctx, fn)
+	if fnErr != nil && errors.Is(err, fnErr) {
+		return fnErr
+	}
+	return err
+}
+
+// eachPackage is each without telling fn's errors apart.
+func (s *indexSource) eachPackage(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
 	switch {
 	case s.name == "":
 		return nil

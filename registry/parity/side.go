@@ -91,7 +91,7 @@ func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 
 	q, err := source.OpenInput(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", ref, err)
+		return nil, err // it names the catalog
 	}
 	if loopback {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")

@@ -19,7 +19,7 @@ func openSQLite(ctx context.Context, path string, o options) (registry.Querier, 
 	}
 	db, err := legacy.Open(ctx, path, legacy.Lazy(), legacy.SkipManifests())
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite catalog %s: %w", path, err)
+		return nil, err // "open <path>: ...": it names the file
 	}
 	q, err := legacyquery.New(ctx, db)
 	if err != nil {
