@@ -148,6 +148,17 @@ func runHealthProbe(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.verbose {
 		f.logOptions(l)
 	}
+	// The kubelet stops a probe that outlives its timeout with a signal:
+	// said as the tool says it, before the step it cut short fails.
+	said := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(said)
+		var sig interrupted
+		if errors.As(context.Cause(ctx), &sig) {
+			l.Printf("cancellation received (signal: %v)", sig.sig)
+		}
+	})
+	defer stop()
 	if f.tls && f.spiffe {
 		l.Printf("-tls and -spiffe are mutually incompatible")
 		return probeInvalidArguments
@@ -168,14 +179,23 @@ func runHealthProbe(ctx context.Context, args []string, stdout, stderr io.Writer
 	if f.verbose {
 		l.Print("establishing connection")
 	}
-	return f.probe(ctx, l, creds)
+	return f.probe(ctx, l, creds, said)
 }
 
 // probe dials and checks as the tool does, printing each step's outcome
-// in its words, and returns its exit code.
-func (f *probeFlags) probe(ctx context.Context, l *log.Logger, creds credentials.TransportCredentials) int {
+// in its words, and returns its exit code. A step cut short by ctx is
+// reported once the cancellation is (said closes then).
+func (f *probeFlags) probe(ctx context.Context, l *log.Logger, creds credentials.TransportCredentials, said <-chan struct{}) int {
+	settle := func() {
+		if ctx.Err() != nil {
+			<-said
+		}
+	}
 	start := time.Now()
 	conn, err := healthprobe.Dial(ctx, f.opts, creds)
+	if err != nil {
+		settle()
+	}
 	var ce *healthprobe.ConnectError
 	switch {
 	case errors.As(err, &ce) && ce.Timeout:
@@ -192,6 +212,9 @@ func (f *probeFlags) probe(ctx context.Context, l *log.Logger, creds credentials
 	}
 	start = time.Now()
 	st, err := healthprobe.Check(ctx, conn, f.opts)
+	if err != nil {
+		settle()
+	}
 	var re *healthprobe.RPCError
 	switch {
 	case errors.As(err, &re) && re.Code == codes.Unimplemented:

@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -144,4 +146,46 @@ func TestHealthProbeSpiffe(t *testing.T) {
 	assert.Equal(t, probeSpiffeFailed, code)
 	assert.Empty(t, out.String())
 	assert.Equal(t, "failed to initialize tls credentials with spiffe. error=olmcat's grpc_health_probe has no SPIFFE Workload API client: use -tls with files\n", stderr.String())
+}
+
+// TestHealthProbeInterrupted: a probe stopped by SIGTERM (what the kubelet
+// sends one that outlives its timeout) says so and fails as the real
+// grpc-health-probe does, whichever step it cut short.
+func TestHealthProbeInterrupted(t *testing.T) {
+	real := realHealthProbe(t)
+	stalled := healthServer(t, stalledHealth{})
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	nothing := closed.Addr().String()
+	require.NoError(t, closed.Close())
+	const after = 500 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"during the rpc", []string{"-addr=" + stalled, "-rpc-timeout=30s"}, probeRPCFailure},
+		{"during the dial", []string{"-addr=" + nothing, "-connect-timeout=30s"}, probeConnectionFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var realErr bytes.Buffer
+			cmd := exec.Command(real, tc.args...)
+			cmd.Stderr = &realErr
+			require.NoError(t, cmd.Start())
+			time.Sleep(after)
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			var exit *exec.ExitError
+			require.ErrorAs(t, cmd.Wait(), &exit)
+
+			ctx, cancel := context.WithCancelCause(context.Background())
+			timer := time.AfterFunc(after, func() { cancel(interrupted{syscall.SIGTERM}) })
+			defer timer.Stop()
+			var out, stderr bytes.Buffer
+			code := dispatch(ctx, append([]string{"grpc_health_probe"}, tc.args...), &out, &stderr)
+			assert.Equal(t, tc.code, exit.ExitCode(), "grpc-health-probe: %s", realErr.String())
+			assert.Equal(t, exit.ExitCode(), code, stderr.String())
+			assert.Equal(t, realErr.String(), stderr.String())
+			assert.Empty(t, out.String())
+		})
+	}
 }
