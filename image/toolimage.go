@@ -11,15 +11,15 @@ import v1 "github.com/google/go-containerregistry/pkg/v1"
 // the config of opm's image: entrypoint /bin/opm, user 1001, and PATH.
 // WithCreated and WithBuildTempDir apply as in Build; the other options
 // are Build's alone. The same binaries give the same digests.
-func BuildTool(opts ...BuildOption) (b *Built, err error) {
+func BuildTool(opts ...BuildOption) (_ *Built, err error) {
 	o, b, err := newBuild(opts)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
+		// b itself: a "return nil, err" has set the result to nil already.
 		if err != nil {
 			b.Close()
-			b = nil
 		}
 	}()
 	tmpDir := []layerFile{{name: "tmp", mode: 0o1777}}
