@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/internal/writelock"
 )
 
 // catalogKey digests the catalog directory: every regular file's
@@ -111,7 +113,8 @@ func catalogFiles(dir, skip string) ([]catalogFile, error) {
 // Fingerprint digests what the catalog directory dir is made of, without
 // reading any content: the directory's own device and inode, and every
 // regular file's path, size, modification and change times, device and
-// inode (skip left out as for the cache key). It changes when a file is
+// inode (skip left out as for the cache key, and the write lock file a
+// writer may take inside the directory). It changes when a file is
 // added, removed, renamed, rewritten (even keeping its size and
 // modification time: the change time moves) or replaced (a new inode),
 // and when the directory itself is replaced; it is cheap enough to take
@@ -129,6 +132,9 @@ func Fingerprint(dir, skip string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", statKey(root))
 	for _, f := range files {
+		if f.rel == writelock.InsideName {
+			continue // taken and released by writers that may write nothing
+		}
 		fmt.Fprintf(h, "%q %d %d %s\n", f.rel, f.info.Size(), f.info.ModTime().UnixNano(), statKey(f.info))
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -26,7 +27,7 @@ func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, er
 	}
 	pi, ok := q.packages[name]
 	if !ok {
-		return nil, fmt.Errorf("package %q not found", name)
+		return nil, fmt.Errorf("package %q not found", registry.Clip(name))
 	}
 	return pi.pkg, nil
 }
@@ -34,11 +35,11 @@ func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, er
 func (q *Querier) channel(pkgName, channelName string) (*chanIndex, error) {
 	pi, ok := q.packages[pkgName]
 	if !ok {
-		return nil, fmt.Errorf("package %q not found", pkgName)
+		return nil, fmt.Errorf("package %q not found", registry.Clip(pkgName))
 	}
 	ci, ok := pi.channels[channelName]
 	if !ok {
-		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
+		return nil, fmt.Errorf("package %q, channel %q not found", registry.Clip(pkgName), registry.Clip(channelName))
 	}
 	return ci, nil
 }
@@ -55,7 +56,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 	}
 	i, ok := q.member(ci, csvName)
 	if !ok {
-		return nil, fmt.Errorf("package %q, channel %q, bundle %q not found", pkgName, channelName, csvName)
+		return nil, fmt.Errorf("package %q, channel %q, bundle %q not found", registry.Clip(pkgName), registry.Clip(channelName), registry.Clip(csvName))
 	}
 	return q.trimmed(i)
 }
@@ -81,7 +82,7 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 	}
 	members := q.replacersOf(name)
 	if len(members) == 0 {
-		return nil, fmt.Errorf("no channel entries found that replace %s", name)
+		return nil, fmt.Errorf("no channel entries found that replace %s", registry.Clip(name))
 	}
 	out := make([]*api.ChannelEntry, len(members))
 	for k, mi := range members {
@@ -98,16 +99,16 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 	}
 	pi, ok := q.packages[pkgName]
 	if !ok {
-		return nil, fmt.Errorf("package %s not found", pkgName)
+		return nil, fmt.Errorf("package %s not found", registry.Clip(pkgName))
 	}
 	ci, ok := pi.channels[channelName]
 	if !ok {
-		return nil, fmt.Errorf("package %q, channel %q not found", pkgName, channelName)
+		return nil, fmt.Errorf("package %q, channel %q not found", registry.Clip(pkgName), registry.Clip(channelName))
 	}
 	if i, ok := q.replacer(ci, name); ok {
 		return q.trimmed(i)
 	}
-	return nil, fmt.Errorf("no entry found for package %q, channel %q", pkgName, channelName)
+	return nil, fmt.Errorf("no entry found for package %q, channel %q", registry.Clip(pkgName), registry.Clip(channelName))
 }
 
 // GetChannelEntriesThatProvide returns, for every channel member that
@@ -158,7 +159,7 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 		}
 		return q.GetBundle(ctx, e.PackageName, e.ChannelName, e.BundleName)
 	}
-	return nil, fmt.Errorf("no entry found that provides group:%q version:%q kind:%q", group, version, kind)
+	return nil, fmt.Errorf("no entry found that provides group:%q version:%q kind:%q", registry.Clip(group), registry.Clip(version), registry.Clip(kind))
 }
 
 // ListBundles calls fn for every channel membership, sorted by (channel,
@@ -187,7 +188,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 }
 
 func errNoProviders(group, version, kind string) error {
-	return fmt.Errorf("no channel entries found that provide group:%q version:%q kind:%q", group, version, kind)
+	return fmt.Errorf("no channel entries found that provide group:%q version:%q kind:%q", registry.Clip(group), registry.Clip(version), registry.Clip(kind))
 }
 
 // entry is the channel entry of an index edge.

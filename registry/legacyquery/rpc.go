@@ -9,6 +9,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -40,7 +41,7 @@ func (q *Querier) GetPackage(ctx context.Context, name string) (*api.Package, er
 		return nil, err
 	}
 	if p == nil || len(p.channels) == 0 {
-		return nil, fmt.Errorf("package %s not found", name)
+		return nil, fmt.Errorf("package %s not found", registry.Clip(name))
 	}
 	out := &api.Package{Name: p.name, DefaultChannelName: p.defaultChannel}
 	for _, c := range p.channels {
@@ -65,7 +66,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 		}
 	}
 	if b == nil {
-		return nil, fmt.Errorf("no entry found for %s %s %s", pkgName, channelName, csvName)
+		return nil, fmt.Errorf("no entry found for %s %s %s", registry.Clip(pkgName), registry.Clip(channelName), registry.Clip(csvName))
 	}
 	return q.fullBundle(ctx, b, pkgName, channelName)
 }
@@ -88,7 +89,7 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 		ok = isBundle && g.member(pkgName, channelName, head)
 	}
 	if !ok {
-		return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
+		return nil, fmt.Errorf("no entry found for %s %s", registry.Clip(pkgName), registry.Clip(channelName))
 	}
 	csv, _, err := q.db.BundleManifests(ctx, head)
 	if err != nil {
@@ -135,7 +136,7 @@ func (q *Querier) GetChannelEntriesThatReplace(ctx context.Context, name string)
 		out = append(out, &api.ChannelEntry{PackageName: g.names[e.pkg], ChannelName: g.names[e.channel], BundleName: g.names[e.bundle], Replaces: name})
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no channel entries found that replace %s", name)
+		return nil, fmt.Errorf("no channel entries found that replace %s", registry.Clip(name))
 	}
 	return out, nil
 }
@@ -172,7 +173,7 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 			}
 		}
 	}
-	return nil, fmt.Errorf("no entry found for %s %s", pkgName, channelName)
+	return nil, fmt.Errorf("no entry found for %s %s", registry.Clip(pkgName), registry.Clip(channelName))
 }
 
 // gvkProperty is the olm.gvk property value opm compared byte for byte.
@@ -227,7 +228,7 @@ func (q *Querier) GetChannelEntriesThatProvide(ctx context.Context, group, versi
 		out = append(out, g.channelEntry(e))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", group, version, kind)
+		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", registry.Clip(group), registry.Clip(version), registry.Clip(kind))
 	}
 	return out, nil
 }
@@ -280,7 +281,7 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 		out = append(out, g.channelEntry(e))
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", group, version, kind)
+		return nil, fmt.Errorf("no channel entries found that provide %s %s %s", registry.Clip(group), registry.Clip(version), registry.Clip(kind))
 	}
 	return out, nil
 }
@@ -291,7 +292,7 @@ func (q *Querier) GetLatestChannelEntriesThatProvide(ctx context.Context, group,
 // the first GROUP BY row). As in opm it is "not found" when that
 // provider's bundle column is NULL, even if another package would do.
 func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kind string) (*api.Bundle, error) {
-	notFound := fmt.Errorf("no entry found that provides %s %s %s", group, version, kind)
+	notFound := fmt.Errorf("no entry found that provides %s %s %s", registry.Clip(group), registry.Clip(version), registry.Clip(kind))
 	g, latest, err := q.latestProviders(ctx, group, version, kind)
 	if err != nil {
 		return nil, err
