@@ -26,6 +26,7 @@ type options struct {
 	shutdownTimeout time.Duration
 	grpcOpts        []grpc.ServerOption
 	watch           *watchConfig
+	limits          *Limits
 }
 
 // WithLogger logs every RPC (method, code, duration) and Serve's life cycle
@@ -69,9 +70,19 @@ func NewGRPCServer(q Querier, opts ...Option) *grpc.Server {
 	return newGRPCServer(NewServer(q), health, buildOptions(opts))
 }
 
-// newServer is the server Serve and ServeLoading run on lis.
+// newServer is the server Serve and ServeLoading run on lis, with the
+// limits of o; it returns the listener to serve.
 func newServer(srv *Server, health *Health, lis net.Listener, o options) (*grpc.Server, net.Listener) {
-	return newGRPCServer(srv, health, o), lis
+	if o.limits == nil {
+		return newGRPCServer(srv, health, o), lis
+	}
+	cl := newConnLimiter(lis, o.limits.MaxConnections)
+	if o.limits.SendBuffer > 0 {
+		srv.send = newSendLimiter(o.limits.SendBuffer, o.limits.SendStall, cl)
+	}
+	// The limits go first: options given with WithServerOptions win.
+	o.grpcOpts = append(o.limits.serverOptions(), o.grpcOpts...)
+	return newGRPCServer(srv, health, o), cl
 }
 
 // newGRPCServer registers srv, health and reflection on a new server whose

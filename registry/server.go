@@ -17,6 +17,8 @@ import (
 type Server struct {
 	api.UnimplementedRegistryServer
 	q Querier
+	// send, when set, bounds what ListBundles streams hold (WithLimits).
+	send *sendLimiter
 }
 
 var _ api.RegistryServer = (*Server)(nil)
@@ -106,8 +108,19 @@ func (s *Server) GetDefaultBundleThatProvides(ctx context.Context, req *api.GetD
 }
 
 // ListBundles streams every bundle, one message per channel membership.
+// With a send limit, each bundle is prepared in the stream's turn and
+// sent once the previous one is written (sendLimiter).
 func (s *Server) ListBundles(_ *api.ListBundlesRequest, stream api.Registry_ListBundlesServer) error {
-	return rpcError(s.querier(stream.Context()).ListBundles(stream.Context(), stream.Send))
+	ctx := stream.Context()
+	if s.send == nil {
+		return rpcError(s.querier(ctx).ListBundles(ctx, stream.Send))
+	}
+	ls := &limitedSender{l: s.send, stream: stream}
+	if err := ls.start(); err != nil {
+		return rpcError(err)
+	}
+	defer ls.end()
+	return rpcError(s.querier(ctx).ListBundles(ctx, func(b *api.Bundle) error { return ls.send(b) }))
 }
 
 func sendAll[T any](items []T, send func(T) error) error {
@@ -134,6 +147,9 @@ func rpcError(err error) error {
 		return status.Error(codes.Canceled, err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, err.Error())
+	case len(err.Error()) > maxError:
+		// What a plain error becomes on the wire, cut (see Clip).
+		return status.Error(codes.Unknown, clipTo(err.Error(), maxError))
 	}
 	return err
 }

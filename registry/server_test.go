@@ -192,7 +192,7 @@ func TestServeLogsCalls(t *testing.T) {
 	require.Error(t, err)
 	_, err = drain(c.ListPackages(context.Background(), &api.ListPackageRequest{}))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return strings.Count(buf.String(), "msg=rpc") == 2 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Count(buf.String(), "msg=rpc") == 2 }, 10*time.Second, 10*time.Millisecond, "%.2000s", buf.String())
 	lines := slices.DeleteFunc(strings.Split(buf.String(), "\n"), func(l string) bool { return !strings.Contains(l, "msg=rpc") })
 	require.Contains(t, lines[0], "method=/api.Registry/GetPackage")
 	require.Contains(t, lines[0], "code=Unknown")
@@ -286,4 +286,38 @@ func TestServeShutdownIsBounded(t *testing.T) {
 	require.Contains(t, logs.String(), "graceful shutdown timed out")
 	_, err = drain(stream, nil)
 	require.Error(t, err, "the unread stream was cut")
+}
+
+// TestLongRequestFieldsAreCut sends a 3 MB csvName to both backends: the
+// status message and the log line repeat a few hundred bytes of it and
+// its length, not all of it.
+func TestLongRequestFieldsAreCut(t *testing.T) {
+	long := strings.Repeat("x", 3_000_000)
+	sqlite, _, err := source.Open(context.Background(), fixturesDir+"/small-fbb/index.db")
+	require.NoError(t, err)
+	defer sqlite.Close()
+	for _, tc := range []struct {
+		name string
+		q    registry.Querier
+	}{
+		{"declcfg", loadFixture(t, "small-fbb")},
+		{"sqlite", sqlite},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf syncBuffer
+			c := api.NewRegistryClient(serve(t, tc.q, registry.WithLogger(slog.New(slog.NewTextHandler(&buf, nil)))))
+			_, err := c.GetBundle(context.Background(), &api.GetBundleRequest{PkgName: "foo", ChannelName: "beta", CsvName: long})
+			require.Error(t, err)
+			msg := status.Convert(err).Message()
+			assert.Less(t, len(msg), 1024, "status message of %d bytes", len(msg))
+			assert.Contains(t, msg, "(3000000 bytes in all)")
+			_, err = c.GetBundleThatReplaces(context.Background(), &api.GetReplacementRequest{CsvName: long, PkgName: "foo", ChannelName: long[:900_000]})
+			require.Error(t, err)
+			assert.Less(t, len(status.Convert(err).Message()), 2048)
+			require.Eventually(t, func() bool { return strings.Count(buf.String(), "msg=rpc") == 2 }, 10*time.Second, 10*time.Millisecond, "%.2000s", buf.String())
+			for line := range strings.SplitSeq(buf.String(), "\n") {
+				assert.Less(t, len(line), 2048, "log line of %d bytes", len(line))
+			}
+		})
+	}
 }
