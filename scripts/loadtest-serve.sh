@@ -10,6 +10,14 @@
 # RPC's calls, errors (non-OK answers; there must be none), p50 and p99
 # latency, and the server's peak RSS (VmHWM) after the load.
 #
+# Then the stalled-client case (STALLED clients, default 40; 0 skips
+# it): a catalog of CSV_BUNDLES bundles (default 4) without images, each
+# a single CSV of CSV_BYTES (default 5 MB), so ListBundles streams their
+# manifests inline; each server drains ListBundles once (the no-stall
+# peak RSS), then STALLED clients open ListBundles and never read, and a
+# client drains it again beside them: the peak RSS after that, and how
+# much it grew.
+#
 #   OPM=path/to/opm scripts/loadtest-serve.sh          # 10,000 bundles, 50 and 200 clients, 20 s
 #   CLIENTS=50 DURATION=10s OPM= scripts/loadtest-serve.sh   # olmcat only
 #
@@ -57,4 +65,18 @@ for entry in "${servers[@]}"; do
 		"$PROBER" -timeout 5m -ghz "$GHZ" -clients "$c" -duration "$DURATION" -dir "$work" -- "${cmd[@]}"
 	done
 done
+STALLED=${STALLED:-40}
+if [ "$STALLED" -gt 0 ]; then
+	bigcsv=$work/bigcsv
+	"$PROBER" -write-csv-catalog "$bigcsv" -csv-bundles "${CSV_BUNDLES:-4}" -csv-bytes "${CSV_BYTES:-5000000}"
+	echo "stalled clients: $bigcsv ($(du -sh "$bigcsv" | cut -f1)), $STALLED clients that never read"
+	stallservers=("olmcat serve <dir>|$BIN serve $bigcsv")
+	if [ -n "$OPM" ]; then
+		stallservers+=("opm serve <dir>|$OPM serve $bigcsv")
+	fi
+	for entry in "${stallservers[@]}"; do
+		read -r -a cmd <<<"${entry#*|}"
+		echo "${entry%%|*}: $("$PROBER" -timeout 5m -stalled "$STALLED" -- "${cmd[@]}")"
+	done
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

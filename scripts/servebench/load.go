@@ -26,6 +26,7 @@ type load struct {
 	clients  int           // concurrent clients (workers, one connection each)
 	duration time.Duration // how long each ghz sends
 	dir      string        // where the request data and reports go
+	stall    stall         // the stalled-client case instead, when stall.clients > 0
 }
 
 // rpcLoad is one RPC of the mix and the clients that call it.

@@ -5,7 +5,10 @@
 // the RSS after ListBundles and the user+sys CPU seconds of the server.
 // With -ghz it runs a mixed load of -clients clients for -duration
 // instead (load.go) and reports each RPC's calls, errors and latency and
-// the server's peak RSS after it (scripts/loadtest-serve.sh).
+// the server's peak RSS after it (scripts/loadtest-serve.sh). With
+// -stalled N it reports the peak RSS after one ListBundles, then with N
+// clients that open ListBundles and never read, after one more drain
+// beside them (stall.go); -write-csv-catalog writes that case's catalog.
 //
 // The server command is given after "--" and must take "-p PORT" (the
 // port is appended). Used by scripts/bench-serve-*.sh:
@@ -43,7 +46,19 @@ func main() {
 	flag.IntVar(&ld.clients, "clients", 50, "concurrent clients of the load")
 	flag.DurationVar(&ld.duration, "duration", 20*time.Second, "how long the load runs")
 	flag.StringVar(&ld.dir, "dir", os.TempDir(), "where the load's request data and reports are written")
+	flag.IntVar(&ld.stall.clients, "stalled", 0, "once SERVING, drain ListBundles, then open this many clients that call ListBundles and never read, and drain it again beside them")
+	flag.DurationVar(&ld.stall.settle, "settle", 5*time.Second, "how long the -stalled clients stay stalled before the peak RSS is read")
+	writeCatalog := flag.String("write-csv-catalog", "", "write the stalled-client case's catalog (one package, bundles of a single large CSV, no images) into this new directory and exit")
+	csvBytes := flag.Int("csv-bytes", 5_000_000, "size of each CSV of -write-csv-catalog")
+	csvBundles := flag.Int("csv-bundles", 4, "bundles of -write-csv-catalog")
 	flag.Parse()
+	if *writeCatalog != "" {
+		if err := writeBigCSVCatalog(*writeCatalog, *csvBundles, *csvBytes); err != nil {
+			fmt.Fprintln(os.Stderr, "servebench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: servebench [-list] [-ghz GHZ -clients N -duration D -dir DIR] -- SERVER-COMMAND [ARG ...]")
 		os.Exit(2)
@@ -56,13 +71,14 @@ func main() {
 
 // result is one measured server start.
 type result struct {
-	ready               time.Duration
-	hwmReady, hwmListed int64 // kB
-	rssListed           int64 // kB
-	load                []rpcResult
-	hwmLoaded           int64 // kB, after the load
-	bundles             int
-	cpu                 time.Duration
+	ready                time.Duration
+	hwmReady, hwmListed  int64 // kB
+	rssListed            int64 // kB
+	load                 []rpcResult
+	hwmLoaded            int64 // kB, after the load
+	hwmNoStall, hwmStall int64 // kB, after ListBundles without and with stalled clients
+	bundles              int
+	cpu                  time.Duration
 }
 
 func run(argv []string, list bool, timeout time.Duration, ld load) error {
@@ -96,6 +112,10 @@ func run(argv []string, list bool, timeout time.Duration, ld load) error {
 		r.cpu = ps.UserTime() + ps.SystemTime()
 	}
 	fmt.Printf("serving %.3f s, peak RSS at serving %d MB", r.ready.Seconds(), r.hwmReady/1024)
+	if ld.stall.clients > 0 {
+		printStall(ld.stall, r.bundles, r.hwmNoStall, r.hwmStall)
+		return nil
+	}
 	if ld.ghz != "" {
 		fmt.Printf(", CPU %.2f s, load of %d clients for %s:\n", r.cpu.Seconds(), ld.clients, ld.duration)
 		printLoad(r.load, r.hwmLoaded)
@@ -141,6 +161,10 @@ func measure(pid int, addr string, start time.Time, list bool, timeout time.Dura
 		}
 	}
 	if r.hwmReady, err = procStatus(pid, "VmHWM"); err != nil {
+		return r, err
+	}
+	if ld.stall.clients > 0 {
+		r.hwmNoStall, r.hwmStall, r.bundles, err = runStall(pid, conn, addr, ld.stall)
 		return r, err
 	}
 	if ld.ghz != "" {
