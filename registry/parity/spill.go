@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -14,7 +15,9 @@ import (
 )
 
 // spill holds one side's ListBundles answer on disk, in a temporary file
-// removed when the check ends, with where each package's bundles are in
+// without a name (O_TMPFILE, or unlinked at once where the file system
+// has no O_TMPFILE), so that a check killed outright leaves nothing in
+// the temporary directory, with where each package's bundles are in
 // memory: the answer is as large as the catalog, a package's share is
 // small. index reads a package back, and keeps the last few read.
 type spill struct {
@@ -44,7 +47,7 @@ type cachedIndex struct {
 const recentIndexes = 8
 
 func newSpill(dir string) (*spill, error) {
-	f, err := os.CreateTemp(dir, "olmcat-parity-*.bundles")
+	f, err := anonymousFile(dir)
 	if err != nil {
 		return nil, fmt.Errorf("spill ListBundles answer: %w", err)
 	}
@@ -80,10 +83,31 @@ func (s *spill) done() error {
 	return nil
 }
 
-// close removes the file.
-func (s *spill) close() error {
-	name := s.f.Name()
-	return errors.Join(s.f.Close(), os.Remove(name))
+// close drops the file (it has no name).
+func (s *spill) close() error { return s.f.Close() }
+
+// anonymousFile is a read-write file in dir (os.TempDir() when empty)
+// that no name leads to.
+func anonymousFile(dir string) (*os.File, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	f, err := os.OpenFile(dir, os.O_RDWR|unix.O_TMPFILE, 0o600)
+	if err == nil {
+		return f, nil
+	}
+	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EINVAL) {
+		return nil, err
+	}
+	f, err = os.CreateTemp(dir, "olmcat-parity-*.bundles")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // bundles reads pkg's bundles back, in the order they were served.
