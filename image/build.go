@@ -45,6 +45,7 @@ type buildOptions struct {
 	created    time.Time
 	serveCache CacheBuilder
 	tempDir    string
+	note       func(string)
 }
 
 // CacheBuilder writes the serve cache of the configs in dir to cacheDir
@@ -85,6 +86,11 @@ func WithServeCache(build CacheBuilder) BuildOption {
 // os.TempDir()).
 func WithBuildTempDir(dir string) BuildOption { return func(o *buildOptions) { o.tempDir = dir } }
 
+// WithBuildNotes has fn called with a sentence for each temporary
+// directory of an earlier, killed build that Build or BuildBundle removes
+// before it starts, e.g. to tell the user.
+func WithBuildNotes(fn func(string)) BuildOption { return func(o *buildOptions) { o.note = fn } }
+
 // Built is a catalog image index. Its layers are backed by temporary
 // files: Close removes them once the index is pushed or written.
 type Built struct {
@@ -114,16 +120,16 @@ func (b *Built) Close() error {
 // a missing cache makes opm fail). Entries are sorted
 // and every time is WithCreated's, so the same input gives the same
 // digests.
-func Build(ctx context.Context, dir string, opts ...BuildOption) (b *Built, err error) {
+func Build(ctx context.Context, dir string, opts ...BuildOption) (_ *Built, err error) {
 	o, b, err := newBuild(opts)
 	if err != nil {
 		return nil, err
 	}
 	tmp := b.dir.Path
 	defer func() {
+		// b itself: a "return nil, err" has set the result to nil already.
 		if err != nil {
 			b.Close()
-			b = nil
 		}
 	}()
 	layers, err := catalogLayers(ctx, dir, tmp, &o, b)
@@ -149,7 +155,7 @@ func newBuild(opts []BuildOption) (buildOptions, *Built, error) {
 	if len(o.platforms) == 0 {
 		return o, nil, errors.New("build: no platform")
 	}
-	work, err := newTempDir(o.tempDir, buildPrefix, nil)
+	work, err := newTempDir(o.tempDir, buildPrefix, o.note)
 	if err != nil {
 		return o, nil, fmt.Errorf("build: %w", err)
 	}

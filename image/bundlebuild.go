@@ -49,21 +49,22 @@ func (b *BuiltBundle) Close() error {
 // WithBaseImage. Entries are sorted, owned by root, with mode 0644 (0755
 // for directories) and WithCreated's time (default the Unix epoch), so
 // the same directories give the same digest. Of the build options only
-// WithBaseImage, WithCreated and WithBuildTempDir apply.
+// WithBaseImage, WithCreated, WithBuildTempDir and WithBuildNotes apply.
 func BuildBundle(ctx context.Context, manifestsDir, metadataDir string, labels map[string]string, opts ...BuildOption) (b *BuiltBundle, err error) {
 	o := buildOptions{created: time.Unix(0, 0).UTC()}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	work, err := newTempDir(o.tempDir, buildPrefix, nil)
+	work, err := newTempDir(o.tempDir, buildPrefix, o.note)
 	if err != nil {
 		return nil, fmt.Errorf("build bundle: %w", err)
 	}
 	tmp := work.Path
-	b = &BuiltBundle{dir: work}
+	built := &BuiltBundle{dir: work}
 	defer func() {
+		// built itself: a "return nil, err" has set b to nil already.
 		if err != nil {
-			b.Close()
+			built.Close()
 			b = nil
 		}
 	}()
@@ -87,10 +88,10 @@ func BuildBundle(ctx context.Context, manifestsDir, metadataDir string, labels m
 		}
 		base = pulled.Image
 	}
-	if b.Image, err = bundleImage(base, layer, labels, o.created); err != nil {
+	if built.Image, err = bundleImage(base, layer, labels, o.created); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return built, nil
 }
 
 // bundleImage appends layer to base and sets the labels, platform and

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -44,4 +45,42 @@ func TestBuildBundleReproducible(t *testing.T) {
 	require.NoError(t, os.Symlink("csv.yaml", filepath.Join(manifests, "link.yaml")))
 	_, err := image.BuildBundle(context.Background(), manifests, metadata, labels, image.WithBuildTempDir(t.TempDir()))
 	assert.ErrorContains(t, err, "link.yaml: not a regular file or directory")
+}
+
+// TestFailedBuildLeavesNoTempDir (issue 25 item 2): a build or bundle
+// build that fails after it made its temporary directory removes it.
+// Before, the deferred cleanup ran on the already-nil result and the
+// directory stayed, for the next build to sweep as "left by an earlier
+// run that was killed".
+func TestFailedBuildLeavesNoTempDir(t *testing.T) {
+	dir := t.TempDir()
+	manifests, metadata := filepath.Join(dir, "manifests"), filepath.Join(dir, "metadata")
+	require.NoError(t, os.MkdirAll(manifests, 0o755))
+	require.NoError(t, os.MkdirAll(metadata, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(manifests, "csv.yaml"), []byte("kind: ClusterServiceVersion\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(metadata, "annotations.yaml"), []byte("annotations: {}\n"), 0o644))
+	amd64 := v1.Platform{OS: "linux", Architecture: "amd64"}
+	for _, tc := range []struct {
+		name  string
+		build func(tmp string) error
+	}{
+		{"catalog, missing binary", func(tmp string) error {
+			_, err := image.Build(context.Background(), "../fixtures/legacy/small-fbb/opm-migrate", image.WithPlatforms(amd64),
+				image.WithBinary(amd64, filepath.Join(dir, "missing")), image.WithBuildTempDir(tmp))
+			return err
+		}},
+		{"bundle, unreachable base image", func(tmp string) error {
+			_, err := image.BuildBundle(context.Background(), manifests, metadata, nil,
+				image.WithBaseImage("127.0.0.1:1/none:v1", image.WithUseHTTP(true)), image.WithBuildTempDir(tmp))
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			require.Error(t, tc.build(tmp))
+			ents, err := os.ReadDir(tmp)
+			require.NoError(t, err)
+			assert.Empty(t, ents)
+		})
+	}
 }
