@@ -59,23 +59,30 @@ func push(ctx context.Context, ref string, write func(name.Reference, ...remote.
 // is written beside dir (inside it when dir is a mount point) and moved
 // into place after a commit record (internal/outdir), so a failed or
 // killed write leaves the old layout or, once the next write of dir ran,
-// the new one whole.
-func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool) error {
-	return writeLayout(dir, replace, func(p layout.Path) error {
+// the new one whole. What killed writes of dir left is finished or
+// removed first, each passed to note when it is set.
+func WriteLayout(dir, ref string, idx v1.ImageIndex, replace bool, note func(string)) error {
+	return writeLayout(dir, replace, note, func(p layout.Path) error {
 		return p.AppendIndex(idx, layout.WithAnnotations(map[string]string{refNameAnnotation: ref}))
 	})
 }
 
 // WriteImageLayout writes the single image img as an OCI image layout at
 // dir, as WriteLayout writes an index.
-func WriteImageLayout(dir, ref string, img v1.Image, replace bool) error {
-	return writeLayout(dir, replace, func(p layout.Path) error {
+func WriteImageLayout(dir, ref string, img v1.Image, replace bool, note func(string)) error {
+	return writeLayout(dir, replace, note, func(p layout.Path) error {
 		return p.AppendImage(img, layout.WithAnnotations(map[string]string{refNameAnnotation: ref}))
 	})
 }
 
-func writeLayout(dir string, replace bool, add func(layout.Path) error) (err error) {
-	if _, err := outdir.Recover(dir); err != nil {
+func writeLayout(dir string, replace bool, note func(string), add func(layout.Path) error) (err error) {
+	swept, err := outdir.Recover(dir)
+	if note != nil {
+		for _, s := range swept {
+			note(s.String())
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("write OCI layout: %w", err)
 	}
 	old, err := CheckLayoutDir(dir, replace)

@@ -92,7 +92,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}
-	var opts []image.BuildOption
+	opts := []image.BuildOption{image.WithBuildNotes(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })}
 	if f.baseImage != "" && f.baseImage != "scratch" {
 		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
 	}
@@ -108,7 +108,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 	where := f.tag
 	if f.ociLayout != "" {
 		where = "oci:" + f.ociLayout
-		err = layoutError(image.WriteImageLayout(f.ociLayout, strings.TrimPrefix(f.tag, image.ImagePrefix), built.Image, f.force))
+		err = layoutError(image.WriteImageLayout(f.ociLayout, strings.TrimPrefix(f.tag, image.ImagePrefix), built.Image, f.force, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }))
 	} else {
 		err = image.PushImage(cmd.Context(), f.tag, built.Image, regOpts...)
 	}

@@ -140,6 +140,7 @@ func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
 	if err != nil {
 		return &exitError{code: exitInvalid, err: fmt.Errorf("build: %s is not a valid catalog: %w", dir, err)}
 	}
+	opts = append(opts, image.WithBuildNotes(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }))
 	built, err := image.Build(cmd.Context(), dir, opts...)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: imageError(err)}
@@ -207,7 +208,7 @@ func (f *buildFlags) publish(cmd *cobra.Command, ref string, idx v1.ImageIndex, 
 	if f.push {
 		err = image.Push(cmd.Context(), ref, idx, regOpts...)
 	} else {
-		err = layoutError(image.WriteLayout(f.ociLayout, strings.TrimPrefix(ref, image.ImagePrefix), idx, f.force))
+		err = layoutError(image.WriteLayout(f.ociLayout, strings.TrimPrefix(ref, image.ImagePrefix), idx, f.force, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }))
 	}
 	if err != nil {
 		return &exitError{code: exitInvalid, err: imageError(err)}

@@ -46,8 +46,8 @@ func runCrashIn(t *testing.T, bin, dir, on string, args ...string) (string, int)
 // them and says so. Before, a kill during removal could leave a whole old
 // catalog without its owner marker, a kill at creation a directory holding
 // only the marker's staging file, index add|rm --tag built in a plain
-// temporary directory, and index rm --generate and registry rm --output
-// swept without a word.
+// temporary directory, and index rm --generate, registry rm --output and
+// build swept without a word.
 func TestKilledTempDirsAreSwept(t *testing.T) {
 	bin := buildCrashBinary(t)
 	reg := imagetest.New(t)
@@ -78,6 +78,12 @@ func TestKilledTempDirsAreSwept(t *testing.T) {
 		setup: func(t *testing.T, dir string) []string {
 			copyTree(t, opmManifests, filepath.Join(dir, "database"))
 			return []string{"index", "rm", "--no-deprecation-warning", "-f", small, "-o", "bar", "--generate", "-i", "example.com/opm:v1", "--force"}
+		},
+	}, {
+		name: "build --oci-layout --force",
+		setup: func(t *testing.T, dir string) []string {
+			copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate", filepath.Join(dir, "in"))
+			return []string{"build", "in", "example.com/ns/catalog:v1", "--push=false", "--oci-layout", "oci", "--force"}
 		},
 	}, {
 		name: "index rm --tag",
