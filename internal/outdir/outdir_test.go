@@ -47,3 +47,33 @@ func TestCommitLosesRace(t *testing.T) {
 		})
 	}
 }
+
+// TestFinishForRead: a reader that finds a commit record whose moves are
+// not done refuses while the committing run holds it (ErrUnfinished,
+// naming it), finishes it once that run is gone (as after a kill), and
+// does nothing when nothing is pending.
+func TestFinishForRead(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	swept, err := FinishForRead(out)
+	require.NoError(t, err)
+	assert.Empty(t, swept)
+
+	tx, err := Begin(out, false)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(tx.Dir(), "f"), []byte("new"), 0o644))
+	require.NoError(t, writeRecord(tx.work.Path, []byte(`{"entries":false,"keep":true}`)))
+	_, err = FinishForRead(out)
+	require.ErrorIs(t, err, ErrUnfinished)
+	assert.ErrorContains(t, err, "another run is committing a write of it right now")
+	assert.NoDirExists(t, out)
+
+	tx.work.Release() // as the kernel does when the process dies
+	tx.lock.Release()
+	swept, err = FinishForRead(out)
+	require.NoError(t, err)
+	require.Len(t, swept, 1)
+	assert.True(t, swept[0].Finished)
+	assert.FileExists(t, filepath.Join(out, "f"))
+	assert.Empty(t, pendingCommits(out))
+}
