@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 
@@ -20,6 +21,9 @@ import (
 // render does; the image is the reference as given (opm's bundlepath).
 func loadBundle(ctx context.Context, arg string, img *imageFlags, migrateLevel string, stderr io.Writer) (indexop.NewBundle, error) {
 	in, err := source.Detect(arg)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == arg {
+		err = pe.Err // the path is named once, by the context below
+	}
 	if err != nil {
 		return indexop.NewBundle{}, &exitError{code: exitInvalid, err: fmt.Errorf("bundle %s: %w", arg, err)}
 	}

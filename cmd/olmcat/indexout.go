@@ -122,6 +122,11 @@ func (f *indexOutFlags) writeGenerated(stderr io.Writer, inputs []string, fill f
 	if _, err := os.Stat(df); err == nil && !f.force {
 		return pathcheck.Exists("%s exists: pass --force to replace it", df)
 	}
+	// A device, a fifo or a dangling link is refused now, before the
+	// catalog directory is written, not after.
+	if _, err := atomicfile.Resolve(df); err != nil {
+		return usageError(fmt.Errorf("Dockerfile: %w", err))
+	}
 	text, err := image.Dockerfile(generatedCatalogDir, image.DockerfileOptions{BaseImage: f.binaryImage})
 	if err != nil {
 		return usageError(err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -130,8 +131,9 @@ func TestFullDiskNamesTheOutput(t *testing.T) {
 }
 
 // TestErrorContextOnce: each layer adds its context once: a sqlite file
-// that is no legacy index is named once per layer, not as "open X: open
-// sqlite catalog X: open X".
+// that is no legacy index is named once, not as "open X: open sqlite
+// catalog X: open X", and a missing bundle once, not as "bundle X: stat
+// X: ...".
 func TestErrorContextOnce(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "empty.db")
 	sdb, err := sql.Open("sqlite", db)
@@ -142,10 +144,29 @@ func TestErrorContextOnce(t *testing.T) {
 	for _, args := range [][]string{
 		{"parity", "--no-deprecation-warning", db, filepath.Join(legacyFixtures, "small-fbb", "opm-migrate")},
 		{"parity", "--no-deprecation-warning", filepath.Join(legacyFixtures, "small-fbb", "opm-migrate"), db},
+		{"add", filepath.Join(legacyFixtures, "small-fbb", "opm-migrate"), db + ".missing"},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		assert.Equal(t, exitInvalid, code, stderr)
-		assert.Contains(t, stderr, "not a legacy index database")
 		assert.Equal(t, 1, strings.Count(stderr, db), stderr)
 	}
+}
+
+// TestDockerfileDestinationCheckedFirst: index add --generate refuses a
+// Dockerfile destination that is a fifo (or a device) before it writes
+// the catalog directory, as a usage error; the fifo stays a fifo.
+func TestDockerfileDestinationCheckedFirst(t *testing.T) {
+	from, err := filepath.Abs(filepath.Join(legacyFixtures, "small-fbb", "opm-migrate"))
+	require.NoError(t, err)
+	bundle, err := filepath.Abs("../../fixtures/bundles/small-fbb/foo-bundle-v0.1.0")
+	require.NoError(t, err)
+	t.Chdir(t.TempDir())
+	require.NoError(t, syscall.Mkfifo("df", 0o644))
+	_, stderr, code := runCLI(t, "index", "add", "-f", from, "-b", bundle, "--generate", "-d", "df", "--force", "-i", "o.example/opm:1", "--no-deprecation-warning")
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "df is a fifo")
+	assert.NoDirExists(t, "database", "refused before any work")
+	fi, err := os.Lstat("df")
+	require.NoError(t, err)
+	assert.Equal(t, os.ModeNamedPipe, fi.Mode().Type())
 }
