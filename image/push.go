@@ -111,6 +111,9 @@ func writeLayout(dir string, replace bool, note func(string), add func(layout.Pa
 // CheckLayoutDir tells whether WriteLayout may write at dir, and
 // whether it would replace a layout there (see WriteLayout).
 func CheckLayoutDir(dir string, replace bool) (exists bool, err error) {
+	if _, err := outdir.Check(dir); err != nil {
+		return false, fmt.Errorf("write OCI layout: %w", err)
+	}
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist) || err == nil && len(ents) == 0:

@@ -47,7 +47,7 @@ func TestOutputSymlinkDecidedUpFront(t *testing.T) {
 		}, force: true},
 		{name: "dangling", target: func(t *testing.T, dir string) string {
 			return filepath.Join(dir, "missing")
-		}, wantCode: exitUsage, wantErr: "which does not exist"},
+		}, force: true, wantCode: exitUsage, wantErr: "which does not exist"},
 		{name: "to a file", target: func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, "file")
 			require.NoError(t, os.WriteFile(p, []byte("keep\n"), 0o644))
@@ -85,6 +85,22 @@ func TestOutputSymlinkDecidedUpFront(t *testing.T) {
 				return
 			}
 			assert.Equal(t, want, snapshotTree(t, target), "the catalog is written to the link's target")
+		})
+	}
+	// build --oci-layout decides the same before it builds.
+	for _, c := range cases {
+		if c.wantErr == "" || !c.force {
+			continue
+		}
+		t.Run("build --oci-layout "+c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			link := filepath.Join(dir, "linkout")
+			require.NoError(t, os.Symlink(c.target(t, dir), link))
+			_, stderr, code := runCLI(t, "build", opmManifests, "example.com/ns/c:v1", "--push=false", "--oci-layout", link, "--force")
+			require.Equal(t, c.wantCode, code, stderr)
+			assert.Contains(t, stderr, c.wantErr)
+			assert.NotContains(t, stderr, "built ", "refused before the build ran")
+			assert.Empty(t, tempLeft(t, dir))
 		})
 	}
 }

@@ -138,12 +138,9 @@ func Prefix(out string) string { return "." + filepath.Base(out) + ".tmp-" }
 // with the same rules. An out that is not a directory (or a symlink to
 // none) is refused here, before any work (ErrNotDir).
 func Begin(out string, force bool) (*Tx, error) {
-	out, err := resolve(out)
+	out, err := Check(out)
 	if err != nil {
 		return nil, err
-	}
-	if st, err := os.Lstat(out); err == nil && !st.IsDir() {
-		return nil, &notDirError{fmt.Sprintf("output directory %s exists and is not a directory", out)}
 	}
 	mount, err := isMountPoint(out)
 	if err != nil {
@@ -161,6 +158,21 @@ func BeginEntries(dir string) (*Tx, error) {
 		return nil, err
 	}
 	return begin(dir, true, true)
+}
+
+// Check is what Begin decides about out before any work, for callers
+// that work long before they begin: the output written (out, or the
+// directory its symlink leads to), or ErrNotDir for an out that is not a
+// directory or a symlink that leads to none.
+func Check(out string) (string, error) {
+	out, err := resolve(out)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Lstat(out); err == nil && !st.IsDir() {
+		return "", &notDirError{fmt.Sprintf("output directory %s exists and is not a directory", out)}
+	}
+	return out, nil
 }
 
 // resolve is the output that writing out writes: out itself, or the
