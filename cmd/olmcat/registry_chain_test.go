@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/writelock"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -143,4 +144,22 @@ func TestRegistryInPlace(t *testing.T) {
 	require.Equal(t, exitUsage, code, stderr)
 	require.Contains(t, stderr, "writes no sqlite database: pass --output DIR")
 	require.Equal(t, before, snapshotTree(t, filepath.Dir(db)))
+}
+
+// TestRegistryInPlaceTakesTheWriteLock: a registry command updating a
+// catalog directory in place takes its write lock before reading it:
+// while another process holds it, --wait-lock 0 fails at once with exit
+// 1, naming the holder, and the directory is left as it was.
+func TestRegistryInPlaceTakesTheWriteLock(t *testing.T) {
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "catalog")
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../../fixtures/legacy/small-fbb/opm-migrate")))
+	lock, err := writelock.Acquire(context.Background(), dir, writelock.Options{})
+	require.NoError(t, err)
+	defer lock.Release()
+	before := snapshotTree(t, dir)
+	stderr, code := runBinary(t, bin, "registry", "prune", "-d", dir, "-p", "foo", "--wait-lock", "0", "--no-deprecation-warning")
+	require.Equal(t, exitInvalid, code, stderr)
+	require.Contains(t, stderr, "is being written by process")
+	require.Equal(t, before, snapshotTree(t, dir))
 }

@@ -138,9 +138,6 @@ func (d *Deprecation) PlanRemoval() error {
 	return nil
 }
 
-// Removes says whether PlanRemoval removes package pkg.
-func (d *Deprecation) Removes(pkg string) bool { return d.remove[pkg] }
-
 // Err is the deprecations refused, in the order the images were given
 // (nil if none): each bundle whose truncation would reach its default
 // channel's head was left as it was.
