@@ -22,3 +22,6 @@ record() { # record <command words...>
 record
 # Deprecated commands are left out of their parent's list.
 record alpha bundle validate
+# Hidden commands are left out of their parent's list too.
+record registry deprecatetruncate
+record index deprecatetruncate
