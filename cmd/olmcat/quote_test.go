@@ -54,6 +54,8 @@ func TestHostileNamesQuoted(t *testing.T) {
 	changed := writeBlobs(t, "foo", pkg, channel("beta", hostile), channel("beta"+hostile, hostile), namedBundleBlob("foo", hostile, "0.0.1", "example.com/b:2"))
 	stranded := writeBlobs(t, "foo", pkg, channel("beta", "foo.v0.0.1"), namedBundleBlob("foo", "foo.v0.0.1", "0.0.1", "example.com/a:1"), namedBundleBlob("foo", hostile, "0.0.2", "example.com/b:1"))
 	badPkg := writeBlobs(t, "foo", map[string]any{"schema": "olm.package", "name": "a" + hostile})
+	twoHeads := writeBlobs(t, "foo", pkg, channel("beta", hostile, hostile+"2"), namedBundleBlob("foo", hostile, "0.0.1", "example.com/b:1"),
+		namedBundleBlob("foo", hostile+"2", "0.0.2", "example.com/b:2"))
 	addTo := writeBlobs(t, "foo", pkg, channel("beta", hostile), namedBundleBlob("foo", hostile, "0.0.1", "example.com/b:1"))
 	for _, tc := range []struct {
 		name string
@@ -62,6 +64,7 @@ func TestHostileNamesQuoted(t *testing.T) {
 		{"validate", []string{"validate", badPkg}},
 		{"load error", []string{"alpha", "list", "packages", badPkg}},
 		{"alpha list channels", []string{"alpha", "list", "channels", listed}},
+		{"graph error", []string{"validate", twoHeads}},
 		{"alpha list bundles", []string{"alpha", "list", "bundles", listed}},
 		{"parity", []string{"parity", listed, changed}},
 		{"registry prune-stranded", []string{"registry", "prune-stranded", "-d", stranded, "--output", filepath.Join(t.TempDir(), "out")}},

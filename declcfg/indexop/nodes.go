@@ -8,6 +8,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // NewBundle is a bundle to add: its olm.bundle blob (declcfg.BundleFromFS)
@@ -29,7 +30,15 @@ type BundleError struct {
 func (e *BundleError) Error() string { return e.Err.Error() }
 func (e *BundleError) Unwrap() error { return e.Err }
 
+// bundleErr is a BundleError about b. Its string arguments are names
+// (of bundles, channels, packages, images): each is quoted when it could
+// forge output (internal/quote).
 func bundleErr(b *node, format string, args ...any) error {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = quote.Name(s)
+		}
+	}
 	return &BundleError{Bundle: b.name, Image: b.blob.Image, Err: fmt.Errorf(format, args...)}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // GraphEntry is one bundle of a channel as the upgrade-graph rules see it.
@@ -149,7 +150,7 @@ func chainFindings(sorted []*GraphEntry, byName map[string]*GraphEntry, incoming
 		*head = heads[0]
 	default:
 		return []GraphFinding{{Kind: GraphMultipleHeads, Nodes: heads,
-			Message: fmt.Sprintf("multiple channel heads found in graph: %s", strings.Join(heads, ", "))}}
+			Message: fmt.Sprintf("multiple channel heads found in graph: %s", joinNames(heads, ", "))}}
 	}
 	chain := map[string]bool{}
 	var path []string
@@ -157,7 +158,7 @@ func chainFindings(sorted []*GraphEntry, byName map[string]*GraphEntry, incoming
 		if chain[cur.Name] {
 			path = append(path, cur.Name)
 			return []GraphFinding{{Kind: GraphCycle, Nodes: path,
-				Message: fmt.Sprintf("detected cycle in replaces chain of upgrade graph: %s", strings.Join(path, " -> "))}}
+				Message: fmt.Sprintf("detected cycle in replaces chain of upgrade graph: %s", joinNames(path, " -> "))}}
 		}
 		chain[cur.Name] = true
 		path = append(path, cur.Name)
@@ -176,7 +177,7 @@ func chainFindings(sorted []*GraphEntry, byName map[string]*GraphEntry, incoming
 		return nil
 	}
 	return []GraphFinding{{Kind: GraphStranded, Nodes: stranded,
-		Message: fmt.Sprintf("channel contains one or more stranded bundles: %s", strings.Join(stranded, ", "))}}
+		Message: fmt.Sprintf("channel contains one or more stranded bundles: %s", joinNames(stranded, ", "))}}
 }
 
 // graphEntries is the channel's bundles as AnalyzeChannel sees them.
@@ -206,4 +207,14 @@ func (m *Model) Warnings() []Problem {
 		}
 	}
 	return ps
+}
+
+// joinNames joins bundle names for a message, each quoted when it could
+// forge output (internal/quote).
+func joinNames(names []string, sep string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quote.Name(n)
+	}
+	return strings.Join(q, sep)
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/blang/semver/v4"
 
@@ -100,6 +99,6 @@ func (c *Channel) Head() (*Bundle, error) {
 			names = append(names, h.Name)
 		}
 		sort.Strings(names)
-		return nil, fmt.Errorf("package %q, channel %q: multiple channel heads found in graph: %s", c.Package.Name, c.Name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("package %q, channel %q: multiple channel heads found in graph: %s", c.Package.Name, c.Name, joinNames(names, ", "))
 	}
 }
