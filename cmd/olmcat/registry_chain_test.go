@@ -144,6 +144,12 @@ func TestRegistryInPlace(t *testing.T) {
 	require.Equal(t, exitUsage, code, stderr)
 	require.Contains(t, stderr, "writes no sqlite database: pass --output DIR")
 	require.Equal(t, before, snapshotTree(t, filepath.Dir(db)))
+	// A new catalog directory needs its parent, as opm's new database did.
+	nowhere := filepath.Join(t.TempDir(), "no", "index.db")
+	_, stderr, code = runCLI(t, "registry", "prune-stranded", "-d", nowhere)
+	require.Equal(t, exitInvalid, code, stderr)
+	require.Contains(t, stderr, "--database "+nowhere)
+	require.NoDirExists(t, filepath.Dir(nowhere))
 }
 
 // TestRegistryInPlaceTakesTheWriteLock: a registry command updating a

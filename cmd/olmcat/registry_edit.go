@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -79,9 +80,12 @@ func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *i
 	steps := c.steps(cmd, specific...)
 	c.notice.print(cmd, steps...)
 	target, err := c.target()
-	if err != nil {
+	switch {
+	case errors.Is(err, errSQLiteTarget):
 		return usageError(fmt.Errorf("%s writes no sqlite database: pass --output DIR to write the resulting declarative config, or run: %s",
 			cmd.CommandPath(), strings.Join(steps, " && ")))
+	case err != nil:
+		return &exitError{code: exitInvalid, err: fmt.Errorf("--database %s: %w", c.database, err)}
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
 	ctx := cmd.Context()

@@ -23,8 +23,12 @@ const (
 	targetInPlace                       // -d is a catalog directory: updated in place
 )
 
-// target is where the result goes; an error when -d is a sqlite file (or
-// anything but a directory) and --output is not given.
+// errSQLiteTarget is target's refusal of a -d file without --output.
+var errSQLiteTarget = errors.New("a file is never written")
+
+// target is where the result goes; errSQLiteTarget when -d is a file (a
+// sqlite database) and --output is not given, another error when -d
+// cannot be a new catalog directory (its parent is missing).
 func (c *registryEditCmd) target() (registryTarget, error) {
 	if c.output != "" {
 		return targetOutput, nil
@@ -39,7 +43,7 @@ func (c *registryEditCmd) target() (registryTarget, error) {
 	case err == nil && st.IsDir():
 		return targetInPlace, nil
 	case err == nil:
-		return 0, fmt.Errorf("%s is a file", c.database)
+		return 0, errSQLiteTarget
 	}
 	return 0, err
 }
