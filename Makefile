@@ -10,7 +10,7 @@ FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
-.PHONY: all build build-images image health-probe-bin browser xmllint cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
+.PHONY: all build build-images image health-probe-bin opm-bin browser xmllint cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
 
 all: build
 
@@ -57,7 +57,7 @@ image: build build-images
 		$(if $(IMAGE),$(IMAGE),olmcat:$(or $(VERSION),dev) --push=false --oci-layout $(IMAGE_LAYOUT) --force) \
 		--platform $(IMAGE_PLATFORMS) $(IMAGE_BINARIES)
 
-test: lint browser xmllint cluster-bins health-probe-bin build-images test-all test-race fuzz
+test: lint browser xmllint cluster-bins health-probe-bin opm-bin build-images test-all test-race fuzz
 
 # Every test. The browser test (cmd/olmcat/internal/report) drives Debian's
 # chromium and the cluster tests (internal/kubetest users: unpack, the
@@ -65,7 +65,7 @@ test: lint browser xmllint cluster-bins health-probe-bin build-images test-all t
 # binary fails those tests instead of skipping them. The image build test
 # uses the binaries of build-images.
 test-all:
-	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) $(GO) test -count=1 -timeout 30m $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) OLMCAT_TEST_OPM=$(OPM) $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The fast tests: -short skips the cluster tests and the image build test.
 test-unit:
@@ -97,6 +97,16 @@ health-probe-bin:
 	@if [ ! -x $(HEALTH_PROBE) ]; then \
 		mkdir -p $(HEALTH_PROBE_DIR) && cd / && GOBIN=$(HEALTH_PROBE_DIR) CGO_ENABLED=0 $(GO) install github.com/grpc-ecosystem/grpc-health-probe@$(HEALTH_PROBE_VERSION); \
 	fi
+
+# The real opm v1.73.0, which runs beside olmcat in the serve cache tests
+# (opm serve --cache-dir on olmcat's cache, olmcat serve on opm's): built
+# once by scripts/install-opm.sh from the Go module proxy (cgo, ~10
+# minutes on 2 cores) and cached outside the repository.
+OPM_VERSION ?= v1.73.0
+OPM         ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/opm-$(OPM_VERSION)/opm
+
+opm-bin:
+	@if [ ! -x $(OPM) ]; then OPM_VERSION=$(OPM_VERSION) GO=$(GO) scripts/install-opm.sh $(dir $(OPM)) >/dev/null; fi
 
 CHROMIUM ?= /usr/bin/chromium
 

@@ -49,9 +49,11 @@ type buildOptions struct {
 }
 
 // CacheBuilder writes the serve cache of the configs in dir to cacheDir
-// and reports whether it verified that the cache matches them (the
-// server's own builder, declcfgquery.PrebuildCache, in olmcat build). A
-// cache not verified is not shipped.
+// (and what it keeps beside it, in siblings of cacheDir: they are shipped
+// beside CachePath) and reports whether it verified that the cache
+// matches them (the server's own builder, declcfgquery.PrebuildCache, in
+// olmcat build: opm's cache at CachePath, olmcat's snapshot beside it).
+// A cache not verified is not shipped.
 type CacheBuilder func(ctx context.Context, dir, cacheDir string) (ok bool, err error)
 
 // WithPlatforms builds one image per platform, in an image index.
@@ -208,15 +210,17 @@ func catalogLayers(ctx context.Context, dir, tmp string, o *buildOptions, b *Bui
 	if o.baseImage != "" || o.serveCache == nil {
 		return layers, nil
 	}
-	cache := filepath.Join(tmp, "cache")
-	ok, err := o.serveCache(ctx, staged, cache)
+	// The cache builder writes CachePath and any sibling of it (olmcat's
+	// snapshot, where opm does not look) under cacheRoot, which is /tmp.
+	cacheRoot := filepath.Join(tmp, "cacheroot")
+	ok, err := o.serveCache(ctx, staged, filepath.Join(cacheRoot, path.Base(CachePath)))
 	if err != nil {
 		return nil, fmt.Errorf("build: serve cache: %w", err)
 	}
 	if !ok {
 		return layers, nil
 	}
-	files, err = treeFiles(cache, CachePath[1:])
+	files, err = treeFiles(cacheRoot, path.Dir(CachePath)[1:])
 	if err != nil {
 		return nil, fmt.Errorf("build: %w", err)
 	}

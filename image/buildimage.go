@@ -129,9 +129,17 @@ func stageTree(src, dst string, t time.Time) error {
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return fmt.Errorf("stage %s: %w", src, err)
 			}
+			// The layer's modes whatever the umask: opm's serve cache
+			// digests the catalog's modes (declcfgquery.PrebuildCache).
+			if err := os.Chmod(out, 0o755); err != nil {
+				return fmt.Errorf("stage %s: %w", src, err)
+			}
 			continue
 		}
 		if err := copyFile(f.local, out); err != nil {
+			return fmt.Errorf("stage %s: %w", src, err)
+		}
+		if err := os.Chmod(out, 0o644); err != nil {
 			return fmt.Errorf("stage %s: %w", src, err)
 		}
 		if err := os.Chtimes(out, t, t); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"strconv"
@@ -36,9 +35,13 @@ catalog; a changed catalog that does not load is logged and retried at its
 next change).
 
 A directory is validated and indexed package by package; bundle manifests
-stay in the files and are read back per call. --cache-dir keeps
-a snapshot of the index (never the manifests) so the next start of unchanged
-files skips validating and indexing them. A sqlite file is opened
+stay in the files and are read back per call. --cache-dir keeps the serve
+cache so the next start of unchanged files skips validating and indexing
+them: opm v1.73's own cache (its JSON format, which opm serve --cache-dir
+accepts with its integrity check), and olmcat's faster snapshot of the index
+in the sibling directory <cache-dir>.olmcat, where opm does not look. A cache
+opm wrote (its pogreb.v1 or JSON format) is read too, checked against the
+catalog with opm's digest. A sqlite file is opened
 read-only. An image reference is pulled and its catalog extracted to a
 temporary directory first (see olmcat help for images in README.md).
 SIGINT/SIGTERM stop the server gracefully.`,
@@ -52,7 +55,7 @@ SIGINT/SIGTERM stop the server gracefully.`,
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&f.port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
-	fl.StringVar(&f.cacheDir, "cache-dir", "", "directory for a snapshot that makes restarts on unchanged declarative configs fast")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "serve cache directory (opm's format; olmcat's snapshot goes to <dir>.olmcat): restarts on unchanged declarative configs start from it")
 	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.opm.addOPMFlags(fl)
@@ -95,7 +98,7 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	ctx := cmd.Context()
 	if f.cacheDir != "" {
-		// The snapshot is written there: never into the catalog.
+		// The cache is written there: never into the catalog.
 		if err := pathcheck.Separate("cache directory", f.cacheDir, path); err != nil {
 			return err
 		}
@@ -147,21 +150,16 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 }
 
 // loader is the catalog load of a serve run: a declarative config with
-// the cache snapshot and, when enforced, its integrity check.
+// the serve cache (opm's, which olmcat writes and reads in both of opm's
+// formats, and olmcat's snapshot beside it) and, when enforced, its
+// integrity check.
 func (f *serveFlags) loader(in source.Input, enforce bool, logger *slog.Logger) func(context.Context) (registry.Querier, error) {
 	return func(ctx context.Context) (registry.Querier, error) {
 		opts := []source.Option{source.WithCacheDir(f.cacheDir), source.WithLogger(logger)}
 		if enforce {
 			opts = append(opts, source.WithCacheIntegrity())
 		}
-		q, err := source.OpenInput(ctx, in, opts...)
-		if err != nil && enforce && errors.Is(err, fs.ErrNotExist) && hasOPMCache(f.cacheDir) {
-			// An image whose cache opm built (only the final stage's
-			// binary replaced): that cache is not olmcat's to check.
-			logger.Warn("the cache directory holds opm's cache, which olmcat does not read: indexing the catalog and adding olmcat's snapshot beside it", "cache", f.cacheDir)
-			q, err = source.OpenInput(ctx, in, opts[:2]...)
-		}
-		return q, err
+		return source.OpenInput(ctx, in, opts...)
 	}
 }
 

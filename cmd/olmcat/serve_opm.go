@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
-	"path/filepath"
 	rpprof "runtime/pprof"
 	"sync"
 	"time"
@@ -45,8 +44,8 @@ func (o *opmServeFlags) addCommonFlags(fs *pflag.FlagSet) {
 func (o *opmServeFlags) addOPMFlags(fs *pflag.FlagSet) {
 	o.addCommonFlags(fs)
 	o.serveFlagsAdded = true
-	fs.BoolVar(&o.cacheOnly, "cache-only", false, "load the catalog to write (or check) the --cache-dir snapshot, then exit without serving")
-	fs.BoolVar(&o.enforceCache, "cache-enforce-integrity", false, "fail instead of rebuilding when --cache-dir holds no snapshot of the catalog as it is (default true when --cache-dir is set and --cache-only is not)")
+	fs.BoolVar(&o.cacheOnly, "cache-only", false, "load the catalog to write (or check) the --cache-dir cache, then exit without serving")
+	fs.BoolVar(&o.enforceCache, "cache-enforce-integrity", false, "fail instead of rebuilding when --cache-dir holds no cache of the catalog as it is (default true when --cache-dir is set and --cache-only is not)")
 	fs.StringVar(&o.pprofAddr, "pprof-addr", "localhost:6060", "address of the pprof HTTP endpoint (\"\" disables it)")
 	fs.BoolVar(&o.pprofCapture, "pprof-capture-profiles", false, "capture a CPU profile from start-up until the catalog is served, at /debug/pprof/startup/cpu")
 }
@@ -82,17 +81,6 @@ func (o *opmServeFlags) writeTerminationLog(err error) error {
 	fmt.Fprintln(f, err)
 	f.Close()
 	return err
-}
-
-// hasOPMCache reports whether dir holds the serve cache opm builds
-// (pogreb.v1/, or the older digest file and cache/ directory).
-func hasOPMCache(dir string) bool {
-	if st, err := os.Stat(filepath.Join(dir, "pogreb.v1")); err == nil && st.IsDir() {
-		return true
-	}
-	_, errDigest := os.Stat(filepath.Join(dir, "digest"))
-	st, errCache := os.Stat(filepath.Join(dir, "cache"))
-	return errDigest == nil && errCache == nil && st.IsDir()
 }
 
 // profiler is opm serve's pprof endpoint, and its start-up CPU profile.

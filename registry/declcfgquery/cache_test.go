@@ -2,6 +2,7 @@ package declcfgquery_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
@@ -78,6 +80,9 @@ func TestCacheDir(t *testing.T) {
 	})
 }
 
+// TestCacheCorruptionIsRebuilt: a damaged olmcat snapshot is never
+// trusted. With opm's cache intact the catalog is restored from that; with
+// opm's cache stale too, it is rebuilt and both are rewritten.
 func TestCacheCorruptionIsRebuilt(t *testing.T) {
 	catalog := "../../fixtures/legacy/small-fbb/opm-migrate"
 	reference := load(t, catalog)
@@ -92,9 +97,9 @@ func TestCacheCorruptionIsRebuilt(t *testing.T) {
 		{"not a snapshot", func([]byte) []byte { return []byte("hello, world\n") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cache := t.TempDir()
+			cache := filepath.Join(t.TempDir(), "cache")
 			require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
-			files, err := filepath.Glob(filepath.Join(cache, "*"))
+			files, err := filepath.Glob(filepath.Join(declcfgquery.SnapshotDir(cache), "*"))
 			require.NoError(t, err)
 			require.Len(t, files, 1, "one snapshot file, no temp files left")
 			data, err := os.ReadFile(files[0])
@@ -103,11 +108,20 @@ func TestCacheCorruptionIsRebuilt(t *testing.T) {
 
 			q := load(t, catalog, declcfgquery.WithCacheDir(cache))
 			st := q.Stats()
-			require.False(t, st.FromCache, "a damaged snapshot must not be trusted")
-			require.NotEmpty(t, st.CacheError)
-			require.True(t, st.CacheWritten, "the snapshot is rewritten")
+			require.True(t, st.FromCache, "opm's cache is intact")
+			require.NotEmpty(t, st.CacheError, "the damaged snapshot is reported")
 			requireSameAnswers(t, reference, q)
-			require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().FromCache)
+
+			require.NoError(t, os.WriteFile(filepath.Join(cache, "digest"), []byte("0"), 0o644))
+			q = load(t, catalog, declcfgquery.WithCacheDir(cache))
+			st = q.Stats()
+			require.False(t, st.FromCache, "a damaged snapshot and a stale opm cache must not be trusted")
+			require.NotEmpty(t, st.CacheError)
+			require.True(t, st.CacheWritten, "both are rewritten")
+			requireSameAnswers(t, reference, q)
+			q = load(t, catalog, declcfgquery.WithCacheDir(cache))
+			require.True(t, q.Stats().FromCache)
+			require.Empty(t, q.Stats().CacheError)
 		})
 	}
 }
@@ -124,16 +138,18 @@ func TestLoadErrors(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestCacheDirInsideCatalog keeps the snapshot inside the catalog
-// directory: the snapshot must not count as catalog content (or every
-// write would invalidate it) and must not be loaded as a blob file.
+// TestCacheDirInsideCatalog: a cache directory (or its snapshot
+// sibling) inside the catalog directory is refused: opm's digest of the
+// catalog would cover its own cache, and its files would be read as
+// catalog files.
 func TestCacheDirInsideCatalog(t *testing.T) {
 	catalog := copyDir(t, "../../fixtures/legacy/small-fbb/opm-migrate")
-	cache := filepath.Join(catalog, ".cache")
-	require.True(t, load(t, catalog, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
-	q := load(t, catalog, declcfgquery.WithCacheDir(cache))
-	require.True(t, q.Stats().FromCache)
-	require.Equal(t, 3, q.Stats().Packages)
+	for _, cache := range []string{filepath.Join(catalog, ".cache"), filepath.Join(catalog, "foo", "x")} {
+		_, err := declcfgquery.Load(context.Background(), catalog, declcfgquery.WithCacheDir(cache))
+		require.ErrorIs(t, err, pathcheck.ErrOverlap)
+		_, statErr := os.Stat(cache)
+		require.ErrorIs(t, statErr, fs.ErrNotExist, "nothing written")
+	}
 }
 
 // TestCacheDirUnusable: a cache directory that cannot be created (here a
@@ -191,7 +207,7 @@ func TestCacheHoldsNoManifests(t *testing.T) {
 	cache := t.TempDir()
 	q := load(t, dir, declcfgquery.WithCacheDir(cache))
 	require.True(t, q.Stats().CacheWritten)
-	snap, err := os.ReadFile(filepath.Join(cache, "declcfgquery.snapshot"))
+	snap, err := os.ReadFile(filepath.Join(declcfgquery.SnapshotDir(cache), "declcfgquery.snapshot"))
 	require.NoError(t, err)
 	ctx := context.Background()
 	csvs := 0
@@ -231,7 +247,7 @@ func TestCacheRestoredCatalogChangedWhileServing(t *testing.T) {
 		}
 	}
 	require.NotNil(t, withCSV, "the fixture has bundles with manifests")
-	require.NoError(t, os.Truncate(filepath.Join(cache, "declcfgquery.snapshot"), 0))
+	require.NoError(t, os.Truncate(filepath.Join(declcfgquery.SnapshotDir(cache), "declcfgquery.snapshot"), 0))
 	_, err := q.GetBundle(ctx, withCSV.PackageName, withCSV.ChannelName, withCSV.CsvName)
 	require.NoError(t, err, "the snapshot is not read after the restore")
 
@@ -255,7 +271,7 @@ func TestCacheSnapshotDeterministic(t *testing.T) {
 	for range 3 {
 		cache := t.TempDir()
 		require.True(t, load(t, dir, declcfgquery.WithCacheDir(cache)).Stats().CacheWritten)
-		data, err := os.ReadFile(filepath.Join(cache, "declcfgquery.snapshot"))
+		data, err := os.ReadFile(filepath.Join(declcfgquery.SnapshotDir(cache), "declcfgquery.snapshot"))
 		require.NoError(t, err)
 		snaps = append(snaps, string(data))
 	}

@@ -21,14 +21,13 @@ import (
 
 // catalogKey digests the catalog directory: every regular file's
 // slash-separated relative path, size, modification time and content
-// checksum, in path order, plus the snapshot format version. skip (the
-// cache directory, when it lies inside the catalog) is left out. The
+// checksum, in path order, plus the snapshot format version. The
 // content checksum is CRC-32C, which the CPU computes at memory speed: the
 // key tells a snapshot of other content (files edited, even keeping their
 // size and time), it is not a defence against a forged catalog (the
 // cache directory is the operator's own).
-func catalogKey(dir, skip string) ([32]byte, error) {
-	files, err := catalogFiles(dir, skip)
+func catalogKey(dir string) ([32]byte, error) {
+	files, err := catalogFiles(dir, "")
 	if err != nil {
 		return [32]byte{}, fmt.Errorf("digest catalog %s: %w", dir, err)
 	}
@@ -113,7 +112,7 @@ func catalogFiles(dir, skip string) ([]catalogFile, error) {
 // Fingerprint digests what the catalog directory dir is made of, without
 // reading any content: the directory's own device and inode, and every
 // regular file's path, size, modification and change times, device and
-// inode (skip left out as for the cache key, and the write lock file a
+// inode (skip, a cache directory inside it, left out, and the write lock file a
 // writer may take inside the directory). It changes when a file is
 // added, removed, renamed, rewritten (even keeping its size and
 // modification time: the change time moves) or replaced (a new inode),
@@ -160,6 +159,3 @@ func hashFile(h hash.Hash, path string) error {
 	}
 	return nil
 }
-
-// keyString renders a catalog key for logs.
-func keyString(k [32]byte) string { return hex.EncodeToString(k[:8]) }

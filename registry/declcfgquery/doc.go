@@ -23,6 +23,8 @@
 // other content); recently read manifests are kept in a bounded LRU.
 //
 // With a cache directory (WithCacheDir) Load restores the index from a
-// verified snapshot instead of reading the catalog (the snapshot holds
-// no manifests: they are read from the catalog files as without a cache).
+// verified cache instead of reading the catalog: olmcat's snapshot (no
+// manifests: they are read from the catalog files as without a cache),
+// or opm v1.73's serve cache, whose JSON format it also writes so that
+// opm serve --cache-dir starts from what olmcat built.
 package declcfgquery

@@ -279,7 +279,8 @@ type Stats struct {
 	// FromCache is true when the Querier was restored from the cache
 	// directory instead of being built from the catalog files.
 	FromCache bool
-	// CacheWritten is true when Load wrote a fresh cache snapshot.
+	// CacheWritten is true when Load wrote a fresh cache (opm's and the
+	// snapshot).
 	CacheWritten bool
 	// CacheError is why the cache could not be used or written, if it
 	// could not ("" otherwise). Cache problems never fail Load.

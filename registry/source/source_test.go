@@ -38,15 +38,21 @@ func TestOpen(t *testing.T) {
 
 func TestOpenCacheDir(t *testing.T) {
 	ctx := context.Background()
-	cache := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "cache")
 	for range 2 {
 		q, _, err := source.Open(ctx, "../../fixtures/legacy/small-fbb/opm-migrate", source.WithCacheDir(cache))
 		require.NoError(t, err)
 		require.NoError(t, q.Close())
 	}
-	entries, err := os.ReadDir(cache)
-	require.NoError(t, err)
-	require.Len(t, entries, 1, "the directory catalog left its snapshot")
+	for dir, want := range map[string][]string{cache: {"cache", "digest"}, cache + ".olmcat": {"declcfgquery.snapshot"}} {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		require.Equal(t, want, names, "the directory catalog left opm's cache and olmcat's snapshot beside it")
+	}
 
 	// A sqlite catalog ignores the cache directory.
 	sqliteCache := t.TempDir()
@@ -54,7 +60,7 @@ func TestOpenCacheDir(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, source.KindSQLite, kind)
 	require.NoError(t, q.Close())
-	entries, err = os.ReadDir(sqliteCache)
+	entries, err := os.ReadDir(sqliteCache)
 	require.NoError(t, err)
 	require.Empty(t, entries)
 }
