@@ -16,6 +16,7 @@ import (
 	gitignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/operator-catalog/olmcat/internal/jsonscan"
+	"github.com/operator-catalog/olmcat/internal/outdir"
 )
 
 // IndexIgnoreFile is the name of the gitignore-style files that exclude
@@ -98,6 +99,13 @@ func makeIfAny[T any](n int) []T {
 }
 
 func openRoot(root string) (*os.Root, error) {
+	// A write of root killed after its commit record may have left it
+	// half replaced: finished first (or refused), never read as it is.
+	// Commands that detect their input (source.Detect) have done this
+	// already and said so; this covers every other reader.
+	if _, err := outdir.FinishForRead(root); err != nil {
+		return nil, fmt.Errorf("open catalog %s: %w", root, err)
+	}
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", root, err)

@@ -109,8 +109,9 @@ func TestOutputSymlinkDecidedUpFront(t *testing.T) {
 // was killed past its commit record (migrate --force between moving the
 // old catalog aside and the new one in, which leaves no output at all;
 // add between moving two packages in, which leaves a mix), a reader
-// (validate, render, parity) finishes the commit before it reads, says
-// so, and reads the new catalog whole. Before, readers failed on the
+// (validate, render, parity, and build, which loads it without detecting
+// it first) finishes the commit before it reads, says so, and reads the
+// new catalog whole. Before, readers failed on the
 // missing output, or read the mix, until the next write.
 func TestReaderFinishesInterruptedCommit(t *testing.T) {
 	bin := buildCrashBinary(t)
@@ -140,7 +141,21 @@ func TestReaderFinishesInterruptedCommit(t *testing.T) {
 		},
 		killAt: "move new entry into place",
 	}}
-	readers := [][]string{{"validate"}, {"render"}, {"parity", "--strict"}}
+	// Readers given the output and the reference output; tells: the
+	// reader says what it finished (those that detect their input; the
+	// others finish it through the catalog loader, silently).
+	readers := []struct {
+		name  string
+		args  func(out, ref, dir string) []string
+		tells bool
+	}{
+		{"validate", func(out, _, _ string) []string { return []string{"validate", out} }, true},
+		{"render", func(out, _, _ string) []string { return []string{"render", out} }, true},
+		{"parity", func(out, ref, _ string) []string { return []string{"parity", "--strict", out, ref} }, true},
+		{"build", func(out, _, dir string) []string {
+			return []string{"build", out, "example.com/ns/c:v1", "--push=false", "--oci-layout", filepath.Join(dir, "oci")}
+		}, false},
+	}
 	for _, w := range writers {
 		// The new output, written without a kill.
 		refDir := t.TempDir()
@@ -150,7 +165,7 @@ func TestReaderFinishesInterruptedCommit(t *testing.T) {
 		require.Equal(t, 0, code, stderr)
 		want := snapshotTree(t, out)
 		for _, r := range readers {
-			t.Run(w.name+"/"+r[0], func(t *testing.T) {
+			t.Run(w.name+"/"+r.name, func(t *testing.T) {
 				dir := t.TempDir()
 				tmp := filepath.Join(dir, "tmp")
 				require.NoError(t, os.Mkdir(tmp, 0o755))
@@ -158,13 +173,11 @@ func TestReaderFinishesInterruptedCommit(t *testing.T) {
 				stderr, code := crashRun{bin: bin, tmp: tmp, on: w.killAt}.run(t, args...)
 				require.Equal(t, -1, code, stderr)
 
-				readArgs := append(append([]string{}, r...), out)
-				if r[0] == "parity" {
-					readArgs = append(readArgs, filepath.Join(refDir, "catalog"))
-				}
-				stderr, code = crashRun{bin: bin, tmp: tmp}.run(t, readArgs...)
+				stderr, code = crashRun{bin: bin, tmp: tmp}.run(t, r.args(out, filepath.Join(refDir, "catalog"), dir)...)
 				require.Equal(t, 0, code, stderr)
-				assert.Contains(t, stderr, "finished the write of "+out)
+				if r.tells {
+					assert.Contains(t, stderr, "finished the write of "+out)
+				}
 				assert.Equal(t, want, snapshotTree(t, out), "the reader read the new catalog whole")
 				assert.Empty(t, tempLeft(t, dir))
 			})
