@@ -125,7 +125,7 @@ func (f *indexOutFlags) writeGenerated(stderr io.Writer, inputs []string, fill f
 	// A device, a fifo or a dangling link is refused now, before the
 	// catalog directory is written, not after.
 	if _, err := atomicfile.Resolve(df); err != nil {
-		return usageError(fmt.Errorf("Dockerfile: %w", err))
+		return usageError(fmt.Errorf("--out-dockerfile: %w", err))
 	}
 	text, err := image.Dockerfile(generatedCatalogDir, image.DockerfileOptions{BaseImage: f.binaryImage})
 	if err != nil {
