@@ -107,7 +107,9 @@ func TestRegistryInPlace(t *testing.T) {
 		{"prune", []string{"prune", "-p", "foo"}, "", 0, []string{"foo"}, "pruned package bar"},
 		{"deprecatetruncate", []string{"deprecatetruncate", "-b", img}, "", 0, []string{"bar", "baz", "foo"}, "deprecated bundle foo.v0.2.0"},
 		{"rm unknown package", []string{"rm", "-o", "nosuch"}, "", exitInvalid, nil, "no package found for packagename nosuch"},
-		{"foreign file", []string{"prune-stranded"}, "README.md", exitUsage, nil, "holds README.md, which is no package folder"},
+		{"foreign file", []string{"prune-stranded"}, "README.md", exitUsage, nil, "holds README.md, which is no catalog file"},
+		{"foreign file in a package folder", []string{"prune-stranded"}, "foo/icon.png", exitUsage, nil, "holds foo/icon.png, which is no catalog file"},
+		{"ignored file", []string{"prune-stranded"}, "bar/.indexignore", exitUsage, nil, "holds bar/.indexignore, which is no catalog file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "catalog")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -50,16 +51,11 @@ func (c *registryEditCmd) target() (registryTarget, error) {
 
 // inPlace is op rewriting catalog directory dir, which it reads: the new
 // catalog replaces dir as a whole once complete (internal/outdir, as
-// every output), so dir must hold nothing the rewrite would lose: only
-// one folder per package, as opm and olmcat write it. Anything else is
-// refused before the commit, and nothing is written.
+// every output), in opm's layout, so dir must hold nothing the rewrite
+// would lose: only catalog files (.json, .yaml, .yml), every one of them
+// read (no .indexignore). Anything else is refused before the commit,
+// and nothing is written.
 func inPlace(op catalogOp, dir string) catalogOp {
-	seen := map[string]bool{}
-	apply := op.apply
-	op.apply = func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-		seen[pkg] = true
-		return apply(pkg, cfg)
-	}
 	op.inPlace = true
 	op.check = func() error {
 		names, err := outdir.Entries(dir)
@@ -67,17 +63,34 @@ func inPlace(op catalogOp, dir string) catalogOp {
 			return err
 		}
 		for _, n := range names {
-			st, err := os.Stat(filepath.Join(dir, n))
+			err := filepath.WalkDir(filepath.Join(dir, n), func(p string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+					return err
+				case d.IsDir():
+					return nil
+				case d.Type().IsRegular() && d.Name() != declcfg.IndexIgnoreFile && isCatalogFile(p):
+					return nil
+				}
+				rel, _ := filepath.Rel(dir, p)
+				return usageError(fmt.Errorf("%s holds %s, which is no catalog file: the rewrite in place would lose it; nothing was written (pass --output DIR)", dir, rel))
+			})
 			if err != nil {
 				return err
-			}
-			if !st.IsDir() || !seen[n] {
-				return usageError(fmt.Errorf("%s holds %s, which is no package folder: the rewrite in place would lose it; nothing was written (pass --output DIR)", dir, n))
 			}
 		}
 		return nil
 	}
 	return op
+}
+
+// isCatalogFile says whether the loader reads file p as blobs.
+func isCatalogFile(p string) bool {
+	switch filepath.Ext(p) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
 }
 
 // recoverInPlace finishes or removes what killed runs left in dir
