@@ -78,4 +78,13 @@ func TestOPMCacheDirContents(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	require.Equal(t, []string{"cache", "digest"}, names, "only opm's cache is left where opm looks")
+
+	// A write killed before its digest (written last) leaves cache/ alone:
+	// never served, rebuilt unless enforced.
+	require.NoError(t, os.Remove(filepath.Join(old, "digest")))
+	require.NoError(t, os.RemoveAll(declcfgquery.SnapshotDir(old)))
+	_, err = declcfgquery.Load(ctx, catalog, declcfgquery.WithCacheDir(old), declcfgquery.WithCacheIntegrity())
+	require.ErrorIs(t, err, declcfgquery.ErrCacheIntegrity)
+	require.ErrorContains(t, err, "incomplete opm cache")
+	require.True(t, load(t, catalog, declcfgquery.WithCacheDir(old)).Stats().CacheWritten)
 }

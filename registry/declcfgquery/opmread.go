@@ -73,15 +73,37 @@ type opmJSONSource struct {
 }
 
 func (s *opmJSONSource) bundle(pkg, channel, name string) (*api.Bundle, error) {
-	data, err := os.ReadFile(opmBundleFile(s.dir, pkg, channel, name))
+	file := opmBundleFile(s.dir, pkg, channel, name)
+	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	var b api.Bundle
+	var b opmIndexedBundle
 	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, fmt.Errorf("%s: %w", opmBundleFile(s.dir, pkg, channel, name), err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return &b, nil
+	return &api.Bundle{CsvName: b.CsvName, PackageName: b.PackageName, ChannelName: b.ChannelName, BundlePath: b.BundlePath,
+		ProvidedApis: b.ProvidedApis, RequiredApis: b.RequiredApis, Version: b.Version, SkipRange: b.SkipRange,
+		Dependencies: b.Dependencies, Properties: b.Properties, Replaces: b.Replaces, Skips: b.Skips, Deprecation: b.Deprecation}, nil
+}
+
+// opmIndexedBundle is what the index takes from a bundle file: every
+// field but the manifests (csvJson, object), which decoding skips
+// without copying them (manifests reads them per call).
+type opmIndexedBundle struct {
+	CsvName      string                  `json:"csvName"`
+	PackageName  string                  `json:"packageName"`
+	ChannelName  string                  `json:"channelName"`
+	BundlePath   string                  `json:"bundlePath"`
+	ProvidedApis []*api.GroupVersionKind `json:"providedApis"`
+	RequiredApis []*api.GroupVersionKind `json:"requiredApis"`
+	Version      string                  `json:"version"`
+	SkipRange    string                  `json:"skipRange"`
+	Dependencies []*api.Dependency       `json:"dependencies"`
+	Properties   []*api.Property         `json:"properties"`
+	Replaces     string                  `json:"replaces"`
+	Skips        []string                `json:"skips"`
+	Deprecation  *api.Deprecation        `json:"deprecation"`
 }
 
 func (s *opmJSONSource) manifests(q *Querier, i int32) (string, []string, error) {
@@ -157,14 +179,21 @@ func restoreOPMCache(dir, cacheDir string) (*Querier, string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", fmt.Errorf("read cache directory: %w", err)
 	}
-	var names []string
+	var names, partial []string
 	for _, e := range entries {
-		if e.Name() != cacheFile { // an older olmcat's snapshot: replaced
+		switch e.Name() {
+		case cacheFile: // an older olmcat's snapshot: replaced
+		case opmJSONDir, opmDigestFile, opmPogrebDir:
+			partial = append(partial, e.Name())
+		default:
 			names = append(names, e.Name())
 		}
 	}
 	if len(names) > 0 {
 		return nil, "", fmt.Errorf("%w: %s", errCacheForeign, strings.Join(names, ","))
+	}
+	if len(partial) > 0 { // a write that did not finish (the digest comes last)
+		return nil, "", fmt.Errorf("%w: an incomplete opm cache (%s)", errCacheMiss, strings.Join(partial, ","))
 	}
 	return nil, "", fmt.Errorf("%w: %w", errCacheMiss, fs.ErrNotExist)
 }
