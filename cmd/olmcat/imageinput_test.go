@@ -174,7 +174,7 @@ func TestImageRegistryMessages(t *testing.T) {
 	_, stderr, code := runCLI(t, build...)
 	require.Equal(t, 0, code, stderr)
 	_, stderr, code = runCLI(t, build...)
-	assert.Equal(t, exitInvalid, code)
+	assert.Equal(t, exitUsage, code, "an existing output is a usage error")
 	assert.Contains(t, stderr, "--force replaces it")
 	_, stderr, code = runCLI(t, append(build, "--force")...)
 	require.Equal(t, 0, code, stderr)

@@ -50,18 +50,18 @@ type partialWrite struct{ error }
 func (p partialWrite) Unwrap() error { return p.error }
 
 // failedWriterText is msg for the error err of cmd: an all-or-nothing
-// writer's failure says "nothing was written" after its first line.
+// writer's failure says "nothing was written" at its end (on a line of
+// its own after a list).
 func failedWriterText(cmd *cobra.Command, err error, code int, msg string) string {
 	var told partialWrite
 	if cmd == nil || !allOrNothing[strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")] || code != exitInvalid || errors.As(err, &told) ||
 		strings.Contains(msg, "nothing was written") {
 		return msg
 	}
-	first, rest, multi := strings.Cut(msg, "\n")
-	if multi {
-		rest = "\n" + rest
+	if strings.Contains(msg, "\n") {
+		return msg + "\nnothing was written"
 	}
-	return first + "; nothing was written" + rest
+	return msg + "; nothing was written"
 }
 
 func newRootCmd() *cobra.Command {
