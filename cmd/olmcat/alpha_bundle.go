@@ -39,6 +39,8 @@ func newAlphaBundleCmd() *cobra.Command {
 // bundleGenFlags are opm alpha bundle generate's flags.
 type bundleGenFlags struct {
 	dir, pkg, channels, defaultChannel, outputDir, baseImage string
+	// note tells what the writes swept of killed runs (set by RunE).
+	note func(string)
 }
 
 func newAlphaBundleGenerateCmd() *cobra.Command {
@@ -59,6 +61,7 @@ not infer them from an appregistry package directory.`,
 			if f.dir == "" {
 				return usageError(errors.New(`required flag(s) "directory" not set`))
 			}
+			f.note = sweptNote(cmd.ErrOrStderr())
 			return f.generate()
 		},
 	}
@@ -109,7 +112,7 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 			return "", "", err
 		}
 		manifestsDir = filepath.Join(root, "manifests")
-		if err := copyFiles(abs, manifestsDir, false); err != nil {
+		if err := copyFiles(abs, manifestsDir, false, f.note); err != nil {
 			return "", "", &exitError{code: exitInvalid, err: err}
 		}
 	}
@@ -121,7 +124,7 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 	if err := os.MkdirAll(metadataDir, 0o755); err != nil {
 		return "", "", &exitError{code: exitInvalid, err: err}
 	}
-	if err := writeAnnotations(filepath.Join(metadataDir, "annotations.yaml"), ann, overwrite); err != nil {
+	if err := writeAnnotations(filepath.Join(metadataDir, "annotations.yaml"), ann, overwrite, f.note); err != nil {
 		return "", "", &exitError{code: exitInvalid, err: err}
 	}
 	if _, err := os.Stat("bundle.Dockerfile"); err == nil && !overwrite {
@@ -131,7 +134,7 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 	if err != nil {
 		return "", "", err
 	}
-	return manifestsDir, metadataDir, writeWhole("bundle.Dockerfile", []byte(df))
+	return manifestsDir, metadataDir, writeWhole("bundle.Dockerfile", []byte(df), f.note)
 }
 
 // dockerfile is opm's bundle.Dockerfile: COPY sources relative to the
@@ -160,7 +163,7 @@ func (f *bundleGenFlags) dockerfile(mediaType, manifestsDir, metadataDir string)
 
 // copyFiles copies the regular files of from into to, replacing files
 // that already exist there only when overwrite is set.
-func copyFiles(from, to string, overwrite bool) error {
+func copyFiles(from, to string, overwrite bool, note func(string)) error {
 	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -180,15 +183,21 @@ func copyFiles(from, to string, overwrite bool) error {
 		if err != nil {
 			return err
 		}
-		return writeWhole(target, data)
+		return writeWhole(target, data, note)
 	})
 }
 
 // writeWhole replaces dest with data all at once (opm's generate always
-// overwrites these files).
-func writeWhole(dest string, data []byte) error {
+// overwrites these files); note is told the temporary directories of
+// killed writes it swept.
+func writeWhole(dest string, data []byte, note func(string)) error {
 	return atomicfile.Write(dest, true, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}, atomicfile.OnSwept(func(dir string) { note(abandonedNote(dir)) }))
+}
+
+// sweptNote prints each sentence on stderr.
+func sweptNote(stderr io.Writer) func(string) {
+	return func(s string) { fmt.Fprintln(stderr, s) }
 }

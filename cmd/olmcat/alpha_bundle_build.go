@@ -84,6 +84,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 		}
 		defer lock.Release()
 	}
+	f.note = sweptNote(cmd.ErrOrStderr())
 	manifestsDir, metadataDir, err := f.write(f.overwrite)
 	if err != nil {
 		return err
@@ -124,7 +125,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 // checks an existing one (which is kept): every generated annotation must
 // be there with the same value. The problems are listed together, sorted
 // by key (opm lists them in random order).
-func writeAnnotations(file string, ann map[string]string, overwrite bool) error {
+func writeAnnotations(file string, ann map[string]string, overwrite bool, note func(string)) error {
 	if !overwrite {
 		data, err := os.ReadFile(file)
 		if err == nil {
@@ -138,7 +139,7 @@ func writeAnnotations(file string, ann map[string]string, overwrite bool) error 
 	if err != nil {
 		return err
 	}
-	return writeWhole(file, data)
+	return writeWhole(file, data, note)
 }
 
 // checkAnnotations is opm's ValidateAnnotations of an existing file.

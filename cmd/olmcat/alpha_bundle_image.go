@@ -97,7 +97,7 @@ validate does (-v skips that) and copy its whole content (manifests/, metadata/)
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}
-			return copyFiles(b.Root, out, true)
+			return copyFiles(b.Root, out, true, sweptNote(cmd.ErrOrStderr()))
 		},
 	}
 	fl := cmd.Flags()

@@ -46,8 +46,8 @@ func runCrashIn(t *testing.T, bin, dir, on string, args ...string) (string, int)
 // them and says so. Before, a kill during removal could leave a whole old
 // catalog without its owner marker, a kill at creation a directory holding
 // only the marker's staging file, index add|rm --tag built in a plain
-// temporary directory, and index rm --generate, registry rm --output and
-// build swept without a word.
+// temporary directory, and index rm --generate, registry rm --output,
+// build and alpha bundle generate swept without a word.
 func TestKilledTempDirsAreSwept(t *testing.T) {
 	bin := buildCrashBinary(t)
 	reg := imagetest.New(t)
@@ -60,7 +60,10 @@ func TestKilledTempDirsAreSwept(t *testing.T) {
 		// replaces: an earlier output is moved into the temporary
 		// directory (old/) and removed with it.
 		replaces bool
-		setup    func(t *testing.T, dir string) []string
+		// steps replace the default steps (a command without a commit
+		// record).
+		steps []string
+		setup func(t *testing.T, dir string) []string
 	}{{
 		name: "migrate --force", replaces: true,
 		setup: func(t *testing.T, dir string) []string {
@@ -86,6 +89,13 @@ func TestKilledTempDirsAreSwept(t *testing.T) {
 			return []string{"build", "in", "example.com/ns/catalog:v1", "--push=false", "--oci-layout", "oci", "--force"}
 		},
 	}, {
+		name:  "alpha bundle generate",
+		steps: []string{"lock temporary directory", "written ", "remove temporary directory"},
+		setup: func(t *testing.T, dir string) []string {
+			copyTree(t, filepath.Join(fixtureBundles, "opm-bundles/etcd.0.9.0/manifests"), filepath.Join(dir, "bundle", "manifests"))
+			return []string{"alpha", "bundle", "generate", "-d", "bundle/manifests", "-p", "etcd", "-c", "alpha"}
+		},
+	}, {
 		name: "index rm --tag",
 		setup: func(t *testing.T, dir string) []string {
 			return append([]string{"index", "rm", "--no-deprecation-warning", "-f", small, "-o", "bar", "-t", reg.Host + "/sweep/index:v1"}, imageFlags...)
@@ -93,6 +103,9 @@ func TestKilledTempDirsAreSwept(t *testing.T) {
 	}}
 	for _, c := range cases {
 		steps := []string{"lock temporary directory", "write commit record", "remove temporary directory", "remove trash entry"}
+		if c.steps != nil {
+			steps = c.steps
+		}
 		if c.replaces {
 			// The previous catalog, removed after the commit: the owner
 			// marker of a directory removed in place could go before it.
