@@ -10,7 +10,7 @@ FUZZTIME  ?= 3s
 # Packages with concurrent servers/clients: run under the race detector too.
 RACE_PKGS ?= ./registry/...
 
-.PHONY: all build build-images image health-probe-bin opm-bin browser xmllint cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
+.PHONY: all build build-images image health-probe-bin opm-bin browser xmllint runc cluster-bins test test-all test-unit test-race fuzz lint generate bench clean
 
 all: build
 
@@ -57,15 +57,17 @@ image: build build-images
 		$(if $(IMAGE),$(IMAGE),olmcat:$(or $(VERSION),dev) --push=false --oci-layout $(IMAGE_LAYOUT) --force) \
 		--platform $(IMAGE_PLATFORMS) $(IMAGE_BINARIES)
 
-test: lint browser xmllint cluster-bins health-probe-bin opm-bin build-images test-all test-race fuzz
+test: lint browser xmllint runc cluster-bins health-probe-bin opm-bin build-images test-all test-race fuzz
 
 # Every test. The browser test (cmd/olmcat/internal/report) drives Debian's
-# chromium and the cluster tests (internal/kubetest users: unpack, the
-# bundle commands) a real kube-apiserver and etcd; here a missing browser or
-# binary fails those tests instead of skipping them. The image build test
+# chromium, the cluster tests (internal/kubetest users: unpack, the
+# bundle commands) a real kube-apiserver and etcd, and the pod runs
+# (cmd/olmcat pods_test.go, the image/imagetest/podrun harness) Debian's
+# runc as root; here a missing browser, binary or runc fails those tests
+# instead of skipping them. The image build test
 # uses the binaries of build-images.
 test-all:
-	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) OLMCAT_TEST_OPM=$(OPM) $(GO) test -count=1 -timeout 30m $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 OLMCAT_REQUIRE_RUNC=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) OLMCAT_TEST_OPM=$(OPM) $(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The fast tests: -short skips the cluster tests and the image build test.
 test-unit:
@@ -124,6 +126,16 @@ xmllint:
 	@if [ ! -x $(XMLLINT) ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "$(XMLLINT) missing: install Debian's libxml2-utils package (or run make test as root)" >&2; exit 1; fi; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libxml2-utils; \
+	fi
+
+RUNC ?= /usr/sbin/runc
+
+# The pod harness (image/imagetest/podrun) runs the images olmcat builds,
+# as OLM's pods, with Debian's runc.
+runc:
+	@if [ ! -x $(RUNC) ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "$(RUNC) missing: install Debian's runc package (or run make test as root)" >&2; exit 1; fi; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends runc; \
 	fi
 
 test-race:

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +56,31 @@ var depRules = []struct {
 	{pkg: "unpack/jobtool", forbidden: []string{"*"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd"}},
 	{pkg: "registry/...", forbidden: []string{"migrate", "cmd"}},
+}
+
+// testHarnesses are the module's test tools (trees): the loopback registry
+// and the pod harness on runc, the test API server, the catalog
+// generator. No production package (anything but the harnesses
+// themselves and the test tools under fixtures/ and scripts/) may depend
+// on them; tests (_test.go files, not seen by modulePackages) may.
+var testHarnesses = []string{"image/imagetest", "internal/kubetest", "internal/catalogtest"}
+
+// testTools are the trees of development tools that may use the harnesses.
+var testTools = []string{"fixtures", "scripts"}
+
+func TestNoProductionCodeUsesTestHarnesses(t *testing.T) {
+	pkgs := modulePackages(t, moduleRoot(t))
+	require.Contains(t, pkgs, "image/imagetest/podrun")
+	for pkg := range pkgs {
+		if slices.ContainsFunc(append(testHarnesses, testTools...), func(h string) bool { return under(pkg, h) }) {
+			continue
+		}
+		for _, d := range deps(pkgs, pkg) {
+			for _, h := range testHarnesses {
+				assert.False(t, under(d, h), "%s depends on the test harness %s", pkg, d)
+			}
+		}
+	}
 }
 
 // moduleRoot is the directory holding go.mod.

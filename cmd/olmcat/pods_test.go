@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/image/imagetest/podrun"
+	"github.com/operator-catalog/olmcat/internal/catalogtest"
+)
+
+// The runs of issue 24: images olmcat builds, run by the pod harness
+// (image/imagetest/podrun, Debian's runc) from the pods OLM v0.46.0
+// creates, checked through their own probes and with parity --strict.
+
+// requireRuntimeEnv makes make test fail instead of skip where runc
+// cannot run pods.
+const requireRuntimeEnv = "OLMCAT_REQUIRE_RUNC"
+
+// podRuntime is the pod harness pulling from the loopback registry, or
+// skips t where pods cannot run (unless make test requires them).
+func podRuntime(t *testing.T, opts ...podrun.Option) *podrun.Runtime {
+	t.Helper()
+	if err := podrun.Available(); err != nil {
+		require.Empty(t, os.Getenv(requireRuntimeEnv), "pod harness: %v (make runc installs runc; make test runs as root)", err)
+		t.Skipf("pod harness: %v", err)
+	}
+	if testing.Short() && os.Getenv(requireRuntimeEnv) == "" {
+		t.Skip("runs pods; make test runs it")
+	}
+	pull := podrun.WithPullOptions(image.WithUseHTTP(true), image.WithPlatform(v1.Platform{OS: "linux", Architecture: runtime.GOARCH}),
+		image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json"))))
+	return podrun.New(t, append([]podrun.Option{pull}, opts...)...)
+}
+
+// catalogPodModes are OLM's default-mode catalog pods: the legacy and the
+// restricted security context.
+var catalogPodModes = []string{"catalog-pod-a-default-legacy.yaml", "catalog-pod-b-restricted.yaml"}
+
+// startupBudget is how long the kubelet lets a container start before its
+// startup probe kills it (failureThreshold × periodSeconds), plus one
+// readiness period for the pod to turn Ready after it started.
+func startupBudget(c *corev1.Container) time.Duration {
+	sp, rp := c.StartupProbe, c.ReadinessProbe
+	d := time.Duration(sp.FailureThreshold*sp.PeriodSeconds) * time.Second
+	period := rp.PeriodSeconds
+	if period == 0 {
+		period = 10
+	}
+	return d + time.Duration(period)*time.Second
+}
+
+// buildCatalogImage runs olmcat build of dir into reg for this machine's
+// platform and returns the image's reference.
+func buildCatalogImage(t *testing.T, reg *imagetest.Registry, flags []string, dir, repo string) string {
+	t.Helper()
+	bin := crossBuild(t, t.TempDir(), runtime.GOARCH)
+	ref := reg.Host + "/catalogs/" + repo + ":v1"
+	platform := "linux/" + runtime.GOARCH
+	stdout, stderr, code := runCLI(t, append([]string{"build", dir, ref, "--platform", platform, "--binary", platform + "=" + bin}, flags...)...)
+	require.Equal(t, 0, code, stderr)
+	return strings.TrimSpace(stdout)
+}
+
+// waitCatalogPod waits until a catalog pod is Ready, within the startup
+// budget from its start and with no restart, and returns how long after
+// its start it became Ready.
+func waitCatalogPod(t *testing.T, pod *podrun.Pod) time.Duration {
+	t.Helper()
+	c := &pod.Spec().Spec.Containers[0]
+	ctx, cancel := context.WithDeadline(context.Background(), pod.Started().Add(startupBudget(c)))
+	defer cancel()
+	require.NoError(t, pod.WaitReady(ctx))
+	require.Zero(t, pod.Restarts(c.Name), pod.Describe())
+	return pod.ReadyAt().Sub(pod.Started())
+}
+
+// podParity runs parity --strict between the pod's gRPC port and the
+// directory it was built from.
+func podParity(t *testing.T, pod *podrun.Pod, dir string) {
+	t.Helper()
+	addr := pod.Forward(t, 50051)
+	stdout, stderr, code := runCLI(t, "parity", "grpc://"+addr, dir, "--strict", "--left-kind", "declcfg")
+	require.Equal(t, 0, code, "%s\n%s\n%s", stdout, stderr, pod.Describe())
+}
+
+// TestPodDefaultMode (issue 24 run 1): the olmcat build image of every
+// fixture catalog, run as OLM's default-mode catalog pod with the legacy
+// and the restricted security context, becomes Ready through its own
+// grpc_health_probe probes within the startup probe's budget, and its API
+// is identical (parity --strict) to olmcat serve of the same directory.
+func TestPodDefaultMode(t *testing.T) {
+	rt := podRuntime(t)
+	reg := imagetest.New(t)
+	_, flags := imageTestEnv(t)
+	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs)
+	type run struct {
+		name, dir string
+		pod       *podrun.Pod
+	}
+	var runs []run
+	for _, dir := range dirs {
+		fx := filepath.Base(filepath.Dir(dir))
+		ref := buildCatalogImage(t, reg, flags, dir, fx)
+		for _, mode := range catalogPodModes {
+			spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref})
+			require.NoError(t, err)
+			runs = append(runs, run{name: fx + "/" + strings.TrimSuffix(mode, ".yaml"), dir: dir, pod: rt.Run(t, spec)})
+		}
+	}
+	// The pods start together and become Ready on the kubelet's schedule;
+	// each is then checked in turn.
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			waitCatalogPod(t, r.pod)
+			podParity(t, r.pod, r.dir)
+		})
+	}
+}
+
+// TestPodDefaultModeGenerated (issue 24 run 1 at scale): the same for the
+// generated 10,000-bundle catalog; the time to Ready is logged.
+func TestPodDefaultModeGenerated(t *testing.T) {
+	rt := podRuntime(t)
+	reg := imagetest.New(t)
+	_, flags := imageTestEnv(t)
+	start := time.Now()
+	dir := catalogtest.Dir(t, catalogtest.WithBundles(10000))
+	t.Logf("generated 10,000 bundles in %s", time.Since(start))
+	start = time.Now()
+	ref := buildCatalogImage(t, reg, flags, dir, "generated")
+	t.Logf("olmcat build in %s", time.Since(start))
+	for _, mode := range catalogPodModes {
+		t.Run(strings.TrimSuffix(mode, ".yaml"), func(t *testing.T) {
+			spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref})
+			require.NoError(t, err)
+			pod := rt.Run(t, spec)
+			took := waitCatalogPod(t, pod)
+			t.Logf("Ready %s after the pod started", took)
+			start := time.Now()
+			podParity(t, pod, dir)
+			t.Logf("parity --strict in %s", time.Since(start))
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package podrun
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/image"
+)
+
+// Runtime runs pods with runc. Its state (runc's, the pods' bundles,
+// volumes and logs) lives in one directory removed at the test's end.
+type Runtime struct {
+	runc     string
+	dir      string
+	pullOpts []image.Option
+
+	mu     sync.Mutex
+	images map[string]*pulled
+}
+
+// Option configures a Runtime.
+type Option func(*Runtime)
+
+// WithPullOptions sets the options images are pulled with.
+func WithPullOptions(opts ...image.Option) Option {
+	return func(r *Runtime) { r.pullOpts = append(r.pullOpts, opts...) }
+}
+
+// debianRunc is where Debian's runc package installs runc, outside a
+// user's PATH.
+const debianRunc = "/usr/sbin/runc"
+
+// findRunc is runc on PATH, else Debian's.
+func findRunc() (string, error) {
+	if p, err := exec.LookPath("runc"); err == nil {
+		return p, nil
+	}
+	return exec.LookPath(debianRunc)
+}
+
+// Available says why pods cannot run here: no runc (on PATH or Debian's),
+// or not root (runc creates namespaces, mounts and cgroups).
+func Available() error {
+	if _, err := findRunc(); err != nil {
+		return fmt.Errorf("runc not found (Debian's runc package): %w", err)
+	}
+	if os.Geteuid() != 0 {
+		return errors.New("running pods with runc needs root")
+	}
+	return nil
+}
+
+// New returns a Runtime whose pods are stopped when t ends. Check
+// Available first.
+func New(t testing.TB, opts ...Option) *Runtime {
+	t.Helper()
+	runc, err := findRunc()
+	require.NoError(t, err)
+	// Not t.TempDir: runc's state and the pinned namespaces must stay
+	// short paths and outlive nothing.
+	dir, err := os.MkdirTemp("", "podrun-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	r := &Runtime{runc: runc, dir: dir, images: map[string]*pulled{}}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// runcCmd is runc with the runtime's state root.
+func (r *Runtime) runcCmd(ctx context.Context, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, r.runc, append([]string{"--root", filepath.Join(r.dir, "runc")}, args...)...)
+}
+
+// suffix is a random name suffix, as generateName's.
+func suffix() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])[:5]
+}
