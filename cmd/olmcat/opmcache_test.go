@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -137,7 +138,53 @@ func TestOPMStartsFromOlmcatCache(t *testing.T) {
 			require.Equal(t, before, treeDigest(t, cache), "opm left the cache as it was")
 			_, stderr, code = runCLI(t, "parity", "grpc://"+addr, catalog, "--left-kind", "declcfg", "--strict")
 			require.Equal(t, 0, code, stderr)
+
+			// The files are opm's own, byte for byte: opm's JSON cache of
+			// the same catalog (opm keeps the format it finds).
+			own := filepath.Join(tmp, "opm-cache")
+			require.NoError(t, os.MkdirAll(filepath.Join(own, "cache"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(own, "digest"), nil, 0o644))
+			runOPM(t, opm, "serve", catalog, "--cache-dir", own, "--cache-only")
+			requireSameCacheFiles(t, filepath.Join(own, "cache"), filepath.Join(cache, "cache"))
 		})
+	}
+}
+
+// requireSameCacheFiles checks that two opm JSON caches hold the same
+// files with the same bytes, but for the package index's description and
+// icon, which opm stores and never serves (olmcat's index does not keep
+// them).
+func requireSameCacheFiles(t *testing.T, want, got string) {
+	t.Helper()
+	files := func(dir string) map[string]string {
+		out := map[string]string{}
+		require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(dir, p)
+			if rel == "packages.json" {
+				var pkgs map[string]map[string]any
+				require.NoError(t, json.Unmarshal(data, &pkgs))
+				for _, p := range pkgs {
+					delete(p, "description")
+					delete(p, "icon")
+				}
+				data, _ = json.Marshal(pkgs)
+			}
+			out[rel] = string(data)
+			return err
+		}))
+		return out
+	}
+	w, g := files(want), files(got)
+	require.Equal(t, len(w), len(g))
+	for name, data := range w {
+		require.Equal(t, data, g[name], name)
 	}
 }
 

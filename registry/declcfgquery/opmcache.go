@@ -153,11 +153,16 @@ func writeOPMBundles(ctx context.Context, q *Querier, cacheDir string) (map[stri
 // re-encoded (keys sorted, no HTML escaping, a final newline), named by
 // their FNV-1a 64, under metas/<schema>/<package>.
 func writeOPMMetas(ctx context.Context, catalog, cacheDir string) error {
-	cfg, err := declcfg.LoadDir(ctx, catalog)
-	if err != nil {
-		return err
-	}
-	for _, m := range cfg.Others {
+	// Package by package, bundles lean: memory stays bounded by the
+	// largest package, as when the catalog was loaded.
+	return declcfg.EachPackage(ctx, catalog, func(_ string, cfg *declcfg.DeclarativeConfig) error {
+		return writeOPMMetaBlobs(cacheDir, cfg.Others)
+	}, declcfg.WithLeanBundles())
+}
+
+// writeOPMMetaBlobs writes blobs of other schemas into opm's metas tree.
+func writeOPMMetaBlobs(cacheDir string, others []declcfg.Meta) error {
+	for _, m := range others {
 		if !opmMetaName.MatchString(m.Schema) || (m.Package != "" && !opmMetaName.MatchString(m.Package)) {
 			return fmt.Errorf("%s: opm's cache cannot hold schema %q of package %q", m.Origin, m.Schema, m.Package)
 		}
