@@ -45,7 +45,7 @@ func TestSymlinkedDirectories(t *testing.T) {
 
 	stdout, stderr, code := runCLI(t, "validate", inside)
 	require.Equal(t, exitOK, code, stderr+stdout)
-	assert.Contains(t, stdout, "3 packages")
+	assert.Contains(t, stderr, "3 packages", "validate's summary is on stderr, as opm's")
 	stdout, stderr, code = runCLI(t, "render", inside)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stdout, `"name": "baz"`)
