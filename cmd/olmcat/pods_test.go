@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,13 +62,17 @@ func startupBudget(c *corev1.Container) time.Duration {
 }
 
 // buildCatalogImage runs olmcat build of dir into reg for this machine's
-// platform and returns the image's reference.
+// platform and returns the image's reference: a self-serving image of
+// the slim binary, unless flags name a --base-image.
 func buildCatalogImage(t *testing.T, reg *imagetest.Registry, flags []string, dir, repo string) string {
 	t.Helper()
-	bin := crossBuild(t, t.TempDir(), runtime.GOARCH)
 	ref := reg.Host + "/catalogs/" + repo + ":v1"
 	platform := "linux/" + runtime.GOARCH
-	stdout, stderr, code := runCLI(t, append([]string{"build", dir, ref, "--platform", platform, "--binary", platform + "=" + bin}, flags...)...)
+	args := []string{"build", dir, ref, "--platform", platform}
+	if !slices.Contains(flags, "--base-image") {
+		args = append(args, "--binary", platform+"="+crossBuild(t, t.TempDir(), runtime.GOARCH))
+	}
+	stdout, stderr, code := runCLI(t, append(args, flags...)...)
 	require.Equal(t, 0, code, stderr)
 	return strings.TrimSpace(stdout)
 }
@@ -94,15 +99,29 @@ func podParity(t *testing.T, pod *podrun.Pod, dir string) {
 	require.Equal(t, 0, code, "%s\n%s\n%s", stdout, stderr, pod.Describe())
 }
 
-// TestPodDefaultMode (issue 24 run 1): the olmcat build image of every
-// fixture catalog, run as OLM's default-mode catalog pod with the legacy
-// and the restricted security context, becomes Ready through its own
+// buildToolImage builds olmcat's own image (build-tool-image, as make
+// image does) for this machine's platform into reg and returns its
+// reference.
+func buildToolImage(t *testing.T, reg *imagetest.Registry, flags []string) string {
+	t.Helper()
+	bin := crossBuild(t, t.TempDir(), runtime.GOARCH)
+	platform := "linux/" + runtime.GOARCH
+	stdout, stderr, code := runCLI(t, append([]string{"build-tool-image", reg.Host + "/tools/olmcat:v1", "--platform", platform, "--binary", platform + "=" + bin}, flags...)...)
+	require.Equal(t, 0, code, stderr)
+	return strings.TrimSpace(stdout)
+}
+
+// TestPodDefaultMode (issue 24 runs 1 and 2): the olmcat build image of
+// every fixture catalog, self-serving and built --base-image on olmcat's
+// own image, run as OLM's default-mode catalog pod with the legacy and
+// the restricted security context, becomes Ready through its own
 // grpc_health_probe probes within the startup probe's budget, and its API
 // is identical (parity --strict) to olmcat serve of the same directory.
 func TestPodDefaultMode(t *testing.T) {
 	rt := podRuntime(t)
 	reg := imagetest.New(t)
 	_, flags := imageTestEnv(t)
+	tool := buildToolImage(t, reg, flags)
 	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
 	require.NoError(t, err)
 	require.NotEmpty(t, dirs)
@@ -113,11 +132,17 @@ func TestPodDefaultMode(t *testing.T) {
 	var runs []run
 	for _, dir := range dirs {
 		fx := filepath.Base(filepath.Dir(dir))
-		ref := buildCatalogImage(t, reg, flags, dir, fx)
-		for _, mode := range catalogPodModes {
-			spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref})
-			require.NoError(t, err)
-			runs = append(runs, run{name: fx + "/" + strings.TrimSuffix(mode, ".yaml"), dir: dir, pod: rt.Run(t, spec)})
+		for _, build := range []struct {
+			name  string
+			flags []string
+		}{{"self-serving", nil}, {"base-image", []string{"--base-image", tool}}} {
+			ref := buildCatalogImage(t, reg, append(flags, build.flags...), dir, fx+"-"+build.name)
+			for _, mode := range catalogPodModes {
+				spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref})
+				require.NoError(t, err)
+				name := fx + "/" + build.name + "/" + strings.TrimSuffix(mode, ".yaml")
+				runs = append(runs, run{name: name, dir: dir, pod: rt.Run(t, spec)})
+			}
 		}
 	}
 	// The pods start together and become Ready on the kubelet's schedule;
