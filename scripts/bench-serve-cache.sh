@@ -6,7 +6,7 @@
 # /tmp/cache.olmcat), on opm's own cache (what opm serve --cache-only
 # writes: pogreb.v1) and with no cache; olmcat also on olmcat's cache
 # without the snapshot (what OLM's extractContent copies: /tmp/cache only).
-# Median of RUNS. Every cache is written once before and only read by the
+# Medians of RUNS: wall time to SERVING, the server's CPU, its peak RSS. Every cache is written once before and only read by the
 # runs (--cache-dir enforces integrity when serving, in both tools).
 #
 #   scripts/bench-serve-cache.sh              # /tmp/bench/index.db and its migration
@@ -28,7 +28,7 @@ row() {
 	local label=$1
 	shift
 	bench_serve "$label" "$@"
-	result[$label]=$BENCH_WALL
+	result[$label]="$BENCH_WALL | $BENCH_CPU | $BENCH_RSS"
 }
 row "opm, olmcat's cache" "$OPM" serve "$CATALOG" --cache-dir "$olmcat_cache" --pprof-addr=
 row "opm, opm's cache (pogreb.v1)" "$OPM" serve "$CATALOG" --cache-dir "$opm_cache" --pprof-addr=
@@ -39,8 +39,8 @@ row "olmcat, opm's cache (pogreb.v1)" "$BIN" serve "$CATALOG" --cache-dir "$opm_
 row "olmcat, no cache" "$BIN" serve "$CATALOG" --pprof-addr=
 
 echo
-echo "| server, cache | SERVING (s, median of $RUNS) |"
-echo "|---|---|"
+echo "| server, cache | start to SERVING (s) | server CPU (s) | peak RSS at SERVING (MB) |"
+echo "|---|---|---|---|"
 for label in "opm, olmcat's cache" "opm, opm's cache (pogreb.v1)" "opm, no cache" "olmcat, olmcat's cache (snapshot)" \
 	"olmcat, olmcat's cache without the snapshot (opm's JSON format)" "olmcat, opm's cache (pogreb.v1)" "olmcat, no cache"; do
 	echo "| $label | ${result[$label]} |"

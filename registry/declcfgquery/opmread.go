@@ -1,6 +1,7 @@
 package declcfgquery
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,8 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -31,21 +36,17 @@ func fromOPMCache(pkgs map[string]opmPackage, recs opmRecords, src manifestSourc
 			return nil, fmt.Errorf("package index: package %q is recorded as %q", pn, p.Name)
 		}
 		ap := &api.Package{Name: pn, DefaultChannelName: p.DefaultChannel, Deprecation: opmDeprecation(p.Deprecation)}
-		var bundles []*api.Bundle
+		var keys [][2]string
 		for _, cn := range sortedNames(p.Channels) {
 			c := p.Channels[cn]
 			ap.Channels = append(ap.Channels, &api.Channel{Name: cn, CsvName: c.Head, Deprecation: opmDeprecation(c.Deprecation)})
 			for _, bn := range sortedNames(c.Bundles) {
-				b, err := recs.bundle(pn, cn, bn)
-				if err != nil {
-					return nil, fmt.Errorf("package %q, channel %q, bundle %q: %w", pn, cn, bn, err)
-				}
-				if b.PackageName != pn || b.ChannelName != cn || b.CsvName != bn {
-					return nil, fmt.Errorf("package %q, channel %q, bundle %q: the record holds package %q, channel %q, bundle %q",
-						pn, cn, bn, b.PackageName, b.ChannelName, b.CsvName)
-				}
-				bundles = append(bundles, b)
+				keys = append(keys, [2]string{cn, bn})
 			}
+		}
+		bundles, err := readOPMBundles(recs, pn, keys)
+		if err != nil {
+			return nil, err
 		}
 		if err := ib.addPackage(ap, bundles, func(i int32, b *api.Bundle) error {
 			keep(i, b)
@@ -55,6 +56,29 @@ func fromOPMCache(pkgs map[string]opmPackage, recs opmRecords, src manifestSourc
 		}
 	}
 	return ib.finish(src)
+}
+
+// readOPMBundles reads a package's membership records (channel, bundle
+// name) in parallel: decoding them is most of a start from opm's cache.
+func readOPMBundles(recs opmRecords, pkg string, keys [][2]string) ([]*api.Bundle, error) {
+	bundles := make([]*api.Bundle, len(keys))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, k := range keys {
+		g.Go(func() error {
+			b, err := recs.bundle(pkg, k[0], k[1])
+			if err != nil {
+				return fmt.Errorf("package %q, channel %q, bundle %q: %w", pkg, k[0], k[1], err)
+			}
+			if b.PackageName != pkg || b.ChannelName != k[0] || b.CsvName != k[1] {
+				return fmt.Errorf("package %q, channel %q, bundle %q: the record holds package %q, channel %q, bundle %q",
+					pkg, k[0], k[1], b.PackageName, b.ChannelName, b.CsvName)
+			}
+			bundles[i] = b
+			return nil
+		})
+	}
+	return bundles, g.Wait()
 }
 
 func opmDeprecation(d *api.Deprecation) *api.Deprecation {
@@ -79,7 +103,7 @@ func (s *opmJSONSource) bundle(pkg, channel, name string) (*api.Bundle, error) {
 		return nil, err
 	}
 	var b opmIndexedBundle
-	if err := json.Unmarshal(data, &b); err != nil {
+	if err := decodeIndexed(data, &b); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return &api.Bundle{CsvName: b.CsvName, PackageName: b.PackageName, ChannelName: b.ChannelName, BundlePath: b.BundlePath,
@@ -104,6 +128,38 @@ type opmIndexedBundle struct {
 	Replaces     string                  `json:"replaces"`
 	Skips        []string                `json:"skips"`
 	Deprecation  *api.Deprecation        `json:"deprecation"`
+}
+
+// decodeIndexed decodes a bundle file into b as json.Unmarshal does, but
+// only the fields b has: the file is checked to be valid JSON in one
+// scan (jsonscan, at memory speed over the long manifest strings), and
+// only the other fields are handed to encoding/json. The manifests are
+// most of a file's bytes.
+func decodeIndexed(data []byte, b *opmIndexedBundle) error {
+	small := append(make([]byte, 0, 4096), '{')
+	valid, err := jsonscan.ValidFields(data, func(key, value []byte) error {
+		// encoding/json matches keys without case: neither of these
+		// names any field of b, however spelled.
+		if bytes.EqualFold(key, []byte("csvJson")) || bytes.EqualFold(key, []byte("object")) {
+			return nil
+		}
+		if len(small) > 1 {
+			small = append(small, ',')
+		}
+		k, err := json.Marshal(string(key))
+		if err != nil {
+			return err
+		}
+		small = append(append(append(small, k...), ':'), value...)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !valid {
+		return errors.New("invalid JSON")
+	}
+	return json.Unmarshal(append(small, '}'), b)
 }
 
 func (s *opmJSONSource) manifests(q *Querier, i int32) (string, []string, error) {
@@ -163,14 +219,23 @@ func restoreOPMCache(dir, cacheDir string) (*Querier, string, error) {
 		if err != nil {
 			return nil, format, fmt.Errorf("read opm cache digest: %w", err)
 		}
-		got, err := opmJSONDigest(dir, cacheDir)
-		if err != nil {
-			return nil, format, err
-		}
-		if want != got {
+		// The digest and the index are each a read of the whole cache:
+		// done at once, the index is used only if the digest matches.
+		var got string
+		var digestErr error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			got, digestErr = opmJSONDigest(dir, cacheDir)
+		}()
+		q, err := readOPMJSONCache(cacheDir)
+		<-done
+		switch {
+		case digestErr != nil:
+			return nil, format, digestErr
+		case want != got:
 			return nil, format, fmt.Errorf("%w: the cache reports digest %q, but the catalog and cache give %q", errCacheMiss, want, got)
 		}
-		q, err := readOPMJSONCache(cacheDir)
 		return q, format, err
 	case opmPogrebDir:
 		return restorePogrebCache(dir, cacheDir)
