@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -11,6 +14,7 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
@@ -177,6 +181,90 @@ func TestPodDefaultModeGenerated(t *testing.T) {
 			start := time.Now()
 			podParity(t, pod, dir)
 			t.Logf("parity --strict in %s", time.Since(start))
+		})
+	}
+}
+
+// opmImage is the real opm v1.73.0 as an opm image: /bin/opm with the
+// host's C library it links (ldd), the real grpc_health_probe, /tmp,
+// user 1001 and PATH, as the upstream opm image has them.
+func opmImage(t *testing.T) v1.Image {
+	t.Helper()
+	opm, probe := opmBinary(t), realHealthProbe(t)
+	files := []podrun.File{{Path: "bin", Dir: true, Mode: 0o755}, {Path: "bin/opm", Source: opm, Mode: 0o755},
+		{Path: "bin/grpc_health_probe", Source: probe, Mode: 0o755}, {Path: "tmp", Dir: true, Mode: 0o777 | fs.ModeSticky}}
+	out, err := exec.Command("ldd", opm).Output()
+	require.NoError(t, err, "ldd %s", opm)
+	dirs := map[string]bool{}
+	for _, f := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(f, "/") {
+			continue
+		}
+		lib, err := filepath.EvalSymlinks(f)
+		require.NoError(t, err)
+		for d := filepath.Dir(f); d != "/"; d = filepath.Dir(d) {
+			dirs[strings.TrimPrefix(d, "/")] = true
+		}
+		files = append(files, podrun.File{Path: strings.TrimPrefix(f, "/"), Source: lib, Mode: 0o755})
+	}
+	for _, d := range slices.Sorted(maps.Keys(dirs)) {
+		files = append(files, podrun.File{Path: d, Dir: true, Mode: 0o755})
+	}
+	return podrun.Image(t, v1.Config{Entrypoint: []string{"/bin/opm"}, User: "1001", Env: []string{"PATH=" + image.SearchPath}}, files...)
+}
+
+// extractContentModes are OLM's extractContent catalog pods: with
+// cacheDir /tmp/cache and without a cacheDir.
+var extractContentModes = []string{"catalog-pod-c-extract-content-cache-restricted.yaml", "catalog-pod-d-extract-content-nocache-restricted.yaml"}
+
+// TestPodExtractContent (issue 24 run 3): OLM's extractContent pod, with
+// and without a cacheDir, for the olmcat build image of every fixture
+// catalog, with the real opm v1.73.0 and then olmcat's own image as OLM's
+// opm image: copy-content copies the image's /configs (and /tmp/cache),
+// the opm serves them, the pod becomes Ready through its probes within
+// the startup budget and its API is identical (parity --strict) to
+// olmcat serve of the same directory; with a cache the server starts
+// from the shipped cache without rebuilding it.
+func TestPodExtractContent(t *testing.T) {
+	rt := podRuntime(t)
+	reg := imagetest.New(t)
+	_, flags := imageTestEnv(t)
+	olm := reg.Push(t, "olm/olm:v0.46.0", podrun.OLMImage(t))
+	opms := []struct{ name, ref, fromCache string }{
+		{"opm", reg.Push(t, "tools/opm:v1.73.0", opmImage(t)), `msg="found existing cache contents"`},
+		{"olmcat", buildToolImage(t, reg, flags), "catalog restored from cache"},
+	}
+	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
+	require.NoError(t, err)
+	type run struct {
+		name, dir, fromCache string
+		pod                  *podrun.Pod
+	}
+	var runs []run
+	for _, dir := range dirs {
+		fx := filepath.Base(filepath.Dir(dir))
+		ref := buildCatalogImage(t, reg, flags, dir, fx)
+		for _, opm := range opms {
+			for _, mode := range extractContentModes {
+				spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref, Opm: opm.ref, OLM: olm})
+				require.NoError(t, err)
+				r := run{name: fx + "/" + opm.name + "/" + strings.TrimSuffix(mode, ".yaml"), dir: dir, pod: rt.Run(t, spec)}
+				if strings.Contains(mode, "-cache-") {
+					r.fromCache = opm.fromCache
+				}
+				runs = append(runs, r)
+			}
+		}
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			waitCatalogPod(t, r.pod)
+			podParity(t, r.pod, r.dir)
+			if r.fromCache != "" {
+				logs := r.pod.Logs("registry-server")
+				assert.Contains(t, logs, r.fromCache, "served from the shipped cache")
+				assert.NotContains(t, logs, "building cache")
+			}
 		})
 	}
 }

@@ -29,5 +29,8 @@
 // applied), DNS, image pull policies (each image is pulled once per
 // Runtime), and every volume type but emptyDir.
 //
-// OLM's objects are kept in olmpods as YAML (OLMObject, OLMPod).
+// OLM's objects are kept in olmpods as YAML (OLMObject, OLMPod). OLM's
+// own image, whose copy-content (extractContent's copier), cp and cpb its
+// pods run, is OLMImage: olmtools under those names. Image builds other
+// small images, such as an opm image of a real opm binary.
 package podrun
