@@ -19,9 +19,9 @@ OPM=${OPM:-$(scripts/install-opm.sh)}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 olmcat_cache=$work/olmcat/cache opm_cache=$work/opm/cache json_only=$work/json-only/cache
-"$BIN" serve --cache-dir "$olmcat_cache" --cache-only "$CATALOG" 2>/dev/null
+"$BIN" serve --cache-dir "$olmcat_cache" --cache-only "$CATALOG" 2>"$work/olmcat.log" || { tail -3 "$work/olmcat.log" >&2; exit 1; }
 mkdir -p "$(dirname "$json_only")" && cp -a "$olmcat_cache" "$json_only"
-"$OPM" serve "$CATALOG" --cache-dir "$opm_cache" --cache-only 2>/dev/null
+"$OPM" serve "$CATALOG" --cache-dir "$opm_cache" --cache-only --pprof-addr= 2>"$work/opm.log" || { tail -3 "$work/opm.log" >&2; exit 1; }
 
 declare -A result
 row() {
