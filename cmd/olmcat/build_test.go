@@ -129,6 +129,21 @@ func TestBuildCommand(t *testing.T) {
 	_, root := pullImage(t, ref, v1.Platform{OS: "linux", Architecture: "amd64"}, "bin/olmcat", "configs", "tmp/cache")
 	serveImageBinary(t, root)
 	assertNoImageTemp(t, tmp)
+
+	// OLM's extractContent hands the image's /tmp/cache, copied with the
+	// configs (same modes, new times), to the real opm: it starts from it
+	// with its integrity check and answers as the source dir.
+	t.Run("opm serves the shipped cache", func(t *testing.T) {
+		opm := opmBinary(t)
+		extracted := t.TempDir()
+		copyTree(t, filepath.Join(root, "configs"), filepath.Join(extracted, "catalog"))
+		copyTree(t, filepath.Join(root, "tmp", "cache"), filepath.Join(extracted, "cache"))
+		addr, log := startOPM(t, opm, filepath.Join(extracted, "catalog"), "--cache-dir="+filepath.Join(extracted, "cache"))
+		require.Contains(t, log.String(), `msg="found existing cache contents" backend=json`)
+		require.NotContains(t, log.String(), "building cache")
+		_, stderr, code := runCLI(t, "parity", "grpc://"+addr, src, "--left-kind", "declcfg", "--strict")
+		require.Equal(t, 0, code, stderr)
+	})
 }
 
 // serveImageBinary runs root/bin/olmcat serve root/configs with the
