@@ -249,12 +249,7 @@ func ServeLoading(ctx context.Context, lis net.Listener, load func(context.Conte
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(lis) }()
 
-	w, err := o.watch.start(o.logger)
-	if err != nil {
-		s.Stop()
-		<-errc
-		return err
-	}
+	w := o.watch.start(o.logger)
 	q, err := load(ctx)
 	if err != nil {
 		s.Stop()

@@ -63,15 +63,14 @@ func (c *watchConfig) take() (string, error) {
 
 // start takes the fingerprint of the files about to be loaded; a nil
 // config watches nothing.
-func (c *watchConfig) start(logger *slog.Logger) (*watcher, error) {
+func (c *watchConfig) start(logger *slog.Logger) *watcher {
 	if c == nil {
-		return nil, nil
+		return nil
 	}
-	fp, err := c.take()
-	if err != nil {
-		return nil, err
-	}
-	return &watcher{cfg: c, logger: logger, cur: fp}, nil
+	// A fingerprint that fails now (a writer at work) is a state like
+	// any other: the first poll that differs reloads.
+	fp, _ := c.take()
+	return &watcher{cfg: c, logger: logger, cur: fp}
 }
 
 // errChanged is why a watched catalog is NOT_SERVING.
@@ -104,7 +103,11 @@ func (w *watcher) run(ctx context.Context, h *Health, load func(context.Context)
 			w.logger.Warn("catalog changed on disk: health NOT_SERVING until the server is restarted", "reason", reason.Error())
 			continue
 		}
-		h.markStale(fmt.Errorf("%w; reloading it", reason))
+		if err != nil {
+			h.markStale(fmt.Errorf("%w; reloading it once it can be read", reason))
+		} else {
+			h.markStale(fmt.Errorf("%w; reloading it", reason))
+		}
 		w.logger.Warn("catalog changed on disk: health NOT_SERVING while it is reloaded", "reason", reason.Error())
 		if err == nil {
 			w.reload(ctx, h, load)

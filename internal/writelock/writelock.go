@@ -329,3 +329,27 @@ func writableDir(dir string) bool {
 func isPermission(err error) bool {
 	return errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS)
 }
+
+// Held says whether a process holds the write lock of the output out, and
+// who, without taking the lock or creating anything: a reader (a server
+// watching out) waits for a writer's commit to be done instead of reading
+// its intermediate states. Either place of the lock file is checked.
+func Held(out string) (Holder, bool) {
+	abs, err := pathcheck.Resolve(out)
+	if err != nil {
+		return Holder{}, false
+	}
+	beside := filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".olmcat-lock")
+	for _, path := range []string{beside, filepath.Join(abs, InsideName)} {
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		err = flock(f, syscall.LOCK_SH|syscall.LOCK_NB)
+		_ = f.Close() // drops a shared lock taken
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return Holder{LockFile: path, PID: holderPID(path)}, true
+		}
+	}
+	return Holder{}, false
+}

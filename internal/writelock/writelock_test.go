@@ -124,3 +124,23 @@ func TestLockWaitEndsWithContext(t *testing.T) {
 	_, err := Acquire(ctx, out, Options{Wait: -1})
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), err)
 }
+
+// TestHeld: Held sees a lock another process holds, names its pid, and
+// creates nothing; a lock file left without a holder is not held.
+func TestHeld(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "catalog")
+	require.NoError(t, os.Mkdir(out, 0o755))
+	_, held := Held(out)
+	assert.False(t, held)
+	assert.NoFileExists(t, filepath.Join(dir, ".catalog.olmcat-lock"), "Held creates nothing")
+
+	holder := startHolder(t, out)
+	h, held := Held(out)
+	require.True(t, held)
+	assert.Equal(t, holder.Process.Pid, h.PID)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".other.olmcat-lock"), []byte("pid 1\n"), 0o644))
+	_, held = Held(filepath.Join(dir, "other"))
+	assert.False(t, held, "a lock file nobody holds")
+}

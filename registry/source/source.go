@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/operator-catalog/olmcat/internal/writelock"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
@@ -84,7 +85,14 @@ var ErrNoSQLite = errors.New("a legacy sqlite index, and this build has no sqlit
 // Fingerprint returns what a server watches to notice that the catalog
 // in changed on disk (registry.WithWatch): the declcfgquery fingerprint
 // of the directory, leaving out the cache directory when it lies inside,
-// or of the sqlite file.
+// or of the sqlite file. While an olmcat writer holds the catalog's write
+// lock it fails instead: the files may be half committed, and a reload
+// must wait for the commit to be done.
 func Fingerprint(in Input, cacheDir string) func() (string, error) {
-	return func() (string, error) { return declcfgquery.Fingerprint(in.Ref, cacheDir) }
+	return func() (string, error) {
+		if h, ok := writelock.Held(in.Ref); ok {
+			return "", fmt.Errorf("a writer holds its write lock (%s)", h)
+		}
+		return declcfgquery.Fingerprint(in.Ref, cacheDir)
+	}
 }
