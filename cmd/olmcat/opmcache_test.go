@@ -144,7 +144,7 @@ func TestOPMStartsFromOlmcatCache(t *testing.T) {
 			own := filepath.Join(tmp, "opm-cache")
 			require.NoError(t, os.MkdirAll(filepath.Join(own, "cache"), 0o755))
 			require.NoError(t, os.WriteFile(filepath.Join(own, "digest"), nil, 0o644))
-			runOPM(t, opm, "serve", catalog, "--cache-dir", own, "--cache-only")
+			runOPM(t, opm, "serve", catalog, "--cache-dir", own, "--cache-only", "--pprof-addr=")
 			requireSameCacheFiles(t, filepath.Join(own, "cache"), filepath.Join(cache, "cache"))
 		})
 	}
@@ -206,7 +206,7 @@ func TestServeStartsFromOPMCache(t *testing.T) {
 					require.NoError(t, os.MkdirAll(filepath.Join(cache, "cache"), 0o755))
 					require.NoError(t, os.WriteFile(filepath.Join(cache, "digest"), nil, 0o644))
 				}
-				runOPM(t, opm, "serve", catalog, "--cache-dir", cache, "--cache-only")
+				runOPM(t, opm, "serve", catalog, "--cache-dir", cache, "--cache-only", "--pprof-addr=")
 				before := treeDigest(t, cache)
 
 				s := startServing(t, "serve", catalog, "--cache-dir", cache, "-p", "0", "--pprof-addr=")
