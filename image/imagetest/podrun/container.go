@@ -60,6 +60,7 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	}()
 	p.waitRunning(id, exited)
 	r := &running{id: id, started: time.Now(), c: c}
+	p.update(func() { p.runSince[c.Name] = r.started })
 	p.event("Started container %s (attempt %d)", c.Name, n)
 	killc := make(chan string, 1)
 	r.kill = func(reason string) {

@@ -35,9 +35,10 @@ type Pod struct {
 	ready    map[string]bool
 	restarts map[string]int
 	events   []string
-	logs     map[string][]string // per container, one file per attempt
-	started  time.Time           // when Run was called
-	readyAt  time.Time           // when the pod last turned Ready
+	logs     map[string][]string  // per container, one file per attempt
+	started  time.Time            // when Run was called
+	readyAt  time.Time            // when the pod last turned Ready
+	runSince map[string]time.Time // when each container's last attempt started
 }
 
 // Run starts spec's pod in the background; it is stopped when t ends.
@@ -49,7 +50,7 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
 	}
 	p := &Pod{rt: r, spec: spec.DeepCopy(), name: name, dir: filepath.Join(r.dir, name),
 		changed: make(chan struct{}), phase: corev1.PodPending, done: make(chan struct{}),
-		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now()}
+		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}}
 	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "volumes"), 0o755))
 	ns, err := newNetns(filepath.Join(p.dir, "netns"))
 	require.NoError(t, err)
@@ -68,6 +69,14 @@ func (p *Pod) Spec() *corev1.Pod { return p.spec }
 
 // Started is when the pod was started (Run).
 func (p *Pod) Started() time.Time { return p.started }
+
+// ContainerStarted is when a container's last attempt started (zero if
+// none did): the kubelet's probe budgets count from there.
+func (p *Pod) ContainerStarted(name string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.runSince[name]
+}
 
 // ReadyAt is when the pod last turned Ready (zero if never).
 func (p *Pod) ReadyAt() time.Time {

@@ -9,12 +9,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // Runtime runs pods with runc. Its state (runc's, the pods' bundles,
@@ -66,16 +69,40 @@ func New(t testing.TB, opts ...Option) *Runtime {
 	t.Helper()
 	runc, err := findRunc()
 	require.NoError(t, err)
-	// Not t.TempDir: runc's state and the pinned namespaces must stay
-	// short paths and outlive nothing.
-	dir, err := os.MkdirTemp("", "podrun-")
+	// Not t.TempDir: a test binary killed (a timeout's panic, SIGKILL)
+	// runs no cleanup and leaves its containers running; the next
+	// runtime finds its directory abandoned (tempdir's lock) and reaps it.
+	abandoned, _, err := tempdir.Claim(os.TempDir(), dirPrefix)
 	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	r := &Runtime{runc: runc, dir: dir, images: map[string]*pulled{}}
+	for _, d := range abandoned {
+		reap(runc, d.Path)
+		require.NoError(t, d.Remove())
+	}
+	d, err := tempdir.Create(os.TempDir(), dirPrefix)
+	require.NoError(t, err)
+	t.Cleanup(func() { d.Remove() })
+	r := &Runtime{runc: runc, dir: d.Path, images: map[string]*pulled{}}
 	for _, o := range opts {
 		o(r)
 	}
 	return r
+}
+
+// dirPrefix starts the name of a runtime's directory.
+const dirPrefix = "podrun-"
+
+// reap kills and deletes the containers of an abandoned runtime directory
+// and unpins its pods' network namespaces.
+func reap(runc, dir string) {
+	root := filepath.Join(dir, "runc")
+	out, _ := exec.Command(runc, "--root", root, "list", "-q").Output()
+	for _, id := range strings.Fields(string(out)) {
+		_ = exec.Command(runc, "--root", root, "delete", "--force", id).Run()
+	}
+	pinned, _ := filepath.Glob(filepath.Join(dir, "*", "netns"))
+	for _, p := range pinned {
+		_ = unix.Unmount(p, unix.MNT_DETACH)
+	}
 }
 
 // runcCmd is runc with the runtime's state root.
