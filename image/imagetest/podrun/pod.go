@@ -61,9 +61,6 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
 	return p
 }
 
-// Name is the pod's name (generateName completed).
-func (p *Pod) Name() string { return p.name }
-
 // Spec is the pod as run.
 func (p *Pod) Spec() *corev1.Pod { return p.spec }
 
