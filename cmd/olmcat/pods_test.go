@@ -324,3 +324,47 @@ func TestPodGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestPodBadCatalogImages (issue 24 run 6, the images): an image without
+// /configs and one whose catalog is invalid, each with olmcat's slim
+// binary serving /configs (without a cache: the catalog is what is
+// checked), never become Ready as OLM's default-mode pod: the server
+// exits (the invalid one after listening with health NOT_SERVING), the
+// kubelet restarts it, and the container log holds the reason.
+func TestPodBadCatalogImages(t *testing.T) {
+	rt := podRuntime(t)
+	reg := imagetest.New(t)
+	bin := crossBuild(t, t.TempDir(), runtime.GOARCH)
+	bad := filepath.Join(t.TempDir(), "catalog.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"schema":"olm.package","name":"pkg","defaultChannel":"missing"}`), 0o644))
+	config := v1.Config{Entrypoint: []string{"/bin/olmcat"}, Cmd: []string{"serve", "/configs"},
+		Env: []string{"PATH=" + image.SearchPath}}
+	server := []podrun.File{{Path: "bin", Dir: true, Mode: 0o755}, {Path: "bin/olmcat", Source: bin, Mode: 0o755},
+		{Path: "bin/grpc_health_probe", Link: "bin/olmcat"}, {Path: "tmp", Dir: true, Mode: 0o777 | fs.ModeSticky}}
+	pods := map[string]*podrun.Pod{}
+	reasons := map[string]string{"no-configs": "/configs: no such file or directory", "invalid": `default channel "missing" not found`}
+	for name, files := range map[string][]podrun.File{
+		"no-configs": server,
+		"invalid": append(slices.Clone(server), podrun.File{Path: "configs", Dir: true, Mode: 0o755},
+			podrun.File{Path: "configs/pkg", Dir: true, Mode: 0o755}, podrun.File{Path: "configs/pkg/catalog.json", Source: bad, Mode: 0o644}),
+	} {
+		ref := reg.Push(t, "catalogs/"+name+":v1", podrun.Image(t, config, files...))
+		spec, err := podrun.OLMPod(catalogPodModes[0], podrun.Images{Catalog: ref})
+		require.NoError(t, err)
+		pods[name] = rt.Run(t, spec)
+	}
+	// Past the first readiness and liveness delays and three startup
+	// probes: never Ready.
+	time.Sleep(35 * time.Second)
+	for name, pod := range pods {
+		t.Run(name, func(t *testing.T) {
+			require.True(t, pod.ReadyAt().IsZero(), pod.Describe())
+			require.Positive(t, pod.Restarts("registry-server"), pod.Describe())
+			logs := pod.Logs("registry-server")
+			assert.Contains(t, logs, reasons[name])
+			if name == "invalid" {
+				assert.Contains(t, logs, "health NOT_SERVING until loaded")
+			}
+		})
+	}
+}
