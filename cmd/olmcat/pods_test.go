@@ -368,3 +368,37 @@ func TestPodBadCatalogImages(t *testing.T) {
 		})
 	}
 }
+
+// TestPodProbeServerDown (issue 24 run 6, the probe): inside a catalog
+// pod whose server listens elsewhere, the image's grpc_health_probe gives
+// grpc-health-probe's exit codes: 2 when nothing answers, 1 for invalid
+// arguments, 0 for the serving server; the pod never becomes Ready.
+func TestPodProbeServerDown(t *testing.T) {
+	rt := podRuntime(t)
+	reg := imagetest.New(t)
+	_, flags := imageTestEnv(t)
+	ref := buildCatalogImage(t, reg, flags, "../../fixtures/legacy/small-fbb/opm-migrate", "small-fbb")
+	spec, err := podrun.OLMPod(catalogPodModes[1], podrun.Images{Catalog: ref})
+	require.NoError(t, err)
+	spec.Spec.Containers[0].Args = []string{"serve", "/configs", "--cache-dir=/tmp/cache", "-p", "50052"}
+	pod := rt.Run(t, spec)
+	require.Eventually(t, func() bool {
+		code, _, err := pod.Exec(context.Background(), "registry-server", "grpc_health_probe", "-addr=:50052")
+		return err == nil && code == 0
+	}, 30*time.Second, 200*time.Millisecond, pod.Describe())
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"-addr=:50051", "-rpc-timeout=5s"}, 2, `failed to connect service ":50051"`},
+		{[]string{"-rpc-timeout=5s"}, 1, "-addr not specified"},
+		{[]string{"-addr=:50052", "-rpc-timeout=5s"}, 0, "status: SERVING"},
+	} {
+		code, out, err := pod.Exec(context.Background(), "registry-server", append([]string{"grpc_health_probe"}, tc.args...)...)
+		require.NoError(t, err)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, out)
+		assert.Contains(t, out, tc.out, "%v", tc.args)
+	}
+	assert.True(t, pod.ReadyAt().IsZero(), pod.Describe())
+}

@@ -60,7 +60,7 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	}()
 	p.waitRunning(id, exited)
 	r := &running{id: id, started: time.Now(), c: c}
-	p.update(func() { p.runSince[c.Name] = r.started })
+	p.update(func() { p.runSince[c.Name], p.running[c.Name] = r.started, id })
 	p.event("Started container %s (attempt %d)", c.Name, n)
 	killc := make(chan string, 1)
 	r.kill = func(reason string) {
@@ -84,6 +84,7 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 		}
 	}()
 	<-exited
+	p.update(func() { delete(p.running, c.Name) })
 	cancel()
 	p.setReady(c.Name, false)
 	p.rt.runcCmd(context.Background(), "delete", "--force", id).Run()

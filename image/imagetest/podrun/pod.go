@@ -39,6 +39,7 @@ type Pod struct {
 	started  time.Time            // when Run was called
 	readyAt  time.Time            // when the pod last turned Ready
 	runSince map[string]time.Time // when each container's last attempt started
+	running  map[string]string    // runc id of each running container
 }
 
 // Run starts spec's pod in the background; it is stopped when t ends.
@@ -50,7 +51,7 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
 	}
 	p := &Pod{rt: r, spec: spec.DeepCopy(), name: name, dir: filepath.Join(r.dir, name),
 		changed: make(chan struct{}), phase: corev1.PodPending, done: make(chan struct{}),
-		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}}
+		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{}}
 	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "volumes"), 0o755))
 	ns, err := newNetns(filepath.Join(p.dir, "netns"))
 	require.NoError(t, err)

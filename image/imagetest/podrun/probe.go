@@ -3,6 +3,7 @@ package podrun
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"syscall"
 	"time"
@@ -141,6 +142,23 @@ func (p *Pod) execProbe(ctx context.Context, r *running, pr *corev1.Probe) (bool
 		return false, "command timed out after " + seconds(pr.TimeoutSeconds, 1).String()
 	}
 	return err == nil, strings.TrimSpace(out.String()) + " (" + errString(err) + ")"
+}
+
+// Exec runs argv in a container's running attempt (kubectl exec; runc
+// exec with the container's environment and user) and returns its exit
+// code and output.
+func (p *Pod) Exec(ctx context.Context, container string, argv ...string) (int, string, error) {
+	p.mu.Lock()
+	id, ok := p.running[container]
+	p.mu.Unlock()
+	if !ok {
+		return -1, "", fmt.Errorf("pod %s: container %s is not running", p.name, container)
+	}
+	cmd := p.rt.runcCmd(ctx, append([]string{"exec", id}, argv...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	code := exitCode(cmd.Run())
+	return code, out.String(), nil
 }
 
 func errString(err error) string {
