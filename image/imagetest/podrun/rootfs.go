@@ -77,7 +77,13 @@ func (p *pulled) unpack(dir string) error {
 		if hdr.Typeflag == tar.TypeDir {
 			dirs = append(dirs, hdr)
 		}
-
+	}
+	// mutate.Extract writes the tar trailer before it closes the pipe
+	// with its error: a layer that failed to download reads as a
+	// complete (empty) archive, and only the rest of the stream carries
+	// the error.
+	if _, err := io.Copy(io.Discard, rc); err != nil {
+		return fmt.Errorf("flatten layers: %w", err)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if err := root.Chtimes(entryName(dirs[i].Name), dirs[i].AccessTime, dirs[i].ModTime); err != nil {
