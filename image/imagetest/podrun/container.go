@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,11 +154,11 @@ func (p *Pod) prepare(c *corev1.Container, bundle string) error {
 	if err != nil {
 		return err
 	}
-	mounts, err := p.mounts(c)
+	mounts, extraEnv, err := p.mounts(c)
 	if err != nil {
 		return err
 	}
-	env, err := environ(c, img, []string{"HOSTNAME=" + p.name})
+	env, err := environ(c, img, append([]string{"HOSTNAME=" + p.name}, extraEnv...))
 	if err != nil {
 		return err
 	}
@@ -180,9 +181,10 @@ func (p *Pod) prepare(c *corev1.Container, bundle string) error {
 }
 
 // mounts are a container's volume mounts (emptyDir volumes are host
-// directories of the pod), /etc/hosts and /etc/hostname.
-func (p *Pod) mounts(c *corev1.Container) ([]specs.Mount, error) {
-	var mounts []specs.Mount
+// directories of the pod), /etc/hosts and /etc/hostname, and with an API
+// server the service account volume; extraEnv is the in-cluster
+// environment then.
+func (p *Pod) mounts(c *corev1.Container) (mounts []specs.Mount, extraEnv []string, err error) {
 	vols := map[string]*corev1.Volume{}
 	for i := range p.spec.Spec.Volumes {
 		vols[p.spec.Spec.Volumes[i].Name] = &p.spec.Spec.Volumes[i]
@@ -190,30 +192,52 @@ func (p *Pod) mounts(c *corev1.Container) ([]specs.Mount, error) {
 	for _, vm := range c.VolumeMounts {
 		v, ok := vols[vm.Name]
 		if !ok {
-			return nil, fmt.Errorf("container %s: volume mount %s names no volume of the pod", c.Name, vm.Name)
+			return nil, nil, fmt.Errorf("container %s: volume mount %s names no volume of the pod", c.Name, vm.Name)
 		}
 		if v.EmptyDir == nil {
-			return nil, fmt.Errorf("volume %s: only emptyDir volumes are supported by the harness", v.Name)
+			return nil, nil, fmt.Errorf("volume %s: only emptyDir volumes are supported by the harness", v.Name)
 		}
 		dir := filepath.Join(p.dir, "volumes", v.Name)
 		if err := os.MkdirAll(dir, 0o777); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// The kubelet makes an emptyDir world-writable.
 		if err := os.Chmod(dir, 0o777); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if vm.SubPath != "" {
-			return nil, fmt.Errorf("volume mount %s: subPath is not supported by the harness", vm.Name)
+			return nil, nil, fmt.Errorf("volume mount %s: subPath is not supported by the harness", vm.Name)
 		}
 		mounts = append(mounts, bind(dir, vm.MountPath, vm.ReadOnly))
 	}
 	etc, err := p.etcFiles()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mounts = append(mounts, bind(filepath.Join(etc, "hosts"), "/etc/hosts", false), bind(filepath.Join(etc, "hostname"), "/etc/hostname", false))
-	return mounts, nil
+	if p.rt.api == nil || (p.spec.Spec.AutomountServiceAccountToken != nil && !*p.spec.Spec.AutomountServiceAccountToken) {
+		return mounts, nil, nil
+	}
+	sa, err := p.serviceAccount()
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := inClusterEnv(p.rt.api.Addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(mounts, bind(sa, "/var/run/secrets/kubernetes.io/serviceaccount", true)), env, nil
+}
+
+// inClusterEnv is what the kubelet sets for the kubernetes Service at
+// addr: client-go's in-cluster config reads the first two.
+func inClusterEnv(addr string) ([]string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	return []string{"KUBERNETES_SERVICE_HOST=" + host, "KUBERNETES_SERVICE_PORT=" + port, "KUBERNETES_SERVICE_PORT_HTTPS=" + port,
+		"KUBERNETES_PORT=tcp://" + addr, "KUBERNETES_PORT_" + port + "_TCP=tcp://" + addr}, nil
 }
 
 // etcFiles writes the pod's /etc/hosts and /etc/hostname once.

@@ -105,6 +105,17 @@ func (n *netns) dial(ctx context.Context, addr string) (net.Conn, error) {
 	return c, err
 }
 
+// listen opens a TCP listener at addr inside the namespace.
+func (n *netns) listen(addr string) (net.Listener, error) {
+	var l net.Listener
+	err := n.do(func() error {
+		var err error
+		l, err = net.Listen("tcp", addr)
+		return err
+	})
+	return l, err
+}
+
 // close unpins the namespace; it goes away with the last process in it.
 func (n *netns) close() error {
 	err := unix.Unmount(n.path, unix.MNT_DETACH)

@@ -40,6 +40,10 @@ type Pod struct {
 	readyAt  time.Time            // when the pod last turned Ready
 	runSince map[string]time.Time // when each container's last attempt started
 	running  map[string]string    // runc id of each running container
+
+	saOnce sync.Once
+	saDir  string
+	saErr  error
 }
 
 // Run starts spec's pod in the background; it is stopped when t ends.
@@ -47,7 +51,13 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
 	t.Helper()
 	name := spec.Name
 	if name == "" {
-		name = spec.GenerateName + suffix()
+		// The API server's name generator: the base cut to 58 characters,
+		// so the name (the pod's hostname) stays within 63.
+		base := spec.GenerateName
+		if len(base) > 58 {
+			base = base[:58]
+		}
+		name = base + suffix()
 	}
 	p := &Pod{rt: r, spec: spec.DeepCopy(), name: name, dir: filepath.Join(r.dir, name),
 		changed: make(chan struct{}), phase: corev1.PodPending, done: make(chan struct{}),
@@ -251,6 +261,18 @@ func (p *Pod) wait(ctx context.Context, what string, ok func() bool) error {
 			return fmt.Errorf("pod %s not %s: %w\n%s", p.name, what, ctx.Err(), p.Describe())
 		}
 	}
+}
+
+// WaitDone waits until the pod has Succeeded or Failed (a Job's pod) and
+// returns the phase; the error is ctx's, with the pod's status.
+func (p *Pod) WaitDone(ctx context.Context) (corev1.PodPhase, error) {
+	err := p.wait(ctx, "done", func() bool { return false })
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed {
+		return p.phase, nil
+	}
+	return p.phase, err
 }
 
 // Restarts is how often a container was restarted.

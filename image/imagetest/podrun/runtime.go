@@ -26,6 +26,7 @@ type Runtime struct {
 	runc     string
 	dir      string
 	pullOpts []image.Option
+	api      *APIServer
 
 	mu     sync.Mutex
 	images map[string]*pulled
@@ -38,6 +39,23 @@ type Option func(*Runtime)
 func WithPullOptions(opts ...image.Option) Option {
 	return func(r *Runtime) { r.pullOpts = append(r.pullOpts, opts...) }
 }
+
+// APIServer is the cluster a pod's in-cluster configuration points at.
+type APIServer struct {
+	// Addr is the API server's host:port on the host's loopback; its
+	// certificate must be valid for that IP, the pod reaching it at the
+	// same address inside its own namespace.
+	Addr string
+	// CA is the PEM bundle the pod's ca.crt holds.
+	CA []byte
+	// Token returns a token for a service account, as the kubelet's
+	// TokenRequest does.
+	Token func(ctx context.Context, namespace, serviceAccount string) (string, error)
+}
+
+// WithAPIServer gives pods a service account token and the in-cluster
+// environment for api.
+func WithAPIServer(api APIServer) Option { return func(r *Runtime) { r.api = &api } }
 
 // debianRunc is where Debian's runc package installs runc, outside a
 // user's PATH.
