@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/image/imagetest/podrun"
 	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/unpack"
 )
 
 // The unpack Jobs of issue 24 (runs 4 and 5): their pods run by the pod
@@ -125,4 +127,45 @@ func TestPodOLMUnpackJob(t *testing.T) {
 	got, stderr, code := runCLI(t, "bundle", "load", ns+"/"+job.Name, "--kubeconfig", c.Kubeconfig(t, c.AdminConfig()))
 	require.Equal(t, 0, code, "%s\n%s", stderr, pod.Describe())
 	assert.Equal(t, opmImageRender(t, bundleRoot, imgs.Bundle), got)
+}
+
+// TestPodBundleUnpackJob (issue 24 run 5): the Job olmcat bundle unpack
+// creates (--tool-image olmcat's own image, --extra-metadata so that
+// the bundle's dependencies.yaml is kept), read back from the API
+// server and its pod template run by the harness as the Job controller
+// would: the pod succeeds, the ConfigMap holds the bundle (bundle load
+// prints opm's render of the image), and once the Job's status says
+// Complete the BundleLookup has left JobIncomplete for its final state
+// (the bundle, no conditions).
+func TestPodBundleUnpackJob(t *testing.T) {
+	c := kubetest.Get(t)
+	rt := clusterPodRuntime(t, c)
+	reg := imagetest.New(t)
+	_, flags := imageTestEnv(t)
+	const bundleRoot = "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+	tool := buildToolImage(t, reg, flags)
+	bundle := pushBundleImage(t, reg, "bundles/etcd:v0.9.2", bundleRoot)
+	ns := c.Namespace(t)
+	admin := c.Kubeconfig(t, c.AdminConfig())
+	unpackCmd := []string{"bundle", "unpack", bundle, "-n", ns, "--kubeconfig", admin, "--tool-image", tool, "--extra-metadata"}
+	out, stderr, code := runCLI(t, unpackCmd...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, `"reason": "JobIncomplete"`)
+
+	name := unpack.Name(bundle)
+	job, err := c.Admin(t).BatchV1().Jobs(ns).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	pod := runJobPod(t, rt, jobPod(job, ns))
+	got, stderr, code := runCLI(t, "bundle", "load", ns+"/"+name, "--kubeconfig", admin)
+	require.Equal(t, 0, code, "%s\n%s", stderr, pod.Describe())
+	assert.Equal(t, opmImageRender(t, bundleRoot, bundle), got)
+
+	kubetest.CompleteJob(t, c.Admin(t), ns, name)
+	out, stderr, code = runCLI(t, append(unpackCmd, "--wait", "--poll-interval", "50ms")...)
+	require.Equal(t, 0, code, stderr)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &res))
+	assert.Equal(t, "etcdoperator.v0.9.2", res["bundle"])
+	assert.Equal(t, ns+"/"+name, res["configMap"])
+	assert.Nil(t, res["conditions"], out)
 }
