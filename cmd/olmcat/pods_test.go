@@ -49,8 +49,9 @@ func podRuntime(t *testing.T, opts ...podrun.Option) *podrun.Runtime {
 }
 
 // catalogPodModes are OLM's default-mode catalog pods: the legacy and the
-// restricted security context.
-var catalogPodModes = []string{"catalog-pod-a-default-legacy.yaml", "catalog-pod-b-restricted.yaml"}
+// restricted security context, and spec.grpcPodConfig.memoryTarget
+// (100Mi: a memory limit on the container and GOMEMLIMIT=100MiB).
+var catalogPodModes = []string{"catalog-pod-a-default-legacy.yaml", "catalog-pod-b-restricted.yaml", "catalog-pod-e-memorytarget-100Mi-legacy.yaml"}
 
 // startupBudget is how long the kubelet lets a container start before its
 // startup probe kills it (failureThreshold × periodSeconds), plus one
