@@ -14,7 +14,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/operator-catalog/olmcat/image/imagetest"
@@ -169,77 +168,4 @@ func TestPodBundleUnpackJob(t *testing.T) {
 	assert.Equal(t, "etcdoperator.v0.9.2", res["bundle"])
 	assert.Equal(t, ns+"/"+name, res["configMap"])
 	assert.Nil(t, res["conditions"], out)
-}
-
-// throttle limits a container's CPU to 10m (1 ms of each 100 ms), so
-// that its copy takes long enough to be killed in the middle.
-func throttle(t *testing.T, spec *corev1.Pod, container string) {
-	t.Helper()
-	for _, cs := range [][]corev1.Container{spec.Spec.InitContainers, spec.Spec.Containers} {
-		for i := range cs {
-			if cs[i].Name == container {
-				cs[i].Resources.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")}
-				return
-			}
-		}
-	}
-	require.Fail(t, "no container "+container)
-}
-
-// TestPodInitContainerKilled (issue 24 run 6, the last bad case): an init
-// container SIGKILLed mid-copy (throttled, killed once its destination
-// appears in the volume), in OLM's extractContent catalog pod (olmcat's
-// image as opm) the util copy (extract-utilities) or the catalog's
-// (extract-content): the harness restarts it as the kubelet does, the
-// copy over what the killed one left succeeds, the pod becomes Ready and
-// serves the catalog. In the unpack Job's pod (restartPolicy Never) the
-// killed util copy fails the pod; the Job controller's next pod (within
-// backoffLimit 3) completes the Job.
-func TestPodInitContainerKilled(t *testing.T) {
-	c := kubetest.Get(t)
-	rt, clusterRT := podRuntime(t), clusterPodRuntime(t, c)
-	reg := imagetest.New(t)
-	_, flags := imageTestEnv(t)
-	const dir = "../../fixtures/legacy/small-fbb/opm-migrate"
-	imgs := podrun.Images{Catalog: buildCatalogImage(t, reg, flags, dir, "small-fbb"), Opm: buildToolImage(t, reg, flags),
-		OLM: reg.Push(t, "olm/olm:v0.46.0", podrun.OLMImage(t))}
-	for _, k := range []struct{ container, volume, file string }{
-		{"extract-utilities", "utilities", "copy-content"},
-		{"extract-content", "catalog-content", "catalog"},
-	} {
-		t.Run("catalog pod/"+k.container, func(t *testing.T) {
-			spec, err := podrun.OLMPod(extractContentModes[0], imgs)
-			require.NoError(t, err)
-			throttle(t, spec, k.container)
-			pod := rt.Run(t, spec, podrun.KillOnce(k.container, k.volume, k.file))
-			ctx, cancel := context.WithTimeout(context.Background(), initBudget+startupBudget(&spec.Spec.Containers[0]))
-			defer cancel()
-			require.NoError(t, pod.WaitReady(ctx))
-			assert.Equal(t, 1, pod.Restarts(k.container), pod.Describe())
-			assert.Contains(t, pod.Describe(), "Container "+k.container+" exited with code 137")
-			assert.Contains(t, pod.Describe(), "Killed container "+k.container)
-			podParity(t, pod, dir)
-		})
-	}
-	t.Run("unpack Job/util", func(t *testing.T) {
-		const bundleRoot = "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
-		imgs := imgs
-		imgs.Bundle = pushBundleImage(t, reg, "bundles/etcd:v0.9.2", bundleRoot)
-		ns := c.Namespace(t)
-		job := createOLMUnpackObjects(t, c, ns, imgs)
-		spec := jobPod(job, ns)
-		throttle(t, spec, "util")
-		first := clusterRT.Run(t, spec, podrun.KillOnce("util", "util", "cpb"))
-		ctx, cancel := context.WithTimeout(context.Background(), jobPodBudget)
-		defer cancel()
-		phase, err := first.WaitDone(ctx)
-		require.NoError(t, err)
-		require.Equal(t, corev1.PodFailed, phase, first.Describe())
-		assert.Contains(t, first.Describe(), "Container util exited with code 137")
-		require.Positive(t, *job.Spec.BackoffLimit, "the Job allows a retry")
-		second := runJobPod(t, clusterRT, jobPod(job, ns))
-		got, stderr, code := runCLI(t, "bundle", "load", ns+"/"+job.Name, "--kubeconfig", c.Kubeconfig(t, c.AdminConfig()))
-		require.Equal(t, 0, code, "%s\n%s", stderr, second.Describe())
-		assert.Equal(t, opmImageRender(t, bundleRoot, imgs.Bundle), got)
-	})
 }

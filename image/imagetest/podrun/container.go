@@ -63,9 +63,6 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	r := &running{id: id, started: time.Now(), c: c}
 	p.update(func() { p.runSince[c.Name], p.running[c.Name] = r.started, id })
 	p.event("Started container %s (attempt %d)", c.Name, n)
-	if file, ok := p.takeKill(c.Name); ok {
-		go p.killWhen(c.Name, id, file, exited)
-	}
 	killc := make(chan string, 1)
 	r.kill = func(reason string) {
 		select {
@@ -98,33 +95,6 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	}
 	p.event("Container %s exited with code %d", c.Name, code)
 	return code, nil
-}
-
-// takeKill is the host file whose appearance kills the container
-// (KillOnce), once.
-func (p *Pod) takeKill(name string) (string, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	file, ok := p.killOnce[name]
-	delete(p.killOnce, name)
-	return file, ok
-}
-
-// killWhen SIGKILLs the container as soon as file exists (its copy has
-// begun), unless it exits first.
-func (p *Pod) killWhen(name, id, file string, exited chan struct{}) {
-	for {
-		if st, err := os.Stat(file); err == nil {
-			p.rt.runcCmd(context.Background(), "kill", id, "KILL").Run()
-			p.event("Killed container %s with SIGKILL (KillOnce), %s at %d bytes", name, filepath.Base(file), st.Size())
-			return
-		}
-		select {
-		case <-exited:
-			return
-		case <-time.After(time.Millisecond):
-		}
-	}
 }
 
 // waitRunning returns once runc reports the container running (the
@@ -202,9 +172,6 @@ func (p *Pod) prepare(c *corev1.Container, bundle string) error {
 	o := ociSpec{args: args, env: env, cwd: cwd, user: u, sec: sec, hostname: p.name, netns: p.ns.path, mounts: mounts}
 	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 		o.memLimit = q.Value()
-	}
-	if q, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
-		o.cpuMilli = q.MilliValue()
 	}
 	data, err := json.MarshalIndent(o.spec(), "", "  ")
 	if err != nil {

@@ -41,26 +41,13 @@ type Pod struct {
 	runSince map[string]time.Time // when each container's last attempt started
 	running  map[string]string    // runc id of each running container
 
-	killOnce map[string]string // container -> host file whose appearance kills it (KillOnce)
-
 	saOnce sync.Once
 	saDir  string
 	saErr  error
 }
 
-// RunOption changes how one pod is run.
-type RunOption func(*Pod)
-
-// KillOnce SIGKILLs the named container once, as soon as file (a path
-// inside the emptyDir volume) exists: an init container killed mid-copy
-// (by the OOM killer, a node's crash), which the harness then handles as
-// the kubelet does.
-func KillOnce(container, volume, file string) RunOption {
-	return func(p *Pod) { p.killOnce[container] = filepath.Join(p.dir, "volumes", volume, file) }
-}
-
 // Run starts spec's pod in the background; it is stopped when t ends.
-func (r *Runtime) Run(t testing.TB, spec *corev1.Pod, opts ...RunOption) *Pod {
+func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
 	t.Helper()
 	name := spec.Name
 	if name == "" {
@@ -74,10 +61,7 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod, opts ...RunOption) *Pod {
 	}
 	p := &Pod{rt: r, spec: spec.DeepCopy(), name: name, dir: filepath.Join(r.dir, name),
 		changed: make(chan struct{}), phase: corev1.PodPending, done: make(chan struct{}),
-		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{}, killOnce: map[string]string{}}
-	for _, o := range opts {
-		o(p)
-	}
+		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{}}
 	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "volumes"), 0o755))
 	ns, err := newNetns(filepath.Join(p.dir, "netns"))
 	require.NoError(t, err)

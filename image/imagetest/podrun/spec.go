@@ -251,7 +251,6 @@ type ociSpec struct {
 	netns     string
 	mounts    []specs.Mount
 	memLimit  int64
-	cpuMilli  int64
 }
 
 func (o ociSpec) spec() *specs.Spec {
@@ -278,17 +277,8 @@ func (o ociSpec) spec() *specs.Spec {
 			ReadonlyPaths: []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"},
 		},
 	}
-	if o.memLimit > 0 || o.cpuMilli > 0 {
-		s.Linux.Resources = &specs.LinuxResources{}
-	}
 	if o.memLimit > 0 {
-		s.Linux.Resources.Memory = &specs.LinuxMemory{Limit: &o.memLimit}
-	}
-	if o.cpuMilli > 0 {
-		// The kubelet's CFS quota: the limit's share of a 100 ms period,
-		// at least 1 ms.
-		period, quota := uint64(100000), max(o.cpuMilli*100, 1000)
-		s.Linux.Resources.CPU = &specs.LinuxCPU{Period: &period, Quota: &quota}
+		s.Linux.Resources = &specs.LinuxResources{Memory: &specs.LinuxMemory{Limit: &o.memLimit}}
 	}
 	return s
 }
