@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,21 +17,8 @@ import (
 // ("" never); it returns stderr and the exit code (-1 when killed).
 func runCrashIn(t *testing.T, bin, dir, on string, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(dir, "tmp"), "OLMCAT_CRASH_ON="+on, "OLMCAT_CRASH_AT=0", "OLMCAT_CRASH_LOG=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	require.NoError(t, ctx.Err(), "%v did not finish: %s", args, stderr.String())
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return stderr.String(), ee.ExitCode()
-	}
-	require.NoError(t, err)
-	return stderr.String(), 0
+	env := append(os.Environ(), "TMPDIR="+filepath.Join(dir, "tmp"), "OLMCAT_CRASH_ON="+on, "OLMCAT_CRASH_AT=0", "OLMCAT_CRASH_LOG=")
+	return runBinaryIn(t, bin, dir, env, args...)
 }
 
 // TestKilledTempDirsAreSwept (issue 25, items 2 and 12): a command

@@ -45,10 +45,17 @@ func runBinary(t *testing.T, bin string, args ...string) (string, int) {
 // process's).
 func runBinaryEnv(t *testing.T, bin string, env []string, args ...string) (string, int) {
 	t.Helper()
+	return runBinaryIn(t, bin, "", env, args...)
+}
+
+// runBinaryIn is runBinaryEnv in the working directory dir ("": this
+// process's).
+func runBinaryIn(t *testing.T, bin, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
+	cmd.Dir, cmd.Env = dir, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
