@@ -60,9 +60,9 @@ image: build build-images
 test: lint browser xmllint runc cluster-bins health-probe-bin opm-bin build-images test-all test-race fuzz
 
 # Every test. The browser test (cmd/olmcat/internal/report) drives Debian's
-# chromium, the cluster tests (internal/kubetest users: unpack, the
+# chromium, the cluster tests (internal/testutil/kubetest users: unpack, the
 # bundle commands) a real kube-apiserver and etcd, and the pod runs
-# (cmd/olmcat pods_test.go, the image/imagetest/podrun harness) Debian's
+# (cmd/olmcat pods_test.go, the internal/testutil/podrun harness) Debian's
 # runc as root; here a missing browser, binary or runc fails those tests
 # instead of skipping them. The image build test
 # uses the binaries of build-images.
@@ -130,7 +130,7 @@ xmllint:
 
 RUNC ?= /usr/sbin/runc
 
-# The pod harness (image/imagetest/podrun) runs the images olmcat builds,
+# The pod harness (internal/testutil/podrun) runs the images olmcat builds,
 # as OLM's pods, with Debian's runc.
 runc:
 	@if [ ! -x $(RUNC) ]; then \

@@ -9,10 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 )
 
-// genCatalog loads the synthetic catalog of internal/catalogtest: pkgs
+// genCatalog loads the synthetic catalog of internal/testutil/catalogtest: pkgs
 // packages of perPkg bundles each in two channels (stable: every bundle,
 // one replaces chain with a skip per bundle; fast: the newest half), with
 // the properties opm migrate writes and one small inline manifest, the

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 )
 
 // The blob builders shared with the model's tests.

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
 // rawHeader is a ustar header block; archive/tar cannot write the sparse

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/internal/testinput"
+	"github.com/operator-catalog/olmcat/internal/testutil/testinput"
 )
 
 // TestRowsAttachedByNameAreRepairs: properties, dependencies and

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/operator-catalog/olmcat/internal/testinput"
+	"github.com/operator-catalog/olmcat/internal/testutil/testinput"
 )
 
 // benchDB is the large database the benchmarks read: $OLMCAT_BENCH_DB,

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
 )
 
 var benchBundles = flag.Int("migrate.bench-bundles", 500, "bundles of the BenchmarkMigrate database (catalogtest.DefaultBundlesPerPackage per package)")

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
-	"github.com/operator-catalog/olmcat/internal/testinput"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testutil/testinput"
 )
 
 // withoutCSVEdges returns b with spec.replaces and spec.skips removed from

@@ -16,7 +16,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/internal/testinput"
+	"github.com/operator-catalog/olmcat/internal/testutil/testinput"
 )
 
 // copyFile copies src to a new file in dir and returns its path.

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/internal/testinput"
+	"github.com/operator-catalog/olmcat/internal/testutil/testinput"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
 )
 
 // TestUnreadableColumns: every unreadable csv or bundle column value is an

@@ -9,7 +9,7 @@ import (
 
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
 )

@@ -11,4 +11,4 @@ if [ -e "$out" ]; then
 	echo "gen-bench-db: $out exists; remove it first" >&2
 	exit 2
 fi
-go run ./fixtures/dbbuild/cmd/genbench -o "$out" -n "$bundles"
+go run ./scripts/genbench -o "$out" -n "$bundles"

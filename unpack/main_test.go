@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/kubetest"
 	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/image/imagetest"
-	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/kubetest"
 )
 
 // toolImageBuild builds olmcat's own image of the slim binaries for

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +21,9 @@ import (
 
 // Size limits of the module's production code: a function that does not
 // fit on a screen or two hides its steps, and a file past a few hundred
-// lines mixes concerns. Tests, generated code and the fixtures (the
-// independent oracle and its data) are not held to them.
+// lines mixes concerns. Tests, generated code and the harnesses (the test
+// tools under internal/testutil and the development tools under scripts,
+// the independent oracle among them) are not held to them.
 const (
 	maxFuncLines = 80
 	maxFileLines = 500
@@ -26,45 +32,127 @@ const (
 // generated matches the header Go's tools write on generated files.
 var generated = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
 
+// The kinds of Go code the size report counts apart.
+const (
+	kindProduction = "production"
+	kindHarness    = "harness"
+	kindTest       = "test"
+	kindGenerated  = "generated"
+)
+
+// harnessTrees hold the module's harnesses: what only tests and
+// development tools run (cmd/olmcat/depcheck_test.go keeps production
+// code from importing them).
+var harnessTrees = []string{"internal/testutil", "scripts"}
+
+// codeKind classifies a Go file (path relative to the module root) by
+// its name and place; generated production files are told apart by
+// their header afterwards.
+func codeKind(rel string) string {
+	switch {
+	case strings.HasSuffix(rel, "_test.go"):
+		return kindTest
+	case slices.ContainsFunc(harnessTrees, func(h string) bool { return under(rel, h) }):
+		return kindHarness
+	}
+	return kindProduction
+}
+
+// TestCodeSize holds production code to the size limits and logs (with
+// -v) its lines, the harnesses' and the tests' per top-level directory:
+// go test -run TestCodeSize -v ./cmd/olmcat.
 func TestCodeSize(t *testing.T) {
 	root := moduleRoot(t)
 	fset := token.NewFileSet()
+	lines := map[string]map[string]int{} // top-level directory -> kind -> lines
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if rel == "fixtures" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		kind := codeKind(rel)
+		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		for _, c := range f.Comments {
-			if generatedHeader(c) {
-				return nil
+		if kind == kindProduction {
+			if kind, err = checkSize(t, fset, rel, src); err != nil {
+				return err
 			}
 		}
-		n := fset.Position(f.FileEnd).Line
-		assert.LessOrEqual(t, n, maxFileLines, "%s: %d lines (at most %d): split it by concern", rel, n, maxFileLines)
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
-			assert.LessOrEqual(t, n, maxFuncLines, "%s: func %s is %d lines (at most %d): split it into steps", rel, fn.Name.Name, n, maxFuncLines)
+		top, _, _ := strings.Cut(rel, "/")
+		if lines[top] == nil {
+			lines[top] = map[string]int{}
 		}
+		lines[top][kind] += bytes.Count(src, []byte("\n"))
 		return nil
 	})
 	require.NoError(t, err)
+	logCodeLines(t, lines)
+}
+
+// checkSize holds one production file to the size limits. It returns the
+// file's kind: generated files are not held to them.
+func checkSize(t *testing.T, fset *token.FileSet, rel string, src []byte) (string, error) {
+	t.Helper()
+	f, err := parser.ParseFile(fset, rel, src, parser.ParseComments)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range f.Comments {
+		if generatedHeader(c) {
+			return kindGenerated, nil
+		}
+	}
+	n := fset.Position(f.FileEnd).Line
+	assert.LessOrEqual(t, n, maxFileLines, "%s: %d lines (at most %d): split it by concern", rel, n, maxFileLines)
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+		assert.LessOrEqual(t, n, maxFuncLines, "%s: func %s is %d lines (at most %d): split it into steps", rel, fn.Name.Name, n, maxFuncLines)
+	}
+	return kindProduction, nil
+}
+
+// logCodeLines logs the table of Go lines per top-level directory and
+// kind, with a total row.
+func logCodeLines(t *testing.T, lines map[string]map[string]int) {
+	t.Helper()
+	kinds := []string{kindProduction, kindHarness, kindTest, kindGenerated}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Go lines per top-level directory:\n%-10s", "")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "%12s", k)
+	}
+	row := func(name string, n map[string]int) {
+		fmt.Fprintf(&b, "\n%-10s", name)
+		for _, k := range kinds {
+			fmt.Fprintf(&b, "%12d", n[k])
+		}
+	}
+	total := map[string]int{}
+	tops := slices.Sorted(maps.Keys(lines))
+	for _, top := range tops {
+		row(top, lines[top])
+		for k, n := range lines[top] {
+			total[k] += n
+		}
+	}
+	row("total", total)
+	t.Log(b.String())
 }
 
 // generatedHeader reports whether a comment group holds Go's

@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/image/imagetest"
 	"github.com/operator-catalog/olmcat/internal/outdir"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
 // The crash harness: the real binary, built with the crashtest tag

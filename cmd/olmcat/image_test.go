@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
 // pushDBImage pushes a sqlite index image of dbPath, laid out as opm

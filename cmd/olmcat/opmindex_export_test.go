@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
 // TestIndexExport writes opm's appregistry layout from a catalog made

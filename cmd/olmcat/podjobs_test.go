@@ -16,9 +16,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/operator-catalog/olmcat/image/imagetest"
-	"github.com/operator-catalog/olmcat/image/imagetest/podrun"
-	"github.com/operator-catalog/olmcat/internal/kubetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/kubetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/podrun"
 	"github.com/operator-catalog/olmcat/unpack"
 )
 

@@ -19,13 +19,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/image/imagetest"
-	"github.com/operator-catalog/olmcat/image/imagetest/podrun"
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/podrun"
 )
 
 // The runs of issue 24: images olmcat builds, run by the pod harness
-// (image/imagetest/podrun, Debian's runc) from the pods OLM v0.46.0
+// (internal/testutil/podrun, Debian's runc) from the pods OLM v0.46.0
 // creates, checked through their own probes and with parity --strict.
 
 // requireRuntimeEnv makes make test fail instead of skip where runc

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 	"github.com/operator-catalog/olmcat/internal/writelock"
 	"github.com/operator-catalog/olmcat/registry/api"
 )

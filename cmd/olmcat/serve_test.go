@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 

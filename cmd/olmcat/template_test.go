@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg/template"
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
-	"github.com/operator-catalog/olmcat/image/imagetest"
-	"github.com/operator-catalog/olmcat/internal/bundleimages"
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/bundleimages"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/image/imagetest"
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
 // TestImageTempDirsSwept: image extraction directories that a process

@@ -13,7 +13,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
-	"github.com/operator-catalog/olmcat/internal/bundleimages"
+	"github.com/operator-catalog/olmcat/internal/testutil/bundleimages"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 )
 
 // BenchmarkIndexBuild10k is the index build alone (convert every package

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 )
 
 // maxIndexBytesPerBundle bounds what a loaded Querier keeps per bundle of

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 )
 
 // BenchmarkRestore10k restores the 10,000-bundle catalog's Querier from

@@ -25,7 +25,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
-	"github.com/operator-catalog/olmcat/internal/bundleimages"
+	"github.com/operator-catalog/olmcat/internal/testutil/bundleimages"
 )
 
 func main() {

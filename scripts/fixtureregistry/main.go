@@ -21,14 +21,14 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/registry"
 
-	"github.com/operator-catalog/olmcat/internal/bundleimages"
-	"github.com/operator-catalog/olmcat/internal/catalogtest"
+	"github.com/operator-catalog/olmcat/internal/testutil/bundleimages"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogtest"
 )
 
 func main() {
 	addr := flag.String("addr", bundleimages.FixtureHost, "loopback address to serve on")
 	root := flag.String("bundles", "fixtures/bundles", "the bundle directories")
-	synthetic := flag.Int("synthetic", 0, "instead: push this many synthetic bundles (internal/catalogtest, etcd base) under their own names (quay.io/olmcat-bench/...)")
+	synthetic := flag.Int("synthetic", 0, "instead: push this many synthetic bundles (internal/testutil/catalogtest, etcd base) under their own names (quay.io/olmcat-bench/...)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

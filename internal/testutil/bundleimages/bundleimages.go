@@ -31,7 +31,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/yaml"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
 )
 
 // FixtureHost is the registry the legacy fixtures' bundle images name.

@@ -13,7 +13,7 @@
 //   - cpb DIR: OLM's cmd/cpb, the unpack Job's bundle copier: the bundle
 //     image's /manifests and /metadata into DIR.
 //
-// It is a test tool of the pod harness (image/imagetest/podrun).
+// It is a test tool of the pod harness (internal/testutil/podrun).
 package main
 
 import (

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
 )
 
 // The declarative config blobs, as opm migrate writes them.

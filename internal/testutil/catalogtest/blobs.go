@@ -1,7 +1,7 @@
 // Package catalogtest is the module's one source of test catalogs: the
 // synthetic catalog generator (Generate: any number of packages, channels
 // and bundles, as declarative config, a directory in opm's layout or
-// bundles for the legacy index builder fixtures/dbbuild), which the
+// bundles for the legacy index builder internal/testutil/dbbuild), which the
 // benchmarks, scripts/gen-bench-db.sh and the load tests share, and
 // builders of single declarative config blobs that the tests of declcfg
 // and declcfg/model start from (each returns one JSON line).

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/fixtures/dbbuild"
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
 )
 
 // base is what every generated bundle is stamped from: CSV templates with

@@ -81,7 +81,7 @@ func Image(t testing.TB, config v1.Config, files ...File) v1.Image {
 func OLMImage(t testing.TB) v1.Image {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "olmtools")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/operator-catalog/olmcat/image/imagetest/podrun/olmtools")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/operator-catalog/olmcat/internal/testutil/podrun/olmtools")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "build olmtools: %s", out)

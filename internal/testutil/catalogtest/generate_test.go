@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const etcd = "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+const etcd = "../../../fixtures/bundles/opm-bundles/etcd.0.9.2"
 
 func jsonOf(tb testing.TB, opts ...Option) []byte {
 	tb.Helper()
