@@ -101,7 +101,7 @@ func makeIfAny[T any](n int) []T {
 func openRoot(root string) (*os.Root, error) {
 	// A write of root killed after its commit record may have left it
 	// half replaced: finished first (or refused), never read as it is.
-	// Commands that detect their input (source.Detect) have done this
+	// Commands that detect their input (input.Classify) have done this
 	// already and said so; this covers every other reader.
 	if _, err := outdir.FinishForRead(root); err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", root, err)

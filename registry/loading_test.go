@@ -17,6 +17,7 @@ import (
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
@@ -123,7 +124,7 @@ func TestServeLoadingWatchReloads(t *testing.T) {
 		t.Run(map[bool]string{false: "no reload", true: "reload"}[reload], func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "catalog")
 			require.NoError(t, os.CopyFS(dir, os.DirFS(fixturesDir+"/small-fbb/opm-migrate")))
-			in, err := source.Detect(dir)
+			in, err := input.Classify(dir)
 			require.NoError(t, err)
 			load := func(ctx context.Context) (registry.Querier, error) { return source.OpenInput(ctx, in) }
 			var log syncBuffer

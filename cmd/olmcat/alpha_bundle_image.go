@@ -13,28 +13,25 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 // pullBundle pulls the bundle image ref and checks that it is one; the
-// caller closes the result.
-func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*image.Extracted, error) {
-	in, err := source.Detect(ref)
+// caller closes the result, whose Path holds manifests/ and metadata/.
+func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*input.Input, error) {
+	in, err := input.Classify(ref)
 	if err != nil {
 		return nil, &exitError{code: exitInvalid, err: err}
 	}
-	if in.Kind != source.KindImage {
+	if in.Kind != input.KindImage {
 		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not an image reference", ref)}
 	}
-	_, extracted, err := img.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
-	if err != nil {
-		return nil, err
-	}
-	if extracted.Kind != image.KindBundle {
-		extracted.Close()
+	b, err := img.resolve(cmd.Context(), ref, input.Bundle, "bundle", cmd.ErrOrStderr())
+	var nb *input.NotBundleError
+	if errors.As(err, &nb) {
 		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not a bundle image (no %s label)", ref, image.LabelBundlePackage)}
 	}
-	return extracted, nil
+	return b, inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: err} })
 }
 
 // validateBundleDir runs opm's bundle validation on an unpacked bundle,
@@ -90,14 +87,14 @@ validate does (-v skips that) and copy its whole content (manifests/, metadata/)
 			}
 			defer b.Close()
 			if !skipValidation {
-				if err := validateBundleDir(cmd.ErrOrStderr(), b.Root, true); err != nil {
+				if err := validateBundleDir(cmd.ErrOrStderr(), b.Path, true); err != nil {
 					return err
 				}
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}
-			return copyFiles(b.Root, out, true, sweptNote(cmd.ErrOrStderr()))
+			return copyFiles(b.Path, out, true, sweptNote(cmd.ErrOrStderr()))
 		},
 	}
 	fl := cmd.Flags()
@@ -148,7 +145,7 @@ SecurityContextConstraints).`,
 				return err
 			}
 			defer b.Close()
-			if err := validateBundleDir(cmd.ErrOrStderr(), b.Root, false, validators...); err != nil {
+			if err := validateBundleDir(cmd.ErrOrStderr(), b.Path, false, validators...); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "All validation tests have been completed successfully")

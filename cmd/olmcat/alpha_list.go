@@ -11,9 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/quote"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // newAlphaListCmd is opm alpha list: tables of the packages, channels and
@@ -76,17 +75,13 @@ func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Wri
 // of either) into the validated model opm lists from.
 func (lc *listCmd) load(cmd *cobra.Command, ref string) (*model.Model, error) {
 	ctx := cmd.Context()
-	in, err := source.Detect(ref)
+	in, err := lc.img.resolve(ctx, ref, input.Either, "list", cmd.ErrOrStderr(), input.PreferSQLite())
 	if err != nil {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
+		return nil, inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)} })
 	}
-	local, extracted, err := lc.img.localInput(ctx, in, true, cmd.ErrOrStderr())
-	if err != nil {
-		return nil, err
-	}
-	defer extracted.Close()
-	rin := renderInput{Input: local, name: ref, unpacked: extracted}
-	if _, _, isBundle := rin.bundleDir(); isBundle || extracted != nil && extracted.Kind == image.KindBundle {
+	defer in.Close()
+	rin := renderInput{Input: in, name: ref}
+	if in.Kind == input.KindBundle {
 		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("cannot list non-index %q", ref)}
 	}
 	cfg, err := loadRenderInput(ctx, rin, cmd.ErrOrStderr(), lc.noWarn)

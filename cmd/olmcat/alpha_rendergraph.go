@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg/graph"
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 // newAlphaRenderGraphCmd is opm alpha render-graph: the mermaid text of
@@ -31,16 +31,14 @@ mermaid prints the same text; olmcat graph -o svg draws it in-process.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b := graph.NewBuilder(graph.WithPackage(pkg))
 			for _, arg := range args {
-				in, err := source.Detect(arg)
+				in, err := img.resolve(cmd.Context(), arg, input.Either, "render-graph", cmd.ErrOrStderr(), input.PreferSQLite())
 				if err != nil {
-					return &exitError{code: exitInvalid, err: fmt.Errorf("render-graph %s: %w", arg, err)}
+					return inputError(err, func(err error) error {
+						return &exitError{code: exitInvalid, err: fmt.Errorf("render-graph %s: %w", arg, err)}
+					})
 				}
-				local, extracted, err := img.localInput(cmd.Context(), in, true, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				defer extracted.Close()
-				if err := addToGraph(cmd, b, renderInput{Input: local, name: arg, unpacked: extracted}, noWarn); err != nil {
+				defer in.Close()
+				if err := addToGraph(cmd, b, renderInput{Input: in, name: arg}, noWarn); err != nil {
 					return &exitError{code: exitInvalid, err: err}
 				}
 			}

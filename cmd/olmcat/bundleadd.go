@@ -13,26 +13,24 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // loadBundle renders one bundle image or bundle directory as olmcat
 // render does; the image is the reference as given (opm's bundlepath).
 func loadBundle(ctx context.Context, arg string, img *imageFlags, migrateLevel string, stderr io.Writer) (indexop.NewBundle, error) {
-	in, err := source.Detect(arg)
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == arg {
-		err = pe.Err // the path is named once, by the context below
-	}
+	in, err := img.resolve(ctx, arg, input.Either, "bundle", stderr)
 	if err != nil {
-		return indexop.NewBundle{}, &exitError{code: exitInvalid, err: fmt.Errorf("bundle %s: %w", arg, err)}
+		return indexop.NewBundle{}, inputError(err, func(err error) error {
+			if pe := (*fs.PathError)(nil); errors.As(err, &pe) && pe.Path == arg {
+				err = pe.Err // the path is named once, by the context below
+			}
+			return &exitError{code: exitInvalid, err: fmt.Errorf("bundle %s: %w", arg, err)}
+		})
 	}
-	local, u, err := img.localInput(ctx, in, false, stderr)
-	if err != nil {
-		return indexop.NewBundle{}, err
-	}
-	defer u.Close()
-	ri := renderInput{Input: local, name: arg, unpacked: u, migrateLevel: migrateLevel}
+	defer in.Close()
+	ri := renderInput{Input: in, name: arg, migrateLevel: migrateLevel}
 	bundleDir, ref, ok := ri.bundleDir()
 	if !ok {
 		return indexop.NewBundle{}, &exitError{code: exitInvalid, err: fmt.Errorf("bundle %s: not a bundle image or bundle directory (manifests/ and metadata/)", arg)}

@@ -59,6 +59,34 @@ var depRules = []struct {
 	{pkg: "unpack/jobtool", forbidden: []string{"*"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd"}},
 	{pkg: "registry/...", forbidden: []string{"migrate", "cmd"}},
+	// input owns "what is this argument" for every command: it pulls
+	// through image and reads files, and knows nothing of what a command
+	// then does with the input (serve it, migrate it): no registry,
+	// migrate, legacy or cmd.
+	{pkg: "input", forbidden: []string{"*"}, allow: []string{"image", "internal", "declcfg"}},
+}
+
+// sourceImporters are the only files of the CLI that may import
+// registry/source: the serving commands. Every command starts from
+// package input; registry/source serves what input resolved.
+var sourceImporters = []string{"serve.go", "serve_limits.go", "serve_slim.go"}
+
+// TestCommandsStartFromInput: no command but serve reaches for
+// registry/source to tell what its argument is.
+func TestCommandsStartFromInput(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") || slices.Contains(sourceImporters, file) {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, imp := range f.Imports {
+			assert.NotEqual(t, strconv.Quote(module+"registry/source"), imp.Path.Value, "%s imports registry/source: commands resolve their inputs with package input", file)
+		}
+	}
 }
 
 // testHarnesses is the tree of the module's test harnesses: the

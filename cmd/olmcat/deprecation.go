@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 // noDeprecationWarningEnv silences the deprecation warning when set to a
@@ -18,8 +18,8 @@ const noDeprecationWarningEnv = "OLMCAT_NO_DEPRECATION_WARNING"
 // suggestedOutputDir is the output directory the deprecation warning
 // proposes for dbPath: "<name without extension>-catalog" beside it.
 func suggestedOutputDir(dbPath string) string {
-	if in, err := image.Classify(dbPath); err == nil && in.IsImage() {
-		return in.DirName() + "-catalog"
+	if name, ok := input.ImageDirName(dbPath); ok {
+		return name + "-catalog"
 	}
 	base := filepath.Base(dbPath)
 	name := strings.TrimSuffix(base, filepath.Ext(base))

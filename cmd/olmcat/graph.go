@@ -11,8 +11,8 @@ import (
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newGraphCmd() *cobra.Command {
@@ -49,16 +49,14 @@ are highlighted and explained in a legend.
 			if !ok {
 				return usageError(fmt.Errorf("unknown output format %q (want svg, html, mermaid or dot)", output))
 			}
-			in, err := source.Detect(args[0])
+			in, err := imgFlags.resolve(cmd.Context(), args[0], input.Either, "graph", cmd.ErrOrStderr())
 			if err != nil {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
+				return inputError(err, func(err error) error {
+					return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
+				})
 			}
-			local, unpacked, err := imgFlags.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer unpacked.Close()
-			rin := renderInput{Input: local, name: args[0], unpacked: unpacked}
+			defer in.Close()
+			rin := renderInput{Input: in, name: args[0]}
 			if err := refuseBundleInput(rin, "graph"); err != nil {
 				return err
 			}
@@ -101,29 +99,28 @@ func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, o
 // package is decoded. Other inputs are loaded as render loads them.
 func addToGraph(cmd *cobra.Command, b *graph.Builder, in renderInput, noDeprecationWarning bool) error {
 	pkg := b.Package()
-	_, _, bundle := in.bundleDir()
 	switch {
-	case in.Kind == source.KindDeclcfg && !bundle && pkg != "":
+	case in.Kind == input.KindDeclcfg && pkg != "":
 		// One package: only its files are decoded, once.
-		cfg, err := declcfg.LoadDir(cmd.Context(), in.Ref, declcfg.WithPackages(pkg))
+		cfg, err := declcfg.LoadDir(cmd.Context(), in.Path, declcfg.WithPackages(pkg))
 		if err != nil {
 			return err
 		}
 		b.Add(cfg)
-	case in.Kind == source.KindDeclcfg && !bundle:
+	case in.Kind == input.KindDeclcfg:
 		add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
-		if err := declcfg.EachPackage(cmd.Context(), in.Ref, add); err != nil {
+		if err := declcfg.EachPackage(cmd.Context(), in.Path, add); err != nil {
 			return err
 		}
-	case in.Kind == source.KindSQLite:
+	case in.Kind == input.KindSQLite:
 		var mopts []migrate.Option
 		if pkg != "" {
 			mopts = append(mopts, migrate.WithPackages(pkg))
 		}
 		if !noDeprecationWarning {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Ref, imageFlagArgs(cmd.Flags()))
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Path, imageFlagArgs(cmd.Flags()))
 		}
-		rep, err := migrate.Each(cmd.Context(), in.Ref, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
+		rep, err := migrate.Each(cmd.Context(), in.Path, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
 		report.NameRemedies(rep, err)
 		report.WriteConversionSummary(cmd.ErrOrStderr(), "graph", in.name, rep)
 		if err != nil {

@@ -20,8 +20,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
-	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 func newIndexExportCmd() *cobra.Command {
@@ -163,15 +162,16 @@ func (e *exporter) exportBundle(ctx context.Context, b *declcfg.Bundle, dest str
 	if b.Image == "" {
 		return writeObjects(b, dest)
 	}
-	_, u, err := e.img.localInput(ctx, source.Input{Ref: b.Image, Kind: source.KindImage, Image: b.Image}, false, io.Discard)
+	u, err := e.img.resolve(ctx, b.Image, input.Bundle, "export", io.Discard, input.AsImage())
+	var nb *input.NotBundleError
+	if errors.As(err, &nb) {
+		return fmt.Errorf("%s is not a bundle image", b.Image)
+	}
 	if err != nil {
 		return err
 	}
 	defer u.Close()
-	if u.Kind != image.KindBundle {
-		return fmt.Errorf("%s is not a bundle image", b.Image)
-	}
-	manifests := filepath.Join(u.Root, "manifests")
+	manifests := filepath.Join(u.Path, "manifests")
 	return filepath.WalkDir(manifests, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,8 +11,8 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // runMigrateArg migrates a database file, or the catalog of an image: its
@@ -19,26 +20,28 @@ import (
 // exactly as the same file would be, or its declarative configs written
 // out in the chosen layout. Bundle images are refused with advice.
 func runMigrateArg(cmd *cobra.Command, arg, outDir string, f *migrateFlags, opts []migrate.Option) error {
-	in, err := source.Detect(arg)
-	if err != nil || in.Kind != source.KindImage {
+	in, err := f.image.resolveInput(cmd.Context(), arg, input.Either, "migrate", cmd.ErrOrStderr(), input.PreferSQLite())
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return err
+	case err != nil || in.Image == "":
+		// migrate reads a local argument itself, and reports what it is
+		// not.
 		if err == nil && in.Note != "" {
 			fmt.Fprintln(cmd.ErrOrStderr(), "note:", in.Note)
 		}
 		return runMigrate(cmd, arg, arg, outDir, f, opts)
 	}
-	local, u, err := f.image.localInput(cmd.Context(), in, true, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	defer u.Close()
-	switch {
-	case u.Kind == image.KindBundle:
+	defer in.Close()
+	switch in.Kind {
+	case input.KindBundle:
 		return &exitError{code: exitInvalid, err: fmt.Errorf("migrate %s: this is a bundle image (label %s), not a catalog: "+
 			"run olmcat render %s for its olm.bundle blob, or olmcat add <catalog-dir> %s to add it to a catalog", in.Image, image.LabelBundlePackage, in.Image, in.Image)}
-	case local.Kind == source.KindSQLite:
-		return runMigrate(cmd, in.Image, local.Ref, outDir, f, opts)
+	case input.KindSQLite:
+		return runMigrate(cmd, in.Image, in.Path, outDir, f, opts)
 	}
-	return writeImageConfigs(cmd, in.Image, local.Ref, outDir, f)
+	return writeImageConfigs(cmd, in.Image, in.Path, outDir, f)
 }
 
 // writeImageConfigs writes the declarative configs of an image to outDir

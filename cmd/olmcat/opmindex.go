@@ -13,9 +13,8 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // attachOPMIndexCommands adds opm v1.73's sqlite-era commands (index *,
@@ -45,9 +44,8 @@ func parentCommand(root *cobra.Command, name, short string) *cobra.Command {
 // a legacy sqlite index (file or image) read through migrate, a
 // declarative config (directory or image), or nothing.
 type indexSource struct {
-	name  string // as the user gave it
-	local source.Input
-	u     *image.Extracted
+	name  string       // as the user gave it
+	local *input.Input // nil for none
 }
 
 // openIndexSource opens ref ("" for none). missingOK treats a file that
@@ -62,20 +60,12 @@ func openIndexSource(ctx context.Context, ref string, img *imageFlags, missingOK
 		s.name = ""
 		return s, nil
 	}
-	in, err := source.Detect(ref)
+	in, err := img.resolve(ctx, ref, input.Catalog, "index", stderr, input.PreferSQLite())
 	if err != nil {
-		return nil, &exitError{code: exitInvalid, err: err}
+		return nil, inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: err} })
 	}
-	local, u, err := img.localInput(ctx, in, true, stderr)
-	if err != nil {
-		return nil, err
-	}
-	s.local, s.u = local, u
-	if err := refuseBundle(u, "index"); err != nil {
-		s.Close()
-		return nil, err
-	}
-	if local.Kind != source.KindSQLite && local.Kind != source.KindDeclcfg {
+	s.local = in
+	if in.Kind != input.KindSQLite && in.Kind != input.KindDeclcfg {
 		s.Close()
 		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is neither a legacy sqlite index nor a declarative config directory", ref)}
 	}
@@ -83,18 +73,14 @@ func openIndexSource(ctx context.Context, ref string, img *imageFlags, missingOK
 }
 
 // Close removes what an image extraction left.
-func (s *indexSource) Close() {
-	if s.u != nil {
-		s.u.Close()
-	}
-}
+func (s *indexSource) Close() { s.local.Close() }
 
 // inputs are the local paths outputs must stay clear of.
 func (s *indexSource) inputs() []string {
-	if s.name == "" || s.u != nil {
+	if s.name == "" || s.local.Image != "" {
 		return nil
 	}
-	return []string{s.local.Ref}
+	return []string{s.local.Path}
 }
 
 // each calls fn with the blobs of every package, one at a time, in name
@@ -121,8 +107,8 @@ func (s *indexSource) eachPackage(ctx context.Context, fn func(pkg string, cfg *
 	switch {
 	case s.name == "":
 		return nil
-	case s.local.Kind == source.KindSQLite:
-		_, err := migrate.Each(ctx, s.local.Ref, func(cfg *declcfg.DeclarativeConfig) error {
+	case s.local.Kind == input.KindSQLite:
+		_, err := migrate.Each(ctx, s.local.Path, func(cfg *declcfg.DeclarativeConfig) error {
 			return fn(packageName(cfg), cfg)
 		})
 		if err != nil {
@@ -130,7 +116,7 @@ func (s *indexSource) eachPackage(ctx context.Context, fn func(pkg string, cfg *
 		}
 		return nil
 	default:
-		if err := declcfg.EachPackage(ctx, s.local.Ref, fn); err != nil {
+		if err := declcfg.EachPackage(ctx, s.local.Path, fn); err != nil {
 			return fmt.Errorf("read %s: %w", s.name, err)
 		}
 		return nil

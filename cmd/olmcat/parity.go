@@ -13,8 +13,8 @@ import (
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry/parity"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newParityCmd() *cobra.Command {
@@ -84,18 +84,20 @@ type parityFlags struct {
 // sideKinds checks --left-kind and --right-kind: each is sqlite, declcfg
 // or empty, and a grpc:// side must have one (the rules that explain
 // sqlite vs declarative config differences apply only between those two).
-func (f *parityFlags) sideKinds(stderr io.Writer, args []string) ([2]source.Kind, error) {
-	var out [2]source.Kind
+func (f *parityFlags) sideKinds(stderr io.Writer, args []string) ([2]input.Kind, error) {
+	var out [2]input.Kind
 	for i, flag := range []string{"--left-kind", "--right-kind"} {
-		k := source.Kind(f.kinds[i])
-		if k != "" && k != source.KindSQLite && k != source.KindDeclcfg {
-			return out, fmt.Errorf("%s %q: want %s or %s", flag, k, source.KindSQLite, source.KindDeclcfg)
+		k := input.Kind(f.kinds[i])
+		if k != "" && k != input.KindSQLite && k != input.KindDeclcfg {
+			return out, fmt.Errorf("%s %q: want %s or %s", flag, k, input.KindSQLite, input.KindDeclcfg)
 		}
-		in, err := source.Detect(args[i])
-		tellFinished(stderr, in)
-		if err == nil && in.Kind == source.KindGRPC && k == "" {
+		in, err := input.Classify(args[i])
+		if err == nil {
+			tellFinished(stderr, in)
+		}
+		if err == nil && in.Kind == input.KindGRPC && k == "" {
 			return out, fmt.Errorf("%s is a live server: pass %s %s or %s %s (the sqlite vs declarative config rules apply only between those two backends)",
-				args[i], flag, source.KindSQLite, flag, source.KindDeclcfg)
+				args[i], flag, input.KindSQLite, flag, input.KindDeclcfg)
 		}
 		out[i] = k
 	}
@@ -110,7 +112,7 @@ func (f *parityFlags) openPage(args []string) (*reportFile, error) {
 	}
 	var local []string
 	for _, ref := range args {
-		if in, err := source.Detect(ref); err == nil && in.Kind != source.KindGRPC {
+		if in, err := input.Classify(ref); err == nil && in.Kind != input.KindGRPC {
 			local = append(local, ref)
 		}
 	}
@@ -125,7 +127,7 @@ func (f *parityFlags) openPage(args []string) (*reportFile, error) {
 // htmlDiffsPerRule differences per rule are kept for it (samples).
 // The junit and github reports are returned as ci, to be aborted when
 // the check fails.
-func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]source.Kind, stdout io.Writer, cat *report.Catalog, page bool) (opts []parity.Option, samples *parity.RuleSamples, ci report.Aborter) {
+func (f *parityFlags) checkOptions(cmd *cobra.Command, kinds [2]input.Kind, stdout io.Writer, cat *report.Catalog, page bool) (opts []parity.Option, samples *parity.RuleSamples, ci report.Aborter) {
 	opts = []parity.Option{parity.WithConcurrency(f.concurrency), parity.WithKinds(kinds[0], kinds[1]), parity.WithLoopback(f.loopback)}
 	switch f.output {
 	case "json":
@@ -209,7 +211,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 // junit and github to stdout. A run that stops before its result ends
 // the junit or github report with the error (report.Aborter), so that
 // CI reads why.
-func (f *parityFlags) check(cmd *cobra.Command, args []string, kinds [2]source.Kind, stdout *bufio.Writer, page bool) (*parity.Result, *parity.RuleSamples, error) {
+func (f *parityFlags) check(cmd *cobra.Command, args []string, kinds [2]input.Kind, stdout *bufio.Writer, page bool) (*parity.Result, *parity.RuleSamples, error) {
 	var ci report.Aborter
 	fail := func(err error) (*parity.Result, *parity.RuleSamples, error) {
 		switch {
@@ -256,22 +258,18 @@ func (f *parityFlags) localSides(cmd *cobra.Command, args []string) (sides [2]st
 	}
 	sides = [2]string{args[0], args[1]}
 	for i, ref := range args {
-		// An input Detect rejects is reported by Check.
-		in, err := source.Detect(ref)
+		// An input Resolve cannot tell is reported by Check.
+		local, err := f.imgFlags.resolve(cmd.Context(), ref, input.Catalog, "parity", cmd.ErrOrStderr())
 		if err != nil {
-			continue
-		}
-		local, unpacked, err := f.imgFlags.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
-		if err != nil {
+			if err = inputError(err, func(error) error { return nil }); err == nil {
+				continue
+			}
 			return sides, cleanup, err
 		}
-		closers = append(closers, func() { unpacked.Close() })
-		if err := refuseBundle(unpacked, "parity"); err != nil {
-			return sides, cleanup, err
-		}
-		sides[i] = local.Ref
-		if local.Kind == source.KindSQLite && !f.noWarning {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), ref, local.Ref, imageFlagArgs(cmd.Flags()))
+		closers = append(closers, func() { local.Close() })
+		sides[i] = local.Path
+		if local.Kind == input.KindSQLite && !f.noWarning {
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), ref, local.Path, imageFlagArgs(cmd.Flags()))
 		}
 	}
 	return sides, cleanup, nil
@@ -283,8 +281,8 @@ func (f *parityFlags) localSides(cmd *cobra.Command, args []string) (sides [2]st
 // when neither is (an image's files are not the user's).
 func annotatedCatalog(ctx context.Context, args []string, sides [2]string) (*report.Catalog, error) {
 	for _, i := range []int{1, 0} {
-		in, err := source.Detect(args[i])
-		if err != nil || in.Kind != source.KindDeclcfg || sides[i] != args[i] {
+		in, err := input.Classify(args[i])
+		if err != nil || in.Kind != input.KindDeclcfg || sides[i] != args[i] {
 			continue
 		}
 		loc, err := declcfg.NewLocator(ctx, args[i])

@@ -15,9 +15,8 @@ import (
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/image"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -56,32 +55,28 @@ the olm.bundle blob opm render gives, image field as typed.`,
 			}
 			inputs := make([]renderInput, len(args))
 			for i, arg := range args {
-				in, err := source.Detect(arg)
+				in, err := f.img.resolve(cmd.Context(), arg, input.Either, "render", cmd.ErrOrStderr())
 				if err != nil {
-					return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", arg, err)}
+					return inputError(err, func(err error) error {
+						return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", arg, err)}
+					})
 				}
-				local, unpacked, err := f.img.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
-				if err != nil {
-					return err
-				}
-				defer unpacked.Close()
-				inputs[i] = renderInput{Input: local, name: arg, unpacked: unpacked, migrateLevel: migrateLevel, imageRefTemplate: tmpl,
+				defer in.Close()
+				inputs[i] = renderInput{Input: in, name: arg, migrateLevel: migrateLevel, imageRefTemplate: tmpl,
 					migrateOptions: []migrate.Option{migrate.WithMigrateLevel(migrate.Level(migrateLevel))}, imgArgs: imageFlagArgs(cmd.Flags())}
 			}
-			if len(inputs) == 1 && inputs[0].Kind == source.KindSQLite {
+			if len(inputs) == 1 && inputs[0].Kind == input.KindSQLite {
 				// A lone sqlite index is streamed package by package
 				// instead of being held in memory for merging.
-				return renderSQLite(cmd, inputs[0].name, inputs[0].Ref, format, f.noDeprecationWarning, inputs[0].migrateOptions...)
+				return renderSQLite(cmd, inputs[0].name, inputs[0].Path, format, f.noDeprecationWarning, inputs[0].migrateOptions...)
 			}
-			if len(inputs) == 1 && inputs[0].Kind == source.KindDeclcfg {
-				if _, _, isBundle := inputs[0].bundleDir(); !isBundle {
-					// A lone directory is streamed package by package.
-					w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
-					if err := streamDir(cmd.Context(), w, inputs[0].Ref, format, migrateLevel); err != nil {
-						return &exitError{code: exitInvalid, err: err}
-					}
-					return w.Flush()
+			if len(inputs) == 1 && inputs[0].Kind == input.KindDeclcfg {
+				// A lone directory is streamed package by package.
+				w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
+				if err := streamDir(cmd.Context(), w, inputs[0].Path, format, migrateLevel); err != nil {
+					return &exitError{code: exitInvalid, err: err}
 				}
+				return w.Flush()
 			}
 			merged := &declcfg.DeclarativeConfig{}
 			for _, in := range inputs {
@@ -146,12 +141,10 @@ func parseImageRefTemplate(text string) (*template.Template, error) {
 }
 
 // renderInput is one render argument after images were pulled: Input
-// is local, name is the argument as given (for messages), unpacked the
-// extracted image if it was one.
+// is local (its Path), name is the argument as given (for messages).
 type renderInput struct {
-	source.Input
-	name     string
-	unpacked *image.Extracted
+	*input.Input
+	name string
 	// migrateLevel applies to bundles (opm's --migrate-level).
 	migrateLevel string
 	// imageRefTemplate names a bundle directory's image (opm's
@@ -165,18 +158,13 @@ type renderInput struct {
 
 // bundleDir returns the directory holding a bundle's manifests/ and
 // metadata/ and the bundle image reference ("" for a directory) when the
-// input is a bundle image or a bundle directory.
+// input is a bundle image or a bundle directory (resolved wanting
+// bundles).
 func (in renderInput) bundleDir() (dir, ref string, ok bool) {
-	if in.unpacked != nil {
-		if in.unpacked.Kind != image.KindBundle {
-			return "", "", false
-		}
-		return in.unpacked.Root, in.unpacked.Pulled.Ref, true
-	}
-	if in.Kind != source.KindDeclcfg {
+	if in.Kind != input.KindBundle {
 		return "", "", false
 	}
-	return in.Ref, "", isBundleDir(in.Ref)
+	return in.Path, in.Image, true
 }
 
 // renderBundle renders a bundle as opm render does: one olm.bundle blob.
@@ -211,18 +199,18 @@ func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.D
 // any other regular file is one blob stream (its refs resolved against its
 // own directory). Other input kinds plug in here.
 func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDeprecationWarning bool) (*declcfg.DeclarativeConfig, error) {
-	arg := in.Ref
+	arg := in.Path
 	if dir, image, ok := in.bundleDir(); ok {
 		return renderBundle(dir, image, in, stderr)
 	}
 	switch in.Kind {
-	case source.KindDeclcfg:
+	case input.KindDeclcfg:
 		cfg, err := declcfg.LoadDir(ctx, arg)
 		if err != nil {
 			return nil, err
 		}
 		return cfg, migrateRendered(cfg, in.migrateLevel)
-	case source.KindSQLite:
+	case input.KindSQLite:
 		if !noDeprecationWarning {
 			warnDeprecated(ctx, stderr, in.name, arg, in.imgArgs)
 		}
@@ -233,7 +221,7 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 			return nil, fmt.Errorf("render %s: %w", in.name, err)
 		}
 		return cfg, nil
-	case source.KindDeclcfgFile:
+	case input.KindDeclcfgFile:
 		cfg, err := declcfg.LoadDir(ctx, filepath.Dir(arg), declcfg.WithFile(filepath.Base(arg)))
 		if err != nil {
 			return nil, err
@@ -286,12 +274,12 @@ func migrateRendered(cfg *declcfg.DeclarativeConfig, level string) error {
 // refuseBundleInput is refuseBundle for bundle images and bundle
 // directories alike (a bundle has no upgrade graph, no channels).
 func refuseBundleInput(in renderInput, verb string) error {
-	if err := refuseBundle(in.unpacked, verb); err != nil {
-		return err
+	switch {
+	case in.Kind != input.KindBundle:
+		return nil
+	case in.Image != "":
+		return refuseBundle(in.Image, verb)
 	}
-	if _, _, ok := in.bundleDir(); ok {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle directory (manifests/ and metadata/), not a catalog; olmcat render %s prints its olm.bundle blob",
-			verb, in.name, in.name)}
-	}
-	return nil
+	return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle directory (manifests/ and metadata/), not a catalog; olmcat render %s prints its olm.bundle blob",
+		verb, in.name, in.name)}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -103,24 +104,17 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 			return err
 		}
 	}
-	in, err := source.Detect(path)
+	in, err := f.imgFlags.resolve(ctx, path, input.Catalog, "serve", stderr)
 	if err != nil {
-		return fmt.Errorf("open catalog: %w", err)
+		return inputError(err, func(err error) error { return fmt.Errorf("open catalog: %w", err) })
 	}
-	in, unpacked, err := f.imgFlags.localInput(ctx, in, false, stderr)
-	if err != nil {
-		return err
-	}
-	defer unpacked.Close()
-	if err := refuseBundle(unpacked, "serve"); err != nil {
-		return err
-	}
-	if in.Kind == source.KindSQLite {
-		if err := serveSQLite(ctx, stderr, path, in.Ref, imageFlagArgs(cmd.Flags()), f.noWarning); err != nil {
+	defer in.Close()
+	if in.Kind == input.KindSQLite {
+		if err := serveSQLite(ctx, stderr, path, in.Path, imageFlagArgs(cmd.Flags()), f.noWarning); err != nil {
 			return err
 		}
 	}
-	if in.Kind == source.KindDeclcfg {
+	if in.Kind == input.KindDeclcfg {
 		defer serveGCBudget()()
 	}
 	load := f.loader(in, enforce, logger)
@@ -153,7 +147,7 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 // the serve cache (opm's, which olmcat writes and reads in both of opm's
 // formats, and olmcat's snapshot beside it) and, when enforced, its
 // integrity check.
-func (f *serveFlags) loader(in source.Input, enforce bool, logger *slog.Logger) func(context.Context) (registry.Querier, error) {
+func (f *serveFlags) loader(in *input.Input, enforce bool, logger *slog.Logger) func(context.Context) (registry.Querier, error) {
 	return func(ctx context.Context) (registry.Querier, error) {
 		opts := []source.Option{source.WithCacheDir(f.cacheDir), source.WithLogger(logger)}
 		if enforce {

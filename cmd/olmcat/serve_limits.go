@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -35,7 +36,7 @@ func (f *serveFlags) addServerFlags(fl *pflag.FlagSet) {
 }
 
 // options are the registry options the flags give for the catalog in.
-func (s *serverFlags) options(in source.Input, cacheDir string) []registry.Option {
+func (s *serverFlags) options(in *input.Input, cacheDir string) []registry.Option {
 	l := s.limits
 	l.SendBuffer = int64(s.sendBufferMB) << 20
 	opts := []registry.Option{registry.WithLimits(l)}

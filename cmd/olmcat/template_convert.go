@@ -14,8 +14,8 @@ import (
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newConvertTemplateCmd() *cobra.Command {
@@ -88,21 +88,14 @@ func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn boo
 		}
 		return nil
 	}
-	in, err := source.Detect(arg)
+	local, err := f.resolve(cmd.Context(), arg, input.Catalog, "convert-template", cmd.ErrOrStderr())
 	if err != nil {
-		return fail(err)
+		return inputError(err, fail)
 	}
-	local, unpacked, err := f.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	defer unpacked.Close()
-	if err := refuseBundle(unpacked, "convert-template"); err != nil {
-		return err
-	}
+	defer local.Close()
 	switch local.Kind {
-	case source.KindDeclcfgFile:
-		fh, err := os.Open(local.Ref)
+	case input.KindDeclcfgFile:
+		fh, err := os.Open(local.Path)
 		if err != nil {
 			return fail(err)
 		}
@@ -112,16 +105,16 @@ func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn boo
 			return fail(err)
 		}
 		return nil
-	case source.KindDeclcfg:
+	case input.KindDeclcfg:
 		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
-			return streamDir(cmd.Context(), w, local.Ref, declcfg.FormatJSON, "")
+			return streamDir(cmd.Context(), w, local.Path, declcfg.FormatJSON, "")
 		})
-	case source.KindSQLite:
+	case input.KindSQLite:
 		if !noWarn {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), arg, local.Ref, imageFlagArgs(cmd.Flags()))
+			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), arg, local.Path, imageFlagArgs(cmd.Flags()))
 		}
 		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
-			rep, err := migrate.Render(cmd.Context(), local.Ref, w, migrate.WithFormat(declcfg.FormatJSON))
+			rep, err := migrate.Render(cmd.Context(), local.Path, w, migrate.WithFormat(declcfg.FormatJSON))
 			report.NameRemedies(rep, err)
 			report.WriteConversionSummary(cmd.ErrOrStderr(), "convert-template", arg, rep)
 			return err

@@ -4,15 +4,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 // bundleRenderer renders the bundle references of templates: a bundle
@@ -26,40 +26,25 @@ func (f *imageFlags) bundleRenderer(csvMetadata bool, stderr io.Writer) (templat
 		return nil, usageError(err)
 	}
 	warn := declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) })
+	pullOpts := input.WithImageOptions(func(string) ([]image.Option, error) { return opts, nil })
 	return func(ctx context.Context, ref string) (*declcfg.Bundle, error) {
-		in, err := source.Detect(ref)
-		if err != nil {
+		in, err := input.Resolve(ctx, ref, input.Bundle, pullOpts)
+		var pe *input.PullError
+		var nb *input.NotBundleError
+		switch {
+		case errors.As(err, &pe):
+			return nil, imageError(pe.Err)
+		case errors.As(err, &nb) && nb.Kind == input.KindDeclcfg:
+			return nil, fmt.Errorf("directory %s is not a bundle (no manifests/ and metadata/)", ref)
+		case err != nil:
 			return nil, err
 		}
-		switch in.Kind {
-		case source.KindImage:
-			u, err := image.ExtractCatalog(ctx, in.Image, opts...)
-			if err != nil {
-				return nil, imageError(err)
-			}
-			defer u.Close()
-			if u.Kind != image.KindBundle {
-				return nil, fmt.Errorf("%s is a %s catalog image, not a bundle image", ref, u.Kind)
-			}
-			b, _, err := declcfg.BundleFromFS(os.DirFS(u.Root), declcfg.WithBundleImage(ref), declcfg.WithCSVMetadata(csvMetadata), warn)
-			return &b, err
-		case source.KindDeclcfg:
-			if !isBundleDir(in.Ref) {
-				return nil, fmt.Errorf("directory %s is not a bundle (no manifests/ and metadata/)", ref)
-			}
-			b, _, err := declcfg.BundleFromFS(os.DirFS(in.Ref), declcfg.WithCSVMetadata(csvMetadata), warn)
-			return &b, err
+		defer in.Close()
+		bopts := []declcfg.BundleOption{declcfg.WithCSVMetadata(csvMetadata), warn}
+		if in.Image != "" {
+			bopts = append(bopts, declcfg.WithBundleImage(ref))
 		}
-		return nil, fmt.Errorf("%s is a %s, not a bundle image or bundle directory", ref, in.Kind)
+		b, _, err := declcfg.BundleFromFS(os.DirFS(in.Path), bopts...)
+		return &b, err
 	}, nil
-}
-
-// isBundleDir says whether dir holds manifests/ and metadata/.
-func isBundleDir(dir string) bool {
-	for _, sub := range []string{"manifests", "metadata"} {
-		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	return true
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 func newUnpackCmd() *cobra.Command {
@@ -51,8 +51,7 @@ local catalogs.`,
 			if err != nil {
 				return err
 			}
-			cls, _ := image.Classify(args[0])
-			out := cls.DirName()
+			out := in.DirName()
 			if len(args) == 2 {
 				out = args[1]
 			}
@@ -61,18 +60,15 @@ local catalogs.`,
 				return err
 			}
 			defer lock.Release()
-			local, u, err := f.image.localInput(cmd.Context(), in, true, cmd.ErrOrStderr())
+			local, err := f.image.resolve(cmd.Context(), args[0], input.Catalog, "unpack", cmd.ErrOrStderr(), input.PreferSQLite())
 			if err != nil {
-				return err
+				return inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: fmt.Errorf("unpack: %w", err)} })
 			}
-			defer u.Close()
-			if err := refuseBundle(u, "unpack"); err != nil {
-				return err
+			defer local.Close()
+			if local.Kind == input.KindSQLite {
+				return runMigrate(cmd, args[0], local.Path, out, f, opts)
 			}
-			if local.Kind == source.KindSQLite {
-				return runMigrate(cmd, args[0], local.Ref, out, f, opts)
-			}
-			return writeImageConfigs(cmd, args[0], local.Ref, out, f)
+			return writeImageConfigs(cmd, args[0], local.Path, out, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -87,9 +83,9 @@ local catalogs.`,
 }
 
 // unpackInput reads the argument of unpack by the rule every command
-// uses (image.Classify): it must name an image, never a local catalog.
-func unpackInput(arg string) (source.Input, error) {
-	in, err := source.Detect(arg)
+// uses (input.Classify): it must name an image, never a local catalog.
+func unpackInput(arg string) (*input.Input, error) {
+	in, err := input.Classify(arg)
 	if errors.Is(err, fs.ErrNotExist) {
 		return in, &exitError{code: exitInvalid, err: fmt.Errorf("unpack %s: no such file or directory, and not an image reference: an image names its registry (registry.example.com/ns/index:v1) or is written docker://REF, %sDIR[:REF] or %sFILE[:REF]",
 			arg, image.LayoutPrefix, image.ArchivePrefix)}
@@ -97,7 +93,7 @@ func unpackInput(arg string) (source.Input, error) {
 	if err != nil {
 		return in, &exitError{code: exitInvalid, err: fmt.Errorf("unpack: %w", err)}
 	}
-	if in.Kind != source.KindImage {
+	if in.Kind != input.KindImage {
 		return in, usageError(fmt.Errorf("unpack %s: a local %s, not an image; olmcat migrate or convert writes a local catalog as a folder (docker://%s reads it as an image)", arg, in.Kind, arg))
 	}
 	return in, nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/spf13/cobra"
 )
 
@@ -53,9 +53,7 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 		abortValidateCI(cmd.OutOrStdout(), output, dir, err)
 		return err
 	}
-	if local.unpacked != nil {
-		defer local.unpacked.Close()
-	}
+	defer local.Close()
 	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	var rep report.ValidateWriter
 	switch output {
@@ -65,7 +63,7 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 		rep = report.ValidateJUnit(stdout)
 	case "github":
 		root := dir
-		if local.unpacked != nil {
+		if local.Image != "" {
 			root = "" // an image's files are not the user's to annotate
 		}
 		rep = report.ValidateGitHub(stdout, root, dir)
@@ -73,7 +71,7 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 		rep = report.ValidateText(stdout, cmd.ErrOrStderr())
 	}
 	rep.Start(dir)
-	res, err := model.ValidateDir(cmd.Context(), local.Ref, model.WithWarnings(rep.Warning), model.WithPackageChecks(rep.Package))
+	res, err := model.ValidateDir(cmd.Context(), local.Path, model.WithWarnings(rep.Warning), model.WithPackageChecks(rep.Package))
 	v := report.ValidationOf(res, err)
 	if err := rep.Finish(dir, v); err != nil {
 		return err
@@ -105,31 +103,26 @@ func abortValidateCI(w io.Writer, output, dir string, err error) {
 
 // validateInput resolves the validate argument: a directory as is, or
 // the declarative configs of a catalog image (pulled and extracted; the
-// caller closes unpacked). Images with only a sqlite database or bundle
+// caller closes the input). Images with only a sqlite database or bundle
 // images are refused: validate reads declarative configs.
-func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (renderInput, error) {
-	in, err := source.Detect(arg)
+func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (*input.Input, error) {
+	in, err := f.resolveInput(cmd.Context(), arg, input.Catalog, "validate", cmd.ErrOrStderr())
+	var ee *exitError
 	switch {
+	case errors.As(err, &ee):
+		return nil, err
 	case errors.Is(err, fs.ErrNotExist):
-		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("%s does not exist", arg)}
-	case err == nil && in.Kind == source.KindSQLite:
-		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("%s is a legacy sqlite index, not a declarative config; olmcat migrate %s <dir> converts it (then validate <dir>)", arg, arg)}
-	case err != nil || in.Kind != source.KindImage:
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s does not exist", arg)}
+	case err != nil:
+		return &input.Input{Ref: arg, Path: arg}, nil // LoadDir reports bad paths
+	case in.Image == "" && in.Kind == input.KindSQLite:
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is a legacy sqlite index, not a declarative config; olmcat migrate %s <dir> converts it (then validate <dir>)", arg, arg)}
+	case in.Image == "":
 		tellFinished(cmd.ErrOrStderr(), in)
-		return renderInput{Input: source.Input{Ref: arg}, name: arg}, nil // LoadDir reports bad paths
+		return &input.Input{Ref: arg, Path: arg}, nil // LoadDir reports bad paths
+	case in.Kind != input.KindDeclcfg:
+		in.Close()
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("validate %s: the image holds a sqlite database, not declarative configs; olmcat migrate %s <dir> converts it", arg, arg)}
 	}
-	local, u, err := f.localInput(cmd.Context(), in, false, cmd.ErrOrStderr())
-	if err != nil {
-		return renderInput{}, err
-	}
-	ri := renderInput{Input: local, name: arg, unpacked: u}
-	if err := refuseBundle(u, "validate"); err != nil {
-		u.Close()
-		return renderInput{}, err
-	}
-	if local.Kind != source.KindDeclcfg {
-		u.Close()
-		return renderInput{}, &exitError{code: exitInvalid, err: fmt.Errorf("validate %s: the image holds a sqlite database, not declarative configs; olmcat migrate %s <dir> converts it", arg, arg)}
-	}
-	return ri, nil
+	return in, nil
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/registry/api"
 
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/strarena"
@@ -61,7 +61,7 @@ type sideIndex struct {
 // index, loaded on demand so that only a few packages are in memory.
 type catalog struct {
 	canon *canonCache
-	kinds [2]source.Kind // backends: source.KindSQLite or source.KindDeclcfg
+	kinds [2]input.Kind // backends: input.KindSQLite or input.KindDeclcfg
 	// remote marks live servers (grpc://): only their answers can carry
 	// fields this client does not know.
 	remote [2]bool
@@ -80,7 +80,7 @@ type indexSource interface {
 	index(pkg string) *sideIndex
 }
 
-func newCatalog(kinds [2]source.Kind, index [2]indexSource) *catalog {
+func newCatalog(kinds [2]input.Kind, index [2]indexSource) *catalog {
 	c := &catalog{canon: &canonCache{}, kinds: kinds, index: index, mu: &sync.RWMutex{}, strs: &strarena.Arena{}}
 	for s := range 2 {
 		c.packages[s] = map[string]*packageHeads{}
@@ -189,8 +189,8 @@ func (c *catalog) pkg(s int, name string) *packageHeads {
 
 // canBeSQLite and canBeFBC tell which backend a side is (kinds holds
 // backends: a live server's is given by the caller).
-func (c *catalog) canBeSQLite(s int) bool { return c.kinds[s] == source.KindSQLite }
-func (c *catalog) canBeFBC(s int) bool    { return c.kinds[s] == source.KindDeclcfg }
+func (c *catalog) canBeSQLite(s int) bool { return c.kinds[s] == input.KindSQLite }
+func (c *catalog) canBeFBC(s int) bool    { return c.kinds[s] == input.KindDeclcfg }
 
 // asym reports whether side s may be the sqlite server and the other side
 // the declarative config server: only then do the backend-asymmetry rules

@@ -7,16 +7,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // testCatalog is a catalog of kinds with one package p (channel c, head
 // b2 replacing b1, b3 skipping b1 too) on both sides.
-func testCatalog(left, right source.Kind) *catalog {
+func testCatalog(left, right input.Kind) *catalog {
 	idx := [2]fixedIndex{{"p": newSideIndex()}, {"p": newSideIndex()}}
-	cat := newCatalog([2]source.Kind{left, right}, [2]indexSource{idx[0], idx[1]})
+	cat := newCatalog([2]input.Kind{left, right}, [2]indexSource{idx[0], idx[1]})
 	for s := range 2 {
 		for _, b := range []*api.Bundle{
 			{CsvName: "b1", PackageName: "p", ChannelName: "c", ProvidedApis: []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}}},
@@ -58,14 +58,14 @@ func TestCompareRules(t *testing.T) {
 
 	tests := []struct {
 		name        string
-		left, right source.Kind
+		left, right input.Kind
 		c           call
 		a           [2]answer
 		want        []string // rules, in order
 	}{
 		{
 			name: "encodings are not differences",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) {
@@ -78,35 +78,35 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "replacement choice among candidates",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b1"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
 			want: []string{RuleBundleThatReplacesChoice.Name},
 		},
 		{
 			name: "replacement that is no candidate",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
 			want: []string{RuleEdgeMissing.Name},
 		},
 		{
 			name: "nearest provider below a head",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: manifest.GVK{Group: "other", Version: "v1", Kind: "K"}},
 			a:    [2]answer{ans(bundle("b1", nil)), notFound},
 			want: []string{RuleLatestProviderHeadVsNearest.Name},
 		},
 		{
 			name: "the head provider missing",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetDefaultBundleThatProvides, gvk: g},
 			a:    [2]answer{ans(bundle("b2", nil)), notFound},
 			want: []string{RuleProviderDiffers.Name},
 		},
 		{
 			name: "list bundles strip manifests differently",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCListBundles},
 			a: [2]answer{
 				{bundles: []*api.Bundle{bundle("b2", nil)}},
@@ -116,14 +116,14 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "get bundle manifests missing",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b2", func(b *api.Bundle) { b.CsvJson, b.Object = "", nil }))},
 			want: []string{RuleManifestsDiffer.Name, RuleManifestsDiffer.Name},
 		},
 		{
 			name: "edges split differently in list bundles",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCListBundles},
 			a: [2]answer{
 				{bundles: []*api.Bundle{bundle("b2", func(b *api.Bundle) { b.Skips = []string{"b1"} })}},
@@ -133,21 +133,21 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "olm.package synthesized on the declarative config side",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", func(b *api.Bundle) { b.Properties = nil })), ans(bundle("b2", nil))},
 			want: []string{RulePackagePropertySynthesized.Name},
 		},
 		{
 			name: "olm.package lost by the declarative config side",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b2", func(b *api.Bundle) { b.Properties = nil }))},
 			want: []string{RulePropertyMissing.Name},
 		},
 		{
 			name: "olm.deprecated served as deprecation",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) {
@@ -159,14 +159,14 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "deprecation lost by the declarative config side",
-			left: source.KindDeclcfg, right: source.KindDeclcfg,
+			left: input.KindDeclcfg, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a:    [2]answer{ans(bundle("b2", func(b *api.Bundle) { b.Deprecation = &api.Deprecation{Message: "old"} })), ans(bundle("b2", nil))},
 			want: []string{RuleFieldDiffers.Name},
 		},
 		{
 			name: "provider rows from skip edges",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCGetChannelEntriesThatProvide, gvk: g},
 			a: [2]answer{
 				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}, {PackageName: "p", ChannelName: "c", BundleName: "b2"}}},
@@ -176,7 +176,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "the same provider rows differ between two sqlite servers",
-			left: source.KindSQLite, right: source.KindSQLite,
+			left: input.KindSQLite, right: input.KindSQLite,
 			c: call{rpc: RPCGetChannelEntriesThatProvide, gvk: g},
 			a: [2]answer{
 				{entries: []*api.ChannelEntry{{PackageName: "p", ChannelName: "c", BundleName: "b2", Replaces: "b1"}, {PackageName: "p", ChannelName: "c", BundleName: "b2"}}},
@@ -186,7 +186,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "plural only on the sqlite side",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) {
@@ -198,7 +198,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "plural only on the declarative config side",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
@@ -210,7 +210,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "the sqlite backend on the right (a live server named sqlite)",
-			left: source.KindDeclcfg, right: source.KindSQLite,
+			left: input.KindDeclcfg, right: input.KindSQLite,
 			c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"},
 			a: [2]answer{
 				ans(bundle("b2", func(b *api.Bundle) { b.ProvidedApis = []*api.GroupVersionKind{{Group: "g", Version: "v1", Kind: "K"}} })),
@@ -222,7 +222,7 @@ func TestCompareRules(t *testing.T) {
 		},
 		{
 			name: "error versus answer on a probe",
-			left: source.KindSQLite, right: source.KindDeclcfg,
+			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundle, pkg: probePackage, channel: probeChannel, name: probeBundle, probe: true},
 			a:    [2]answer{notFound, ans(bundle(probeBundle, nil))},
 			want: []string{RuleErrorVsAnswer.Name},
@@ -251,7 +251,7 @@ func TestUnknownFieldsOfALiveServer(t *testing.T) {
 	}
 	c := call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"}
 	a := [2]answer{{bundle: &api.Bundle{CsvName: "b2", PackageName: "p", ChannelName: "c"}}, {bundle: withUnknown()}}
-	cat := testCatalog(source.KindDeclcfg, source.KindDeclcfg)
+	cat := testCatalog(input.KindDeclcfg, input.KindDeclcfg)
 	cat.remote = [2]bool{false, true}
 	diffs := compare(cat, c, a)
 	if assert.Len(t, diffs, 1) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -79,8 +80,8 @@ func TestGraphComparison(t *testing.T) {
 	}{
 		{"two local catalogs", original, changed, nil},
 		{"sqlite vs catalog", fixtureDB("small-fbb"), changed, nil},
-		{"sqlite vs catalog server", fixtureDB("small-fbb"), changedGRPC, []Option{WithKinds("", source.KindDeclcfg)}},
-		{"two catalog servers", origGRPC, changedGRPC, []Option{WithKinds(source.KindDeclcfg, source.KindDeclcfg)}},
+		{"sqlite vs catalog server", fixtureDB("small-fbb"), changedGRPC, []Option{WithKinds("", input.KindDeclcfg)}},
+		{"two catalog servers", origGRPC, changedGRPC, []Option{WithKinds(input.KindDeclcfg, input.KindDeclcfg)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Check(ctx, tc.left, tc.right, tc.opts...)
@@ -98,13 +99,13 @@ func TestGraphComparison(t *testing.T) {
 	}
 
 	// Same-kind servers: no backend-asymmetry rule may call a difference benign.
-	res, err := Check(ctx, origGRPC, changedGRPC, WithKinds(source.KindDeclcfg, source.KindDeclcfg))
+	res, err := Check(ctx, origGRPC, changedGRPC, WithKinds(input.KindDeclcfg, input.KindDeclcfg))
 	require.NoError(t, err)
 	for _, d := range res.Diffs {
 		assert.Equal(t, Loss, d.Class, "%+v", d)
 	}
 	// Identical catalogs over the wire: no difference at all.
-	res, err = Check(ctx, original, origGRPC, WithKinds("", source.KindDeclcfg))
+	res, err = Check(ctx, original, origGRPC, WithKinds("", input.KindDeclcfg))
 	require.NoError(t, err)
 	assert.Empty(t, res.Diffs)
 	assert.Empty(t, res.Graph)

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry/api"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // sizedCatalog writes a declarative config catalog of packages packages,
@@ -89,7 +89,7 @@ func TestCheckHoldsFewPackagesAnswers(t *testing.T) {
 			}
 		}
 	}()
-	res, err := Check(context.Background(), left, right, WithKinds(source.KindDeclcfg, source.KindDeclcfg))
+	res, err := Check(context.Background(), left, right, WithKinds(input.KindDeclcfg, input.KindDeclcfg))
 	close(stop)
 	<-sampled
 	require.NoError(t, err)

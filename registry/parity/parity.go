@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 // DefaultConcurrency is how many calls run at once by default.
@@ -27,19 +27,19 @@ type Option func(*options)
 type options struct {
 	concurrency int
 	progress    Progress
-	kinds       [2]source.Kind
+	kinds       [2]input.Kind
 	maxDiffs    int
 	reports     []Report
 	loopback    bool
 }
 
-// WithKinds names the backend of each side: source.KindSQLite (a legacy
-// sqlite server) or source.KindDeclcfg (a declarative config server).
+// WithKinds names the backend of each side: input.KindSQLite (a legacy
+// sqlite server) or input.KindDeclcfg (a declarative config server).
 // A grpc:// side must be named, since the rules that explain differences
 // between the sqlite and the declarative config servers apply only
 // between those two; a local side is detected, and "" keeps that.
-func WithKinds(left, right source.Kind) Option {
-	return func(o *options) { o.kinds = [2]source.Kind{left, right} }
+func WithKinds(left, right input.Kind) Option {
+	return func(o *options) { o.kinds = [2]input.Kind{left, right} }
 }
 
 // WithConcurrency sets how many calls (each made on both sides) run at
@@ -122,21 +122,21 @@ func Check(ctx context.Context, left, right string, opts ...Option) (*Result, er
 
 // backendKinds returns the backend of each side: the detected kind of a
 // local side, the given kind of a live server.
-func backendKinds(sides [2]*side, given [2]source.Kind) ([2]source.Kind, error) {
-	var out [2]source.Kind
+func backendKinds(sides [2]*side, given [2]input.Kind) ([2]input.Kind, error) {
+	var out [2]input.Kind
 	for i, s := range sides {
 		g := given[i]
-		if g != "" && g != source.KindSQLite && g != source.KindDeclcfg {
-			return out, fmt.Errorf("side %s: kind %q: want %s or %s", s.ref, g, source.KindSQLite, source.KindDeclcfg)
+		if g != "" && g != input.KindSQLite && g != input.KindDeclcfg {
+			return out, fmt.Errorf("side %s: kind %q: want %s or %s", s.ref, g, input.KindSQLite, input.KindDeclcfg)
 		}
 		switch {
-		case s.kind != source.KindGRPC:
+		case s.kind != input.KindGRPC:
 			if g != "" && g != s.kind {
 				return out, fmt.Errorf("side %s is a %s catalog, not %s", s.ref, s.kind, g)
 			}
 			out[i] = s.kind
 		case g == "":
-			return out, fmt.Errorf("side %s is a live server: name its backend kind (%s or %s, WithKinds), since the sqlite vs declarative config rules apply only between those two", s.ref, source.KindSQLite, source.KindDeclcfg)
+			return out, fmt.Errorf("side %s is a live server: name its backend kind (%s or %s, WithKinds), since the sqlite vs declarative config rules apply only between those two", s.ref, input.KindSQLite, input.KindDeclcfg)
 		default:
 			out[i] = g
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -30,8 +31,8 @@ func TestFixturesOurMigration(t *testing.T) {
 			require.NoError(t, err)
 			assert.Empty(t, keys(res.Losses()), "losses")
 			assert.True(t, res.OK(false))
-			assert.Equal(t, source.KindSQLite, res.Left.Kind)
-			assert.Equal(t, source.KindDeclcfg, res.Right.Kind)
+			assert.Equal(t, input.KindSQLite, res.Left.Kind)
+			assert.Equal(t, input.KindDeclcfg, res.Right.Kind)
 			// The sqlite server fills plural and trims GetBundleForChannel
 			// for every catalog: the check must have seen and named them.
 			assert.True(t, rulesOf(res.Diffs)[RulePluralSQLiteOnly.Name])
@@ -271,15 +272,15 @@ func TestGRPCSide(t *testing.T) {
 	}()
 
 	ref := "grpc://" + lis.Addr().String()
-	res, err := Check(ctx, fixtureDB("small-fbb"), ref, WithKinds("", source.KindDeclcfg))
+	res, err := Check(ctx, fixtureDB("small-fbb"), ref, WithKinds("", input.KindDeclcfg))
 	require.NoError(t, err)
-	assert.Equal(t, source.KindGRPC, res.Right.Kind)
-	assert.Equal(t, source.KindDeclcfg, res.Right.Backend)
+	assert.Equal(t, input.KindGRPC, res.Right.Kind)
+	assert.Equal(t, input.KindDeclcfg, res.Right.Backend)
 	assert.Empty(t, keys(res.Losses()))
 	assert.True(t, rulesOf(res.Diffs)[RulePluralSQLiteOnly.Name])
 
 	// The same catalog on both ends of the wire is identical.
-	res, err = Check(ctx, fixtureOPM("small-fbb"), ref, WithKinds("", source.KindDeclcfg))
+	res, err = Check(ctx, fixtureOPM("small-fbb"), ref, WithKinds("", input.KindDeclcfg))
 	require.NoError(t, err)
 	assert.Empty(t, res.Diffs)
 }
@@ -297,7 +298,7 @@ func TestBadSides(t *testing.T) {
 	require.NoError(t, err)
 	addr := lis.Addr().String()
 	require.NoError(t, lis.Close())
-	_, err = Check(ctx, fixtureDB("small-fbb"), "grpc://"+addr, WithKinds("", source.KindDeclcfg))
+	_, err = Check(ctx, fixtureDB("small-fbb"), "grpc://"+addr, WithKinds("", input.KindDeclcfg))
 	assert.Error(t, err)
 }
 

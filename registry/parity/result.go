@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/registry/source"
+	"github.com/operator-catalog/olmcat/input"
 )
 
 // RPC names, in the order results are reported.
@@ -58,10 +58,10 @@ type RPCStats struct {
 
 // SideInfo describes one side of a check.
 type SideInfo struct {
-	Ref  string      `json:"ref"`
-	Kind source.Kind `json:"kind"`
+	Ref  string     `json:"ref"`
+	Kind input.Kind `json:"kind"`
 	// Backend is the server behind the side: sqlite or declcfg.
-	Backend source.Kind `json:"backend"`
+	Backend input.Kind `json:"backend"`
 }
 
 // Result is the outcome of Check.

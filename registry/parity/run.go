@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry/api"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // unitWindow bounds the packages in flight: checked, or checked and
@@ -41,7 +41,7 @@ type checkRun struct {
 // channels and names), then the catalog-wide calls (GVK providers and
 // the not-found probes). Only a few packages' answers are in memory at
 // any time.
-func run(ctx context.Context, sides [2]*side, backends [2]source.Kind, o options) (res *Result, err error) {
+func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options) (res *Result, err error) {
 	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{}}
 	defer func() {
 		for _, sp := range r.spills {
@@ -59,7 +59,7 @@ func run(ctx context.Context, sides [2]*side, backends [2]source.Kind, o options
 		}
 	}
 	r.cat = newCatalog(backends, [2]indexSource{r.spills[0], r.spills[1]})
-	r.cat.remote = [2]bool{sides[0].kind == source.KindGRPC, sides[1].kind == source.KindGRPC}
+	r.cat.remote = [2]bool{sides[0].kind == input.KindGRPC, sides[1].kind == input.KindGRPC}
 	res = &Result{
 		Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind, Backend: backends[0]},
 		Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind, Backend: backends[1]},

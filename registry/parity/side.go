@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/api"
 	"github.com/operator-catalog/olmcat/registry/source"
@@ -62,7 +63,7 @@ func (codec) Name() string { return "proto" }
 // side is one catalog being checked, reachable through client.
 type side struct {
 	ref    string
-	kind   source.Kind
+	kind   input.Kind
 	client api.RegistryClient
 	close  func() error
 }
@@ -73,7 +74,7 @@ type side struct {
 // gRPC connection answers what the wire cannot carry), or with loopback
 // served on a fresh 127.0.0.1 port and dialled like a live one.
 func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
-	in, err := source.Detect(ref)
+	in, err := input.Classify(ref)
 	if err != nil {
 		return nil, fmt.Errorf("open side %s: %w", ref, err)
 	}
@@ -81,7 +82,7 @@ func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessageSize), grpc.ForceCodecV2(codec{})),
 	}
-	if in.Kind == source.KindGRPC {
+	if in.Kind == input.KindGRPC {
 		conn, err := grpc.NewClient(in.Addr, dialOpts...)
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", ref, err)

@@ -1,11 +1,13 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/writelock"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/declcfgquery"
@@ -36,8 +38,8 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // Open returns a Querier for the catalog at path and its kind: a directory
 // is loaded as a declarative config, a sqlite file is opened read-only as
 // a legacy index (manifests read on demand). The caller closes the Querier.
-func Open(ctx context.Context, path string, opts ...Option) (registry.Querier, Kind, error) {
-	in, err := Detect(path)
+func Open(ctx context.Context, path string, opts ...Option) (registry.Querier, input.Kind, error) {
+	in, err := input.Classify(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("open catalog: %w", err)
 	}
@@ -48,10 +50,12 @@ func Open(ctx context.Context, path string, opts ...Option) (registry.Querier, K
 	return q, in.Kind, nil
 }
 
-// OpenInput is Open for a reference Detect already classified, so that a
-// caller that needs the kind first (to warn about sqlite, say) looks at
-// the path once. Only KindDeclcfg and KindSQLite can be served in-process.
-func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier, error) {
+// OpenInput is Open for an input already resolved (input.Resolve, or
+// input.Classify for a local path), so that a caller that needs the kind
+// first (to warn about sqlite, say) looks at the path once, and an image
+// is served from what was extracted of it (in.Path). Only
+// input.KindDeclcfg and input.KindSQLite can be served in-process.
+func OpenInput(ctx context.Context, in *input.Input, opts ...Option) (registry.Querier, error) {
 	o := options{}
 	for _, opt := range opts {
 		opt(&o)
@@ -60,7 +64,7 @@ func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier,
 		o.logger = slog.New(slog.DiscardHandler)
 	}
 	switch in.Kind {
-	case KindDeclcfg:
+	case input.KindDeclcfg:
 		var dopts []declcfgquery.Option
 		if o.cacheDir != "" {
 			dopts = append(dopts, declcfgquery.WithCacheDir(o.cacheDir))
@@ -69,11 +73,11 @@ func OpenInput(ctx context.Context, in Input, opts ...Option) (registry.Querier,
 			dopts = append(dopts, declcfgquery.WithCacheIntegrity())
 		}
 		dopts = append(dopts, declcfgquery.WithLogger(o.logger))
-		return declcfgquery.Load(ctx, in.Ref, dopts...)
-	case KindSQLite:
-		return openSQLite(ctx, in.Ref, o)
+		return declcfgquery.Load(ctx, in.Path, dopts...)
+	case input.KindSQLite:
+		return openSQLite(ctx, in.Path, o)
 	default:
-		return nil, fmt.Errorf("open catalog %s: neither a declarative config directory nor a sqlite index database", in.Ref)
+		return nil, fmt.Errorf("open catalog %s: neither a declarative config directory nor a sqlite index database", cmp.Or(in.Path, in.Ref))
 	}
 }
 
@@ -88,11 +92,11 @@ var ErrNoSQLite = errors.New("a legacy sqlite index, and this build has no sqlit
 // or of the sqlite file. While an olmcat writer holds the catalog's write
 // lock it fails instead: the files may be half committed, and a reload
 // must wait for the commit to be done.
-func Fingerprint(in Input, cacheDir string) func() (string, error) {
+func Fingerprint(in *input.Input, cacheDir string) func() (string, error) {
 	return func() (string, error) {
-		if h, ok := writelock.Held(in.Ref); ok {
+		if h, ok := writelock.Held(in.Path); ok {
 			return "", fmt.Errorf("a writer holds its write lock (%s)", h)
 		}
-		return declcfgquery.Fingerprint(in.Ref, cacheDir)
+		return declcfgquery.Fingerprint(in.Path, cacheDir)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
@@ -16,10 +17,10 @@ func TestOpen(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		path string
-		kind source.Kind
+		kind input.Kind
 	}{
-		{"declarative config dir", "../../fixtures/legacy/small-fbb/opm-migrate", source.KindDeclcfg},
-		{"sqlite index", "../../fixtures/legacy/small-fbb/index.db", source.KindSQLite},
+		{"declarative config dir", "../../fixtures/legacy/small-fbb/opm-migrate", input.KindDeclcfg},
+		{"sqlite index", "../../fixtures/legacy/small-fbb/index.db", input.KindSQLite},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, kind, err := source.Open(ctx, tc.path)
@@ -58,7 +59,7 @@ func TestOpenCacheDir(t *testing.T) {
 	sqliteCache := t.TempDir()
 	q, kind, err := source.Open(ctx, "../../fixtures/legacy/small-fbb/index.db", source.WithCacheDir(sqliteCache))
 	require.NoError(t, err)
-	require.Equal(t, source.KindSQLite, kind)
+	require.Equal(t, input.KindSQLite, kind)
 	require.NoError(t, q.Close())
 	entries, err := os.ReadDir(sqliteCache)
 	require.NoError(t, err)
