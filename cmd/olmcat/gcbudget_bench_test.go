@@ -22,12 +22,13 @@ import (
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
-// BenchmarkGCBudget runs the real binary, as a whole process, on the
-// benchmark index (10,000 bundles from scripts/gen-bench-db.sh) and its
-// migration, with the collector budget the command sets itself (GOGC
-// unset) and with GOGC set in the environment, and reports each run's
-// peak RSS and CPU: parity, and serve <dir> from start through SERVING
-// and one ListBundles.
+// BenchmarkGCBudget is the benchmark of the collector budgets of
+// internal/runtimetune. It runs the real binary, as a whole process, on
+// the benchmark index (10,000 bundles from scripts/gen-bench-db.sh) and
+// its migration, with the collector budget the command sets itself (GOGC
+// and GOMEMLIMIT unset) and with the environment's settings instead, and
+// reports each run's peak RSS and CPU: migrate, parity, and serve <dir>
+// from start through SERVING and one ListBundles.
 //
 //	go test ./cmd/olmcat -run '^$' -bench GCBudget -benchtime 1x -count 5
 func BenchmarkGCBudget(b *testing.B) {
@@ -36,6 +37,23 @@ func BenchmarkGCBudget(b *testing.B) {
 	catalog := filepath.Join(b.TempDir(), "catalog")
 	out, err := exec.Command(bin, "migrate", "--no-deprecation-warning", db, catalog).CombinedOutput()
 	require.NoError(b, err, "%s", out)
+	// migrate's budget against the runtime's defaults (GOGC 100, no
+	// soft limit).
+	for _, gc := range []struct{ name, gogc, gomemlimit string }{{"budget", "", ""}, {"default", "100", "off"}} {
+		env := os.Environ()
+		if gc.gogc != "" {
+			env = append(env, "GOGC="+gc.gogc, "GOMEMLIMIT="+gc.gomemlimit)
+		}
+		b.Run("migrate/"+gc.name, func(b *testing.B) {
+			for range b.N {
+				cmd := exec.Command(bin, "migrate", "--no-deprecation-warning", db, filepath.Join(b.TempDir(), "out"))
+				cmd.Env = env
+				out, err := cmd.CombinedOutput()
+				require.NoError(b, err, "%s", out)
+				reportProcess(b, cmd.ProcessState)
+			}
+		})
+	}
 	for _, gc := range []struct{ name, gogc string }{{"budget", ""}, {"gogc-50", "50"}, {"gogc-100", "100"}} {
 		env := os.Environ()
 		if gc.gogc != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/internal/outdir"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/runtimetune"
 )
 
 func main() {
@@ -73,7 +74,11 @@ func runAs(ctx context.Context, name string, args []string, stdout, stderr io.Wr
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteContextC(ctx)
+	// The one spot where the runtime is tuned: the budgets the command's
+	// phases enter apply through this Tuner and are undone when it ends.
+	var tuner runtimetune.Tuner
+	defer tuner.Restore()
+	cmd, err := root.ExecuteContextC(runtimetune.NewContext(ctx, &tuner))
 	if err == nil {
 		return exitOK
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -115,7 +116,7 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 // image's database).
 func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
 	stderr := cmd.ErrOrStderr()
-	defer migrateGCBudget(f)()
+	runtimetune.Enter(cmd.Context(), migrateBudget(f))
 	var jsonFile, page *reportFile
 	defer func() { jsonFile.discard(); page.discard() }()
 	var err error
@@ -205,15 +206,13 @@ func levelNames() string {
 	return strings.Join(names, ", ")
 }
 
-// migrateGCBudget applies migrate's budget, only for runs that hold
-// nothing catalog-sized (no --verify, which serves both catalogs in
-// process, and no --report-html, which keeps every package's graphs until
-// the page is written).
-func migrateGCBudget(f *migrateFlags) (restore func()) {
+// migrateBudget is migrate's collector budget: runtimetune.Migrate only
+// for runs that hold nothing catalog-sized (no --verify, which serves
+// both catalogs in process, and no --report-html, which keeps every
+// package's graphs until the page is written), else none.
+func migrateBudget(f *migrateFlags) runtimetune.Budget {
 	if f.verify || f.reportHTML != "" {
-		return func() {}
+		return runtimetune.Budget{}
 	}
-	restoreGC := gcPercentUnlessSet(migrateGCPercent)
-	restoreLimit := memoryLimitUnlessSet(migrateMemoryLimit)
-	return func() { restoreLimit(); restoreGC() }
+	return runtimetune.Migrate
 }

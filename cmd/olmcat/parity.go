@@ -14,6 +14,7 @@ import (
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
@@ -174,7 +175,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 		return usageError(err)
 	}
 	defer page.discard()
-	defer parityGCBudget()()
+	runtimetune.Enter(cmd.Context(), runtimetune.Parity)
 	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
 	defer stdout.Flush()
 	res, samples, err := f.check(cmd, args, kinds, stdout, page != nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/registry"
 	"github.com/operator-catalog/olmcat/registry/source"
 )
@@ -115,7 +116,7 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 		}
 	}
 	if in.Kind == input.KindDeclcfg {
-		defer serveGCBudget()()
+		runtimetune.Enter(ctx, runtimetune.ServeDeclcfg)
 	}
 	load := f.loader(in, enforce, logger)
 	if f.opm.cacheOnly {

@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/runtimetune"
 )
 
 // Option configures Load.
@@ -84,11 +84,9 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Querier, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Loading or restoring peaks above what the Querier keeps (the
-	// decoded packages, the snapshot, the builder's maps) and the runtime
-	// would hold on to that peak for minutes: a server's resident size
-	// should be what it serves.
-	debug.FreeOSMemory()
+	// Loading or restoring peaks above what the Querier keeps: the
+	// program's tuner (if any) returns that peak to the OS.
+	runtimetune.ReleaseLoadPeak(ctx)
 	if restored {
 		return q, nil
 	}
