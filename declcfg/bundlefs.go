@@ -11,14 +11,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/internal/manifest"
-)
-
-// Annotation keys of a bundle's metadata/annotations.yaml.
-const (
-	AnnotationPackage        = "operators.operatorframework.io.bundle.package.v1"
-	AnnotationChannels       = "operators.operatorframework.io.bundle.channels.v1"
-	AnnotationDefaultChannel = "operators.operatorframework.io.bundle.channel.default.v1"
 )
 
 // BundleMetadata is what a bundle's metadata/ directory says: its
@@ -33,12 +27,12 @@ type BundleMetadata struct {
 }
 
 // Package is the bundle's package name.
-func (m BundleMetadata) Package() string { return m.Annotations[AnnotationPackage] }
+func (m BundleMetadata) Package() string { return m.Annotations[annotation.Package] }
 
 // Channels are the channels the bundle is published in, in order.
 func (m BundleMetadata) Channels() []string {
 	var out []string
-	for _, c := range strings.Split(m.Annotations[AnnotationChannels], ",") {
+	for _, c := range strings.Split(m.Annotations[annotation.Channels], ",") {
 		if c = strings.TrimSpace(c); c != "" {
 			out = append(out, c)
 		}
@@ -47,7 +41,7 @@ func (m BundleMetadata) Channels() []string {
 }
 
 // DefaultChannel is the default channel annotation ("" when absent).
-func (m BundleMetadata) DefaultChannel() string { return m.Annotations[AnnotationDefaultChannel] }
+func (m BundleMetadata) DefaultChannel() string { return m.Annotations[annotation.DefaultChannel] }
 
 // BundleOption configures BundleFromFS.
 type BundleOption func(*bundleOptions)
@@ -161,7 +155,7 @@ func ReadBundleMetadata(fsys fs.FS) (BundleMetadata, error) {
 		return m, errors.New("bundle metadata/: no annotations file (a file with an annotations: map, usually metadata/annotations.yaml)")
 	}
 	if m.Package() == "" {
-		return m, fmt.Errorf("bundle metadata/: the annotations have no %s", AnnotationPackage)
+		return m, fmt.Errorf("bundle metadata/: the annotations have no %s", annotation.Package)
 	}
 	return m, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/image"
 )
 
@@ -24,7 +25,7 @@ func TestBuildBundleReproducible(t *testing.T) {
 	require.NoError(t, os.MkdirAll(metadata, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(manifests, "csv.yaml"), []byte("kind: ClusterServiceVersion\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(metadata, "annotations.yaml"), []byte("annotations: {}\n"), 0o644))
-	labels := map[string]string{image.LabelBundlePackage: "foo"}
+	labels := map[string]string{annotation.Package: "foo"}
 	digest := func(labels map[string]string, opts ...image.BuildOption) string {
 		t.Helper()
 		b, err := image.BuildBundle(context.Background(), manifests, metadata, labels, append(opts, image.WithBuildTempDir(t.TempDir()))...)
@@ -39,7 +40,7 @@ func TestBuildBundleReproducible(t *testing.T) {
 	require.NoError(t, os.Chtimes(filepath.Join(manifests, "csv.yaml"), later, later))
 	require.NoError(t, os.Chmod(filepath.Join(manifests, "csv.yaml"), 0o644))
 	assert.Equal(t, first, digest(labels), "file times and modes do not change the digest")
-	assert.NotEqual(t, first, digest(map[string]string{image.LabelBundlePackage: "bar"}))
+	assert.NotEqual(t, first, digest(map[string]string{annotation.Package: "bar"}))
 	assert.NotEqual(t, first, digest(labels, image.WithCreated(later)))
 
 	require.NoError(t, os.Symlink("csv.yaml", filepath.Join(manifests, "link.yaml")))

@@ -5,16 +5,18 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 )
 
-// Labels operator-framework images carry.
+// Labels operator-framework images carry. A bundle image is marked by
+// annotation.Package, the bundle annotation its bundle.Dockerfile copies
+// into a label.
 const (
 	// LabelConfigs names the declarative config directory of a catalog image.
 	LabelConfigs = "operators.operatorframework.io.index.configs.v1"
 	// LabelDatabase names the sqlite database of a legacy index image.
 	LabelDatabase = "operators.operatorframework.io.index.database.v1"
-	// LabelBundlePackage marks a bundle image.
-	LabelBundlePackage = "operators.operatorframework.io.bundle.package.v1"
 )
 
 // Source says which catalog of an image to read.
@@ -82,11 +84,11 @@ func FindCatalog(ref string, labels map[string]string, src Source, preferSQLite 
 	case hasCfg:
 		c = &Catalog{Kind: KindConfigs, Path: cfgPath, Label: LabelConfigs}
 	default:
-		if _, ok := labels[LabelBundlePackage]; ok {
-			return &Catalog{Kind: KindBundle, Label: LabelBundlePackage, Labels: labels}, nil
+		if _, ok := labels[annotation.Package]; ok {
+			return &Catalog{Kind: KindBundle, Label: annotation.Package, Labels: labels}, nil
 		}
 		return nil, fmt.Errorf("image %s: not a catalog or bundle image (no %s, %s or %s label); %s",
-			ref, LabelConfigs, LabelDatabase, LabelBundlePackage, describeLabels(labels))
+			ref, LabelConfigs, LabelDatabase, annotation.Package, describeLabels(labels))
 	}
 	c.Labels = labels
 	clean := strings.TrimPrefix(path.Clean("/"+c.Path), "/")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/image"
 )
 
@@ -79,14 +80,14 @@ func AsImage() Option { return func(o *options) { o.asImage = true } }
 type BundleError struct {
 	// Ref is the bundle image pulled (Image) or the bundle directory.
 	Ref string
-	// Image tells a bundle image (label image.LabelBundlePackage) from a
+	// Image tells a bundle image (label annotation.Package) from a
 	// bundle directory (manifests/ and metadata/).
 	Image bool
 }
 
 func (e *BundleError) Error() string {
 	if e.Image {
-		return fmt.Sprintf("%s: a bundle image (label %s), not a catalog", e.Ref, image.LabelBundlePackage)
+		return fmt.Sprintf("%s: a bundle image (label %s), not a catalog", e.Ref, annotation.Package)
 	}
 	return fmt.Sprintf("%s: a bundle directory (manifests/ and metadata/), not a catalog", e.Ref)
 }

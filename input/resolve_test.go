@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
@@ -33,7 +34,7 @@ func testImages(t *testing.T) map[string]string {
 		"sqlite":  reg.Push(t, "catalog:sqlite", imagetest.Image(t, map[string]string{image.LabelDatabase: "/database/index.db"}, nil, database)),
 		"both": reg.Push(t, "catalog:both", imagetest.Image(t,
 			map[string]string{image.LabelConfigs: "/configs", image.LabelDatabase: "/database/index.db"}, nil, configs, database)),
-		"bundle":  reg.Push(t, "bundle:v1", imagetest.Image(t, map[string]string{image.LabelBundlePackage: "foo"}, nil, bundle)),
+		"bundle":  reg.Push(t, "bundle:v1", imagetest.Image(t, map[string]string{annotation.Package: "foo"}, nil, bundle)),
 		"missing": reg.Host + "/catalog:missing",
 	}
 }

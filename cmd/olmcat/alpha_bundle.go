@@ -14,19 +14,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
 	"github.com/operator-catalog/olmcat/internal/atomicfile"
-)
-
-// The bundle labels and annotations opm alpha bundle generate writes.
-const (
-	annMediaType      = bundlecheck.AnnotationMediaType
-	annManifests      = bundlecheck.AnnotationManifests
-	annMetadata       = bundlecheck.AnnotationMetadata
-	annPackage        = declcfg.AnnotationPackage
-	annChannels       = declcfg.AnnotationChannels
-	annDefaultChannel = declcfg.AnnotationDefaultChannel
 )
 
 // newAlphaBundleCmd groups opm's alpha bundle commands.
@@ -116,9 +106,9 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 			return "", "", &exitError{code: exitInvalid, err: err}
 		}
 	}
-	ann := map[string]string{annMediaType: mediaType, annManifests: "manifests/", annMetadata: "metadata/", annPackage: f.pkg, annChannels: f.channels}
+	ann := map[string]string{annotation.MediaType: mediaType, annotation.Manifests: "manifests/", annotation.Metadata: "metadata/", annotation.Package: f.pkg, annotation.Channels: f.channels}
 	if f.defaultChannel != "" {
-		ann[annDefaultChannel] = f.defaultChannel
+		ann[annotation.DefaultChannel] = f.defaultChannel
 	}
 	metadataDir = filepath.Join(root, "metadata")
 	if err := os.MkdirAll(metadataDir, 0o755); err != nil {
@@ -151,11 +141,11 @@ func (f *bundleGenFlags) dockerfile(mediaType, manifestsDir, metadataDir string)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM %s\n\n", f.baseImage)
-	for _, kv := range [][2]string{{annMediaType, mediaType}, {annManifests, "manifests/"}, {annMetadata, "metadata/"}, {annPackage, f.pkg}, {annChannels, f.channels}} {
+	for _, kv := range [][2]string{{annotation.MediaType, mediaType}, {annotation.Manifests, "manifests/"}, {annotation.Metadata, "metadata/"}, {annotation.Package, f.pkg}, {annotation.Channels, f.channels}} {
 		fmt.Fprintf(&b, "LABEL %s=%s\n", kv[0], kv[1])
 	}
 	if f.defaultChannel != "" {
-		fmt.Fprintf(&b, "LABEL %s=%s\n\n", annDefaultChannel, f.defaultChannel)
+		fmt.Fprintf(&b, "LABEL %s=%s\n\n", annotation.DefaultChannel, f.defaultChannel)
 	}
 	fmt.Fprintf(&b, "COPY %s /manifests/\nCOPY %s /metadata/\n", relManifests, relMetadata)
 	return b.String(), nil

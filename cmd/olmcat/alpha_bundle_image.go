@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
-	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
 )
 
@@ -29,7 +29,7 @@ func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*input.Input, 
 	b, err := img.resolve(cmd.Context(), ref, input.Bundle, "bundle", cmd.ErrOrStderr())
 	var nb *input.NotBundleError
 	if errors.As(err, &nb) {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not a bundle image (no %s label)", ref, image.LabelBundlePackage)}
+		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not a bundle image (no %s label)", ref, annotation.Package)}
 	}
 	return b, inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: err} })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/unpack"
 )
@@ -44,13 +45,13 @@ blob. Either way it is reported on stderr.`,
 			if pm := m.PackageManifest; pm != nil {
 				if fillFromPackageManifest(m) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s has no bundle annotations: package %s, channels %q and default channel %q taken from its PackageManifest\n",
-						args[0], pm.PackageName, m.Bundle.Annotations[declcfg.AnnotationChannels], pm.DefaultChannel)
+						args[0], pm.PackageName, m.Bundle.Annotations[annotation.Channels], pm.DefaultChannel)
 				} else {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s holds the PackageManifest of package %s (%d channels, default %q), not part of the olm.bundle blob\n",
 						args[0], pm.PackageName, len(pm.Channels), pm.DefaultChannel)
 				}
 			}
-			if m.Bundle.Annotations[declcfg.AnnotationPackage] == "" {
+			if m.Bundle.Annotations[annotation.Package] == "" {
 				return missingMetadata(args[0])
 			}
 			b, err := bundleBlob(m.Bundle)
@@ -79,7 +80,7 @@ func missingMetadata(ref string) error {
   kubectl create configmap %s -n %s --from-file=<bundle-dir>/manifests --from-file=<bundle-dir>/metadata
 or add the annotations to it:
   kubectl annotate configmap %s -n %s %s=<package> %s=<channel>[,<channel>]`,
-		ref, declcfg.AnnotationPackage, ns, name, name, ns, name, ns, declcfg.AnnotationPackage, declcfg.AnnotationChannels)
+		ref, annotation.Package, ns, name, name, ns, name, ns, annotation.Package, annotation.Channels)
 }
 
 // bundleBlob renders a loaded bundle as opm render renders a bundle image:
@@ -99,7 +100,7 @@ func bundleBlob(b *unpack.Bundle) (declcfg.Bundle, error) {
 // channel when none is) and the default channel. It reports whether it did.
 func fillFromPackageManifest(m *unpack.Manifest) bool {
 	pm, b := m.PackageManifest, m.Bundle
-	if pm == nil || b.Annotations[declcfg.AnnotationPackage] != "" {
+	if pm == nil || b.Annotations[annotation.Package] != "" {
 		return false
 	}
 	var heads, all []string
@@ -115,10 +116,10 @@ func fillFromPackageManifest(m *unpack.Manifest) bool {
 	if b.Annotations == nil {
 		b.Annotations = map[string]string{}
 	}
-	b.Annotations[declcfg.AnnotationPackage] = pm.PackageName
-	b.Annotations[declcfg.AnnotationChannels] = strings.Join(heads, ",")
+	b.Annotations[annotation.Package] = pm.PackageName
+	b.Annotations[annotation.Channels] = strings.Join(heads, ",")
 	if pm.DefaultChannel != "" {
-		b.Annotations[declcfg.AnnotationDefaultChannel] = pm.DefaultChannel
+		b.Annotations[annotation.DefaultChannel] = pm.DefaultChannel
 	}
 	return true
 }

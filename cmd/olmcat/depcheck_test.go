@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/build"
 	"go/parser"
@@ -39,31 +40,36 @@ var depRules = []struct {
 }{
 	{pkg: "internal/jsonscan", forbidden: []string{"*"}},
 	{pkg: "internal/manifest", forbidden: []string{"*"}, allow: []string{"internal/jsonscan"}},
-	{pkg: "internal/testutil/dbbuild", forbidden: []string{"*"}}, // the independent oracle
+	// The bundle annotation keys, declared once: a leaf of string
+	// constants that every layer may use (image classifies bundle images
+	// by one of them, the unpack Job copies them).
+	{pkg: "bundle/annotation", forbidden: []string{"*"}},
+	// The independent oracle: it shares only the keys' spelling.
+	{pkg: "internal/testutil/dbbuild", forbidden: []string{"*"}, allow: []string{"bundle/annotation"}},
 	// internal/ is the ground floor: shared utilities and test harnesses
 	// that depend on nothing of the module above them (the oracle, which
 	// depends on nothing, may build a harness's inputs). The pod harness
 	// runs the images the image package builds: it may use image.
-	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal"}, except: []string{"internal/testutil/podrun"}},
-	{pkg: "internal/testutil/podrun/...", forbidden: []string{"*"}, allow: []string{"internal", "image"}},
+	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal", "bundle/annotation"}, except: []string{"internal/testutil/podrun"}},
+	{pkg: "internal/testutil/podrun/...", forbidden: []string{"*"}, allow: []string{"internal", "image", "bundle/annotation"}},
 	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd"}},
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd"}},
 	// The model is built from declcfg's blob types (model imports declcfg,
 	// so the conversion lives in model/fromdeclcfg.go) and sits right above
 	// it: only declcfg and internal packages below it, none of declcfg's
 	// other subpackages (they build on the model).
-	{pkg: "declcfg/model", forbidden: []string{"*"}, allow: []string{"declcfg", "internal"}},
+	{pkg: "declcfg/model", forbidden: []string{"*"}, allow: []string{"declcfg", "internal", "bundle/annotation"}},
 	{pkg: "declcfg/model", forbidden: []string{"declcfg/graph", "declcfg/template", "declcfg/indexop"}},
-	{pkg: "image", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/writelock", "internal/crashpoint", "internal/pathcheck"}},
-	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"internal/jsonscan", "internal/manifest", "internal/atomicfile", "internal/tempdir", "internal/crashpoint", "internal/pathcheck"}},
-	{pkg: "unpack/jobtool", forbidden: []string{"*"}},
+	{pkg: "image", forbidden: []string{"*"}, allow: []string{"bundle/annotation", "internal/jsonscan", "internal/manifest", "internal/tempdir", "internal/outdir", "internal/writelock", "internal/crashpoint", "internal/pathcheck"}},
+	{pkg: "unpack", forbidden: []string{"*"}, allow: []string{"bundle/annotation", "internal/jsonscan", "internal/manifest", "internal/atomicfile", "internal/tempdir", "internal/crashpoint", "internal/pathcheck"}},
+	{pkg: "unpack/jobtool", forbidden: []string{"*"}, allow: []string{"bundle/annotation"}},
 	{pkg: "migrate", forbidden: []string{"registry", "cmd"}},
 	{pkg: "registry/...", forbidden: []string{"migrate", "cmd"}},
 	// input owns "what is this argument" for every command: it pulls
 	// through image and reads files, and knows nothing of what a command
 	// then does with the input (serve it, migrate it): no registry,
 	// migrate, legacy or cmd.
-	{pkg: "input", forbidden: []string{"*"}, allow: []string{"image", "internal", "declcfg"}},
+	{pkg: "input", forbidden: []string{"*"}, allow: []string{"image", "internal", "declcfg", "bundle/annotation"}},
 }
 
 // sourceImporters are the only files of the CLI that may import
@@ -204,6 +210,41 @@ func TestDependencyRules(t *testing.T) {
 		}
 		assert.True(t, matched, "rule for %s matches no package", rule.pkg)
 	}
+}
+
+// TestBundleKeysDeclaredOnce: the bundle annotation keys (which bundle
+// images also carry as labels) are spelled out only in bundle/annotation;
+// every other production file, whatever its build tags, names them from
+// there. Tests may spell them out: they check the values.
+func TestBundleKeysDeclaredOnce(t *testing.T) {
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	var spelled []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() || !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") || filepath.ToSlash(filepath.Dir(rel)) == "bundle/annotation" {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.Contains(lit.Value, "operators.operatorframework.io.bundle.") {
+				spelled = append(spelled, fmt.Sprintf("%s: %s", fset.Position(lit.Pos()), lit.Value))
+			}
+			return true
+		})
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Empty(t, spelled, "production code spelling out a bundle annotation key: use bundle/annotation")
 }
 
 // TestOnlyTheCLITalksToTheTerminal: library code (every non-main package)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
@@ -122,7 +123,7 @@ func TestImageInputErrors(t *testing.T) {
 	tmp, flags := imageTestEnv(t)
 	noLabel := reg.Push(t, "nolabel:v1", imagetest.Image(t, map[string]string{"vendor": "acme"}, nil, imagetest.Layer(t, imagetest.Entry{Name: "configs/a.json", Body: "{}"})))
 	missing := reg.Push(t, "missing:v1", imagetest.Image(t, map[string]string{image.LabelDatabase: "/database/index.db"}, nil, imagetest.Layer(t, imagetest.Entry{Name: "configs/a.json", Body: "{}"})))
-	bundle := reg.Push(t, "bundle:v1", imagetest.Image(t, map[string]string{image.LabelBundlePackage: "etcd"}, nil, imagetest.Layer(t, imagetest.Entry{Name: "manifests/a.yaml", Body: "{}"})))
+	bundle := reg.Push(t, "bundle:v1", imagetest.Image(t, map[string]string{annotation.Package: "etcd"}, nil, imagetest.Layer(t, imagetest.Entry{Name: "manifests/a.yaml", Body: "{}"})))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -131,7 +132,7 @@ func TestImageInputErrors(t *testing.T) {
 		{"unknown tag", []string{"migrate", reg.Host + "/nothing:v1", "OUT"}, "image not found"},
 		{"no catalog label", []string{"migrate", noLabel, "OUT"}, "labels found:\n  vendor=acme"},
 		{"label to a missing db", []string{"migrate", missing, "OUT"}, "names a path the image does not contain"},
-		{"bundle image refused by migrate", []string{"migrate", bundle, "OUT"}, "this is a bundle image (label " + image.LabelBundlePackage + "), not a catalog: run olmcat render"},
+		{"bundle image refused by migrate", []string{"migrate", bundle, "OUT"}, "this is a bundle image (label " + annotation.Package + "), not a catalog: run olmcat render"},
 		{"bundle image refused by serve", []string{"serve", bundle}, "not a catalog"},
 		{"platform", []string{"render", noLabel, "--platform", "linux"}, "--platform"},
 		{"validate of a missing label", []string{"validate", missing}, "names a path the image does not contain"},

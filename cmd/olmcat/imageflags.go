@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
 )
@@ -230,7 +231,7 @@ func inputError(err error, word func(error) error) error {
 // bundle image ref.
 func refuseBundle(ref, verb string) error {
 	return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle image (label %s), not a catalog; olmcat render %s prints its olm.bundle blob",
-		verb, ref, image.LabelBundlePackage, ref)}
+		verb, ref, annotation.Package, ref)}
 }
 
 // pullProgress shows the layer bytes an image extraction reads as a

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -37,7 +37,7 @@ func runMigrateArg(cmd *cobra.Command, arg, outDir string, f *migrateFlags, opts
 	switch in.Kind {
 	case input.KindBundle:
 		return &exitError{code: exitInvalid, err: fmt.Errorf("migrate %s: this is a bundle image (label %s), not a catalog: "+
-			"run olmcat render %s for its olm.bundle blob, or olmcat add <catalog-dir> %s to add it to a catalog", in.Image, image.LabelBundlePackage, in.Image, in.Image)}
+			"run olmcat render %s for its olm.bundle blob, or olmcat add <catalog-dir> %s to add it to a catalog", in.Image, annotation.Package, in.Image, in.Image)}
 	case input.KindSQLite:
 		return runMigrate(cmd, in.Image, in.Path, outDir, f, opts)
 	}

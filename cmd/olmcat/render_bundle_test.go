@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
@@ -35,7 +35,7 @@ func pushBundleImage(t *testing.T, reg *imagetest.Registry, repoTag, dir string)
 	t.Helper()
 	meta, err := declcfg.ReadBundleMetadata(os.DirFS(dir))
 	require.NoError(t, err)
-	labels := map[string]string{image.LabelBundlePackage: meta.Package(), declcfg.AnnotationChannels: meta.Annotations[declcfg.AnnotationChannels]}
+	labels := map[string]string{annotation.Package: meta.Package(), annotation.Channels: meta.Annotations[annotation.Channels]}
 	return reg.Push(t, repoTag, imagetest.Image(t, labels, nil,
 		imagetest.DirLayer(t, filepath.Join(dir, "manifests"), "manifests"),
 		imagetest.DirLayer(t, filepath.Join(dir, "metadata"), "metadata")))
@@ -86,8 +86,8 @@ func TestRenderBundles(t *testing.T) {
 func TestRenderBundleImageErrors(t *testing.T) {
 	reg := imagetest.New(t)
 	tmp, flags := imageTestEnv(t)
-	labels := map[string]string{image.LabelBundlePackage: "etcd"}
-	ann := imagetest.Entry{Name: "metadata/annotations.yaml", Body: "annotations:\n  " + declcfg.AnnotationPackage + ": etcd\n  " + declcfg.AnnotationChannels + ": alpha\n"}
+	labels := map[string]string{annotation.Package: "etcd"}
+	ann := imagetest.Entry{Name: "metadata/annotations.yaml", Body: "annotations:\n  " + annotation.Package + ": etcd\n  " + annotation.Channels + ": alpha\n"}
 	cm := imagetest.Entry{Name: "manifests/cm.yaml", Body: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"}
 	noCSV := reg.Push(t, "nocsv:v1", imagetest.Image(t, labels, nil, imagetest.Layer(t, ann, cm)))
 	noAnn := reg.Push(t, "noann:v1", imagetest.Image(t, labels, nil, imagetest.Layer(t, cm, imagetest.Entry{Name: "metadata/other.yaml", Body: "foo: bar\n"})))

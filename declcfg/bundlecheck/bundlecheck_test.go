@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 )
 
 const (
@@ -78,8 +80,8 @@ func get(obj map[string]any, keys ...string) map[string]any {
 
 func annotations(extra map[string]string) string {
 	ann := map[string]any{
-		AnnotationMediaType: "registry+v1", AnnotationManifests: "manifests/", AnnotationMetadata: "metadata/",
-		annPackage: "cockroachdb", annChannels: "stable-5.x", annDefaultChannel: "stable-5.x",
+		annotation.MediaType: "registry+v1", annotation.Manifests: "manifests/", annotation.Metadata: "metadata/",
+		annotation.Package: "cockroachdb", annotation.Channels: "stable-5.x", annotation.DefaultChannel: "stable-5.x",
 	}
 	for k, v := range extra {
 		if v == "-" {
@@ -117,7 +119,7 @@ func TestValidateFixtures(t *testing.T) {
 // good bundle; the content is not looked at then.
 func TestValidateFormat(t *testing.T) {
 	b := loadBundle(t, cockroach)
-	const media, manifests, metadata = `"` + AnnotationMediaType + `"`, `"` + AnnotationManifests + `"`, `"` + AnnotationMetadata + `"`
+	const media, manifests, metadata = `"` + annotation.MediaType + `"`, `"` + annotation.Manifests + `"`, `"` + annotation.Metadata + `"`
 	for _, tc := range []struct {
 		name  string
 		files map[string]string
@@ -127,21 +129,21 @@ func TestValidateFormat(t *testing.T) {
 			[]string{"Unable to locate manifests directory"}},
 		{"no metadata", map[string]string{annFile: ""}, []string{"Unable to locate metadata directory"}},
 		{"no annotations", map[string]string{annFile: "foo: bar\n"}, []string{"Could not find annotations file"}},
-		{"keys missing", map[string]string{annFile: annotations(map[string]string{AnnotationMediaType: "-", AnnotationManifests: "-", AnnotationMetadata: "-"})},
+		{"keys missing", map[string]string{annFile: annotations(map[string]string{annotation.MediaType: "-", annotation.Manifests: "-", annotation.Metadata: "-"})},
 			[]string{"Missing annotation " + media, "Missing annotation " + manifests, "Missing annotation " + metadata,
 				"Expecting annotation " + media + ` to have value "registry+v1" instead of ""`}},
-		{"media type", map[string]string{annFile: annotations(map[string]string{AnnotationMediaType: "plain"})},
+		{"media type", map[string]string{annFile: annotations(map[string]string{annotation.MediaType: "plain"})},
 			[]string{"Expecting annotation " + media + ` to have value "registry+v1" instead of "plain"`}},
-		{"manifests value", map[string]string{annFile: annotations(map[string]string{AnnotationManifests: "manifest/"})},
+		{"manifests value", map[string]string{annFile: annotations(map[string]string{annotation.Manifests: "manifest/"})},
 			[]string{"Expecting annotation " + manifests + ` to have value "manifests/" instead of "manifest/"`}},
-		{"metadata value", map[string]string{annFile: annotations(map[string]string{AnnotationMetadata: "meta/"})},
+		{"metadata value", map[string]string{annFile: annotations(map[string]string{annotation.Metadata: "meta/"})},
 			[]string{"Expecting annotation " + metadata + ` to have value "metadata/" instead of "meta/"`}},
-		{"empty package", map[string]string{annFile: annotations(map[string]string{annPackage: ""})},
-			[]string{`Expecting annotation "` + annPackage + `" to have non-empty value`}},
-		{"no channels", map[string]string{annFile: annotations(map[string]string{annChannels: "-"})},
-			[]string{`Missing annotation "` + annChannels + `"`, `Expecting annotation "` + annChannels + `" to have non-empty value`}},
-		{"empty default", map[string]string{annFile: annotations(map[string]string{annDefaultChannel: ""})},
-			[]string{`Expecting annotation "` + annDefaultChannel + `" to have non-empty value`}},
+		{"empty package", map[string]string{annFile: annotations(map[string]string{annotation.Package: ""})},
+			[]string{`Expecting annotation "` + annotation.Package + `" to have non-empty value`}},
+		{"no channels", map[string]string{annFile: annotations(map[string]string{annotation.Channels: "-"})},
+			[]string{`Missing annotation "` + annotation.Channels + `"`, `Expecting annotation "` + annotation.Channels + `" to have non-empty value`}},
+		{"empty default", map[string]string{annFile: annotations(map[string]string{annotation.DefaultChannel: ""})},
+			[]string{`Expecting annotation "` + annotation.DefaultChannel + `" to have non-empty value`}},
 		{"no manifest files", map[string]string{cockroachCSV: "", cockroachCRD: "", "manifests/cockroachdb-controller-manager-metrics-service_v1_service.yaml": "", "manifests/cockroachdb-metrics-reader_rbac.authorization.k8s.io_v1_clusterrole.yaml": "", "manifests/sub/x.yaml": "a: b\n"},
 			[]string{"The directory manifests/ contains no yaml files"}},
 	} {
@@ -200,7 +202,7 @@ const quxCSV = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceV
 func TestValidateMinimalCSV(t *testing.T) {
 	b := fstest.MapFS{
 		"manifests/qux.csv.yaml": {Data: []byte(quxCSV)},
-		annFile:                  {Data: []byte(annotations(map[string]string{annPackage: "qux"}))},
+		annFile:                  {Data: []byte(annotations(map[string]string{annotation.Package: "qux"}))},
 	}
 	r := Validate(b)
 	require.Error(t, r.Err())
@@ -298,7 +300,7 @@ func TestValidateContent(t *testing.T) {
 func TestValidateHelm(t *testing.T) {
 	b := fstest.MapFS{
 		"manifests/Chart.yaml": {Data: []byte("name: x\n")},
-		annFile:                {Data: []byte(annotations(map[string]string{AnnotationMediaType: "helm"}))},
+		annFile:                {Data: []byte(annotations(map[string]string{annotation.MediaType: "helm"}))},
 	}
 	r := Validate(b)
 	assert.NoError(t, r.Err())

@@ -11,21 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/operator-catalog/olmcat/declcfg"
-)
-
-// Annotation keys of metadata/annotations.yaml besides declcfg's package
-// and channel keys.
-const (
-	AnnotationMediaType = "operators.operatorframework.io.bundle.mediatype.v1"
-	AnnotationManifests = "operators.operatorframework.io.bundle.manifests.v1"
-	AnnotationMetadata  = "operators.operatorframework.io.bundle.metadata.v1"
-)
-
-const (
-	annPackage        = declcfg.AnnotationPackage
-	annChannels       = declcfg.AnnotationChannels
-	annDefaultChannel = declcfg.AnnotationDefaultChannel
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 )
 
 // Media types of a manifests directory.
@@ -171,15 +157,15 @@ func readMetadata(fsys fs.FS) (*annotationsFile, *dependenciesFile, error) {
 // channel that is non-empty when present. Keys are checked in a fixed
 // order (opm's order is Go map order).
 func checkAnnotations(c collector, file string, ann map[string]string, mediaType string) {
-	for _, k := range []string{AnnotationMediaType, AnnotationManifests, AnnotationMetadata, annPackage, annChannels} {
+	for _, k := range []string{annotation.MediaType, annotation.Manifests, annotation.Metadata, annotation.Package, annotation.Channels} {
 		if _, ok := ann[k]; !ok {
 			c.add(file, fmt.Sprintf("Missing annotation %q", k))
 		}
 	}
-	if v := ann[AnnotationMediaType]; mediaType != "" && v != mediaType {
-		c.add(file, fmt.Sprintf("Expecting annotation %q to have value %q instead of %q", AnnotationMediaType, mediaType, v))
+	if v := ann[annotation.MediaType]; mediaType != "" && v != mediaType {
+		c.add(file, fmt.Sprintf("Expecting annotation %q to have value %q instead of %q", annotation.MediaType, mediaType, v))
 	}
-	for _, kv := range [][2]string{{AnnotationManifests, "manifests/"}, {AnnotationMetadata, "metadata/"}} {
+	for _, kv := range [][2]string{{annotation.Manifests, "manifests/"}, {annotation.Metadata, "metadata/"}} {
 		if v, ok := ann[kv[0]]; ok && strings.TrimSuffix(v, "/") != strings.TrimSuffix(kv[1], "/") {
 			c.add(file, fmt.Sprintf("Expecting annotation %q to have value %q instead of %q", kv[0], kv[1], v))
 		}
@@ -187,8 +173,8 @@ func checkAnnotations(c collector, file string, ann map[string]string, mediaType
 	// opm reports an empty channels value even when the key is missing
 	// (next to "Missing annotation"); the package and default channel
 	// only when present.
-	for _, k := range []string{annPackage, annChannels, annDefaultChannel} {
-		if v, ok := ann[k]; (ok || k == annChannels) && strings.TrimSpace(v) == "" {
+	for _, k := range []string{annotation.Package, annotation.Channels, annotation.DefaultChannel} {
+		if v, ok := ann[k]; (ok || k == annotation.Channels) && strings.TrimSpace(v) == "" {
 			c.add(file, fmt.Sprintf("Expecting annotation %q to have non-empty value", k))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
 )
@@ -19,9 +20,9 @@ func bundle(version, replaces string, skips []string, channels, def string) NewB
 	csv := map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
 		"metadata": map[string]any{"name": name}, "spec": map[string]any{"version": version, "replaces": replaces, "skips": skips}}
 	data, _ := json.Marshal(csv)
-	ann := map[string]string{declcfg.AnnotationPackage: "p", declcfg.AnnotationChannels: channels}
+	ann := map[string]string{annotation.Package: "p", annotation.Channels: channels}
 	if def != "" {
-		ann[declcfg.AnnotationDefaultChannel] = def
+		ann[annotation.DefaultChannel] = def
 	}
 	return NewBundle{
 		Bundle: declcfg.Bundle{Schema: declcfg.SchemaBundle, Name: name, Package: "p", Image: "img/" + strings.ReplaceAll(name, "+", "-"), CsvJSON: string(data),

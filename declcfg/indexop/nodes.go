@@ -6,6 +6,7 @@ import (
 
 	"github.com/blang/semver/v4"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/quote"
@@ -132,7 +133,7 @@ func newNode(nb *NewBundle, o options) (*node, error) {
 		return nil, bundleErr(n, "bundle %s: SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature.", b.Name)
 	}
 	if len(n.channels) == 0 {
-		return nil, bundleErr(n, "bundle %s: the annotations name no channel (%s)", b.Name, declcfg.AnnotationChannels)
+		return nil, bundleErr(n, "bundle %s: the annotations name no channel (%s)", b.Name, annotation.Channels)
 	}
 	return n, nil
 }

@@ -25,6 +25,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 
+	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/testutil/bundleimages"
 )
 
@@ -94,6 +95,6 @@ func indexImage(db string) (v1.Image, error) {
 		return nil, err
 	}
 	cfg = cfg.DeepCopy()
-	cfg.Config.Labels = map[string]string{"operators.operatorframework.io.index.database.v1": "/database/index.db"}
+	cfg.Config.Labels = map[string]string{image.LabelDatabase: "/database/index.db"}
 	return mutate.ConfigFile(img, cfg)
 }

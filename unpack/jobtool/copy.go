@@ -8,11 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// AnnotationManifestsDir is the bundle annotation naming the manifests
-// directory inside a bundle image.
-const AnnotationManifestsDir = "operators.operatorframework.io.bundle.manifests.v1"
+	"github.com/operator-catalog/olmcat/bundle/annotation"
+)
 
 // CopyBundle is the copier the unpack Job runs inside the bundle image
 // (which has no shell or cp): it finds the bundle under root (its
@@ -29,8 +27,8 @@ func CopyBundle(root, dest string, allMetadata bool) error {
 	}
 	metadataDir := filepath.Dir(annotations)
 	manifestsDir := filepath.Join(root, "manifests")
-	if ann, err := readAnnotations(annotations); err == nil && ann[AnnotationManifestsDir] != "" {
-		manifestsDir = filepath.Join(root, filepath.Clean("/"+ann[AnnotationManifestsDir]))
+	if ann, err := readAnnotations(annotations); err == nil && ann[annotation.Manifests] != "" {
+		manifestsDir = filepath.Join(root, filepath.Clean("/"+ann[annotation.Manifests]))
 	}
 	if err := copyDir(manifestsDir, filepath.Join(dest, "manifests")); err != nil {
 		return err

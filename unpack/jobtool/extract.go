@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"time"
+
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 )
 
 // ExtractOption configures Extract.
@@ -140,12 +142,12 @@ const conflictRetries = 5
 // annotations.yaml, each set (empty when the file lacks it), in the order
 // of opm's writer; the others are dropped.
 var BundleAnnotationKeys = []string{
-	AnnotationManifestsDir,
-	"operators.operatorframework.io.bundle.mediatype.v1",
-	"operators.operatorframework.io.bundle.metadata.v1",
-	"operators.operatorframework.io.bundle.package.v1",
-	"operators.operatorframework.io.bundle.channels.v1",
-	"operators.operatorframework.io.bundle.channel.default.v1",
+	annotation.Manifests,
+	annotation.MediaType,
+	annotation.Metadata,
+	annotation.Package,
+	annotation.Channels,
+	annotation.DefaultChannel,
 }
 
 // AnnotationLimit is the most bytes an object's annotations may take,

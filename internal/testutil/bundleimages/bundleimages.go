@@ -31,6 +31,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/internal/testutil/dbbuild"
 )
 
@@ -237,14 +238,14 @@ func MirrorConf(host string, prefixes ...string) string {
 // properties files.
 func DBBundle(host string, b dbbuild.Bundle, opts ...remote.Option) error {
 	ann := map[string]string{
-		dbbuild.AnnotationPackage:                            b.Package,
-		dbbuild.AnnotationChannels:                           strings.Join(b.Channels, ","),
-		"operators.operatorframework.io.bundle.mediatype.v1": "registry+v1",
-		"operators.operatorframework.io.bundle.manifests.v1": "manifests/",
-		"operators.operatorframework.io.bundle.metadata.v1":  "metadata/",
+		annotation.Package:   b.Package,
+		annotation.Channels:  strings.Join(b.Channels, ","),
+		annotation.MediaType: "registry+v1",
+		annotation.Manifests: "manifests/",
+		annotation.Metadata:  "metadata/",
 	}
 	if b.DefaultChannel != "" {
-		ann[dbbuild.AnnotationDefaultChannel] = b.DefaultChannel
+		ann[annotation.DefaultChannel] = b.DefaultChannel
 	}
 	files := make([]File, 0, len(b.Objects)+3)
 	for i, o := range b.Objects {
