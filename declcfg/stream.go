@@ -211,7 +211,7 @@ func yamlToJSON(data []byte) ([]byte, error) {
 	if !bytes.Contains(js, []byte(`\u00`)) {
 		return js, nil // nothing was escaped
 	}
-	return canonicalValue(js)
+	return CanonicalValue(js)
 }
 
 // safeYAMLToJSON is yaml.YAMLToJSON guarded against panics: the YAML

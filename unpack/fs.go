@@ -10,7 +10,7 @@ import (
 
 // FS returns the bundle as a bundle directory: manifests/<name> and
 // metadata/<name> for its files and metadata/annotations.yaml rebuilt
-// from its annotations, the layout declcfg.BundleFromFS and opm render
+// from its annotations, the layout bundle.FromFS and opm render
 // read.
 func (b *Bundle) FS() (fs.FS, error) {
 	fsys := fstest.MapFS{}

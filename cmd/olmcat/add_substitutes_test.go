@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
@@ -60,7 +61,7 @@ func TestPermissiveExistingBundleError(t *testing.T) {
 	next.CsvJSON = `{"apiVersion":"operators.coreos.com/v1alpha1","kind":"ClusterServiceVersion","metadata":{"name":"p.v3"},"spec":{"version":"3.0.0","replaces":"p.v2"}}`
 	var stderr strings.Builder
 	a := &bundleAdd{permissive: true, stderr: &stderr, opts: []indexop.Option{indexop.WithEnableAlpha(true)},
-		byPkg: map[string][]indexop.NewBundle{"p": {{Bundle: next, Meta: declcfg.BundleMetadata{Annotations: map[string]string{annotation.Package: "p", annotation.Channels: "a"}}}}}}
+		byPkg: map[string][]indexop.NewBundle{"p": {{Bundle: next, Meta: bundle.Metadata{Annotations: map[string]string{annotation.Package: "p", annotation.Channels: "a"}}}}}}
 	_, err := a.addTo("p", cfg)
 	require.ErrorContains(t, err, `bundle p.v1: cyclic substitutesFor chain detected involving "p.v1"`)
 	require.Empty(t, stderr.String(), "no bundle being added was left out")

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/image"
 )
 
@@ -89,7 +89,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	meta, err := declcfg.ReadBundleMetadata(os.DirFS(filepath.Dir(metadataDir)))
+	meta, err := bundle.ReadMetadata(os.DirFS(filepath.Dir(metadataDir)))
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}
 	}

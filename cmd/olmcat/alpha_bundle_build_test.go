@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
@@ -90,7 +91,7 @@ func assertBundleImage(t *testing.T, ref, dir string) {
 	pulled, err := image.Pull(context.Background(), ref, image.WithUseHTTP(true))
 	require.NoError(t, err)
 	defer pulled.Close()
-	meta, err := declcfg.ReadBundleMetadata(os.DirFS(dir))
+	meta, err := bundle.ReadMetadata(os.DirFS(dir))
 	require.NoError(t, err)
 	cf, err := pulled.Image.ConfigFile()
 	require.NoError(t, err)

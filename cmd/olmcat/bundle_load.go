@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/unpack"
@@ -90,7 +91,7 @@ func bundleBlob(b *unpack.Bundle) (declcfg.Bundle, error) {
 	if err != nil {
 		return declcfg.Bundle{}, err
 	}
-	blob, _, err := declcfg.BundleFromFS(fsys, declcfg.WithBundleImage(b.Image))
+	blob, _, err := bundle.FromFS(fsys, bundle.WithImage(b.Image))
 	return blob, err
 }
 

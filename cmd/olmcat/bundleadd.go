@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
 	"github.com/operator-catalog/olmcat/input"
@@ -35,9 +36,9 @@ func loadBundle(ctx context.Context, arg string, img *imageFlags, migrateLevel s
 	if !ok {
 		return indexop.NewBundle{}, &exitError{code: exitInvalid, err: fmt.Errorf("bundle %s: not a bundle image or bundle directory (manifests/ and metadata/)", arg)}
 	}
-	b, meta, err := declcfg.BundleFromFS(os.DirFS(bundleDir), declcfg.WithBundleImage(ref),
-		declcfg.WithCSVMetadata(migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
-		declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
+	b, meta, err := bundle.FromFS(os.DirFS(bundleDir), bundle.WithImage(ref),
+		bundle.WithCSVMetadata(migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
+		bundle.WithWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }))
 	if err != nil {
 		return indexop.NewBundle{}, &exitError{code: exitInvalid, err: fmt.Errorf("bundle %s: %w", arg, err)}
 	}

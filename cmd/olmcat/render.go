@@ -13,12 +13,14 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func newRenderCmd() *cobra.Command {
@@ -169,11 +171,11 @@ func (in renderInput) bundleDir() (dir, ref string, ok bool) {
 
 // renderBundle renders a bundle as opm render does: one olm.bundle blob.
 func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.DeclarativeConfig, error) {
-	opts := []declcfg.BundleOption{
-		declcfg.WithCSVMetadata(in.migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
-		declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }),
+	opts := []bundle.Option{
+		bundle.WithCSVMetadata(in.migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
+		bundle.WithWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }),
 	}
-	b, _, err := declcfg.BundleFromFS(os.DirFS(dir), append(opts, declcfg.WithBundleImage(ref))...)
+	b, _, err := bundle.FromFS(os.DirFS(dir), append(opts, bundle.WithImage(ref))...)
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", in.name, err)
 	}
@@ -185,8 +187,8 @@ func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.D
 		if err := in.imageRefTemplate.Execute(&sb, data); err != nil {
 			return nil, fmt.Errorf("render %s: --alpha-image-ref-template: %w", in.name, err)
 		}
-		opts = append(opts, declcfg.WithBundleWarnings(func(string) {})) // warned once above
-		if b, _, err = declcfg.BundleFromFS(os.DirFS(dir), append(opts, declcfg.WithBundleImage(sb.String()))...); err != nil {
+		opts = append(opts, bundle.WithWarnings(func(string) {})) // warned once above
+		if b, _, err = bundle.FromFS(os.DirFS(dir), append(opts, bundle.WithImage(sb.String()))...); err != nil {
 			return nil, fmt.Errorf("render %s: %w", in.name, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
@@ -33,7 +34,7 @@ func realBundleDirs(t *testing.T) []string {
 // manifests/ and metadata/, labelled as opm's bundle.Dockerfile labels it.
 func pushBundleImage(t *testing.T, reg *imagetest.Registry, repoTag, dir string) string {
 	t.Helper()
-	meta, err := declcfg.ReadBundleMetadata(os.DirFS(dir))
+	meta, err := bundle.ReadMetadata(os.DirFS(dir))
 	require.NoError(t, err)
 	labels := map[string]string{annotation.Package: meta.Package(), annotation.Channels: meta.Annotations[annotation.Channels]}
 	return reg.Push(t, repoTag, imagetest.Image(t, labels, nil,

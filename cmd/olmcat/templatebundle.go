@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/image"
@@ -25,7 +26,7 @@ func (f *imageFlags) bundleRenderer(csvMetadata bool, stderr io.Writer) (templat
 	if err != nil {
 		return nil, usageError(err)
 	}
-	warn := declcfg.WithBundleWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) })
+	warn := bundle.WithWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) })
 	pullOpts := input.WithImageOptions(func(string) ([]image.Option, error) { return opts, nil })
 	return func(ctx context.Context, ref string) (*declcfg.Bundle, error) {
 		in, err := input.Resolve(ctx, ref, input.Bundle, pullOpts)
@@ -40,11 +41,11 @@ func (f *imageFlags) bundleRenderer(csvMetadata bool, stderr io.Writer) (templat
 			return nil, err
 		}
 		defer in.Close()
-		bopts := []declcfg.BundleOption{declcfg.WithCSVMetadata(csvMetadata), warn}
+		bopts := []bundle.Option{bundle.WithCSVMetadata(csvMetadata), warn}
 		if in.Image != "" {
-			bopts = append(bopts, declcfg.WithBundleImage(ref))
+			bopts = append(bopts, bundle.WithImage(ref))
 		}
-		b, _, err := declcfg.BundleFromFS(os.DirFS(in.Path), bopts...)
+		b, _, err := bundle.FromFS(os.DirFS(in.Path), bopts...)
 		return &b, err
 	}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
@@ -15,7 +16,7 @@ import (
 
 // bundle is a new bundle: name pkg.v<version>, a CSV with replaces and
 // skips, the channels and default channel of its annotations.
-func bundle(version, replaces string, skips []string, channels, def string) NewBundle {
+func testBundle(version, replaces string, skips []string, channels, def string) NewBundle {
 	name := "p.v" + version
 	csv := map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
 		"metadata": map[string]any{"name": name}, "spec": map[string]any{"version": version, "replaces": replaces, "skips": skips}}
@@ -27,7 +28,7 @@ func bundle(version, replaces string, skips []string, channels, def string) NewB
 	return NewBundle{
 		Bundle: declcfg.Bundle{Schema: declcfg.SchemaBundle, Name: name, Package: "p", Image: "img/" + strings.ReplaceAll(name, "+", "-"), CsvJSON: string(data),
 			Properties: []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: "p", Version: version})}},
-		Meta: declcfg.BundleMetadata{Annotations: ann},
+		Meta: bundle.Metadata{Annotations: ann},
 	}
 }
 
@@ -88,35 +89,35 @@ func TestAdd(t *testing.T) {
 		steps []step
 	}{
 		{"replaces: heads by version, chain from the CSV, skips as members", []step{
-			{ModeReplaces, []NewBundle{bundle("1.0.0", "", nil, "a", ""), bundle("1.1.0", "p.v1.0.0", []string{"p.v0.9.0"}, "a", "")},
+			{ModeReplaces, []NewBundle{testBundle("1.0.0", "", nil, "a", ""), testBundle("1.1.0", "p.v1.0.0", []string{"p.v0.9.0"}, "a", "")},
 				map[string][]string{"a": {"p.v1.1.0<p.v1.0.0[p.v0.9.0]", "p.v1.0.0"}}, "a", ""},
-			{ModeReplaces, []NewBundle{bundle("1.2.0", "p.v1.0.0", []string{"p.v1.1.0"}, "a,b", "b")},
+			{ModeReplaces, []NewBundle{testBundle("1.2.0", "p.v1.0.0", []string{"p.v1.1.0"}, "a,b", "b")},
 				map[string][]string{"a": {"p.v1.2.0<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"}, "b": {"p.v1.2.0<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"}}, "b", ""},
-			{ModeReplaces, []NewBundle{bundle("1.1.5", "p.v1.0.0", nil, "a", "")}, nil, "", "add prunes bundle p.v1.1.5"},
-			{ModeReplaces, []NewBundle{bundle("1.3.0", "p.v1.2.5", nil, "a", "")}, nil, "", "Invalid bundle p.v1.3.0, replaces nonexistent bundle p.v1.2.5"},
-			{ModeReplaces, []NewBundle{bundle("1.3.0", "p.v1.2.0", nil, "a", "c")}, nil, "", "unable to determine default channel among channel heads: map[a:p.v1.3.0 b:p.v1.2.0]"},
-			{ModeReplaces, []NewBundle{rebuilt(bundle("1.2.0", "p.v1.1.0", nil, "a", ""))}, nil, "", "Bundle already added that provides package and csv"},
-			{ModeReplaces, []NewBundle{bundle("1.2.0", "p.v1.1.0", nil, "a", "")}, nil, "", "Bundle img/p.v1.2.0 already exists"},
+			{ModeReplaces, []NewBundle{testBundle("1.1.5", "p.v1.0.0", nil, "a", "")}, nil, "", "add prunes bundle p.v1.1.5"},
+			{ModeReplaces, []NewBundle{testBundle("1.3.0", "p.v1.2.5", nil, "a", "")}, nil, "", "Invalid bundle p.v1.3.0, replaces nonexistent bundle p.v1.2.5"},
+			{ModeReplaces, []NewBundle{testBundle("1.3.0", "p.v1.2.0", nil, "a", "c")}, nil, "", "unable to determine default channel among channel heads: map[a:p.v1.3.0 b:p.v1.2.0]"},
+			{ModeReplaces, []NewBundle{rebuilt(testBundle("1.2.0", "p.v1.1.0", nil, "a", ""))}, nil, "", "Bundle already added that provides package and csv"},
+			{ModeReplaces, []NewBundle{testBundle("1.2.0", "p.v1.1.0", nil, "a", "")}, nil, "", "Bundle img/p.v1.2.0 already exists"},
 		}},
 		{"replaces: a new package with two channels and no default fails", []step{
-			{ModeReplaces, []NewBundle{bundle("1.0.0", "", nil, "a,b", "")}, nil, "", "unable to determine default channel"},
-			{ModeReplaces, []NewBundle{bundle("1.0.0", "", nil, "a", ""), bundle("1.0.0+1", "p.v1.0.0", nil, "a", "")},
+			{ModeReplaces, []NewBundle{testBundle("1.0.0", "", nil, "a,b", "")}, nil, "", "unable to determine default channel"},
+			{ModeReplaces, []NewBundle{testBundle("1.0.0", "", nil, "a", ""), testBundle("1.0.0+1", "p.v1.0.0", nil, "a", "")},
 				map[string][]string{"a": {"p.v1.0.0+1<p.v1.0.0", "p.v1.0.0"}}, "a", ""},
 		}},
 		{"semver: by version, successor keeps its skips, default from the annotation", []step{
-			{ModeSemver, []NewBundle{bundle("1.0.0", "", nil, "a,b", "")}, map[string][]string{"a": {"p.v1.0.0"}, "b": {"p.v1.0.0"}}, "a", ""},
-			{ModeSemver, []NewBundle{bundle("2.0.0", "nothing", nil, "a", ""), bundle("1.5.0", "", nil, "a", "")},
+			{ModeSemver, []NewBundle{testBundle("1.0.0", "", nil, "a,b", "")}, map[string][]string{"a": {"p.v1.0.0"}, "b": {"p.v1.0.0"}}, "a", ""},
+			{ModeSemver, []NewBundle{testBundle("2.0.0", "nothing", nil, "a", ""), testBundle("1.5.0", "", nil, "a", "")},
 				map[string][]string{"a": {"p.v1.0.0", "p.v1.5.0<p.v1.0.0", "p.v2.0.0<p.v1.5.0"}, "b": {"p.v1.0.0"}}, "a", ""},
-			{ModeSemver, []NewBundle{bundle("1.2.0", "", nil, "a", "b")},
+			{ModeSemver, []NewBundle{testBundle("1.2.0", "", nil, "a", "b")},
 				map[string][]string{"a": {"p.v1.0.0", "p.v1.5.0<p.v1.2.0", "p.v2.0.0<p.v1.5.0", "p.v1.2.0<p.v1.0.0"}, "b": {"p.v1.0.0"}}, "b", ""},
-			{ModeSemver, []NewBundle{bundle("1.2.0+1", "", nil, "c", "zz")}, nil, "", "the default channel (zz) does not exist"},
-			{ModeSemver, []NewBundle{bundle("3.0.0", "", nil, "b", ""), bundle("3.0.0", "", nil, "b", "")}, nil, "", "bundle p.v3.0.0 is given twice"},
+			{ModeSemver, []NewBundle{testBundle("1.2.0+1", "", nil, "c", "zz")}, nil, "", "the default channel (zz) does not exist"},
+			{ModeSemver, []NewBundle{testBundle("3.0.0", "", nil, "b", ""), testBundle("3.0.0", "", nil, "b", "")}, nil, "", "bundle p.v3.0.0 is given twice"},
 		}},
 		{"semver-skippatch: lower patches skipped, nothing dropped", []step{
-			{ModeSemverSkipPatch, []NewBundle{bundle("0.2.0", "", nil, "a", ""), bundle("0.3.0", "", nil, "a", ""), bundle("0.3.1", "", nil, "a", ""), bundle("0.3.2", "", nil, "a", "")},
+			{ModeSemverSkipPatch, []NewBundle{testBundle("0.2.0", "", nil, "a", ""), testBundle("0.3.0", "", nil, "a", ""), testBundle("0.3.1", "", nil, "a", ""), testBundle("0.3.2", "", nil, "a", "")},
 				map[string][]string{"a": {"p.v0.2.0", "p.v0.3.0<p.v0.2.0", "p.v0.3.1<p.v0.2.0[p.v0.3.0]", "p.v0.3.2<p.v0.2.0[p.v0.3.0 p.v0.3.1]"}}, "a", ""},
-			{ModeSemverSkipPatch, []NewBundle{bundle("0.3.3", "", nil, "b", "")}, map[string][]string{"a": {"p.v0.2.0", "p.v0.3.0<p.v0.2.0", "p.v0.3.1<p.v0.2.0[p.v0.3.0]", "p.v0.3.2<p.v0.2.0[p.v0.3.0 p.v0.3.1]"}, "b": {"p.v0.3.3"}}, "a", ""},
-			{ModeSemverSkipPatch, []NewBundle{bundle("0.4.0", "", nil, "a", "")}, map[string][]string{"a": {"p.v0.2.0", "p.v0.3.0<p.v0.2.0", "p.v0.3.1<p.v0.2.0[p.v0.3.0]", "p.v0.3.2<p.v0.2.0[p.v0.3.0 p.v0.3.1]", "p.v0.4.0<p.v0.3.2"}, "b": {"p.v0.3.3"}}, "a", ""},
+			{ModeSemverSkipPatch, []NewBundle{testBundle("0.3.3", "", nil, "b", "")}, map[string][]string{"a": {"p.v0.2.0", "p.v0.3.0<p.v0.2.0", "p.v0.3.1<p.v0.2.0[p.v0.3.0]", "p.v0.3.2<p.v0.2.0[p.v0.3.0 p.v0.3.1]"}, "b": {"p.v0.3.3"}}, "a", ""},
+			{ModeSemverSkipPatch, []NewBundle{testBundle("0.4.0", "", nil, "a", "")}, map[string][]string{"a": {"p.v0.2.0", "p.v0.3.0<p.v0.2.0", "p.v0.3.1<p.v0.2.0[p.v0.3.0]", "p.v0.3.2<p.v0.2.0[p.v0.3.0 p.v0.3.1]", "p.v0.4.0<p.v0.3.2"}, "b": {"p.v0.3.3"}}, "a", ""},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,16 +138,16 @@ func TestAdd(t *testing.T) {
 // head it names (replaces mode only); a bundle something replaces cannot
 // be overwritten.
 func TestOverwriteLatest(t *testing.T) {
-	pkg, _, err := Add("p", nil, []NewBundle{bundle("1.0.0", "", nil, "a", "a"), bundle("1.1.0", "p.v1.0.0", nil, "a", "")})
+	pkg, _, err := Add("p", nil, []NewBundle{testBundle("1.0.0", "", nil, "a", "a"), testBundle("1.1.0", "p.v1.0.0", nil, "a", "")})
 	require.NoError(t, err)
-	again := bundle("1.1.0", "p.v1.0.0", nil, "a,b", "a")
+	again := testBundle("1.1.0", "p.v1.0.0", nil, "a,b", "a")
 	again.Bundle.Image = "img/rebuilt"
 	got, _, err := Add("p", pkg, []NewBundle{again}, WithOverwriteLatest(true))
 	require.NoError(t, err)
 	require.Equal(t, map[string][]string{"a": {"p.v1.1.0<p.v1.0.0", "p.v1.0.0"}, "b": {"p.v1.1.0<p.v1.0.0", "p.v1.0.0"}}, entries(got))
 	require.Len(t, got.Bundles, 2)
 	require.Equal(t, "img/rebuilt", got.Bundles[1].Image)
-	_, _, err = Add("p", pkg, []NewBundle{rebuilt(bundle("1.0.0", "", nil, "a", ""))}, WithOverwriteLatest(true))
+	_, _, err = Add("p", pkg, []NewBundle{rebuilt(testBundle("1.0.0", "", nil, "a", ""))}, WithOverwriteLatest(true))
 	require.ErrorContains(t, err, "Cannot overwrite a bundle that is not at the head of a channel")
 	_, _, err = Add("p", pkg, []NewBundle{again}, WithOverwriteLatest(true), WithMode(ModeSemver))
 	require.ErrorContains(t, err, "Bundle version 1.1.0 already added to index")
@@ -155,9 +156,9 @@ func TestOverwriteLatest(t *testing.T) {
 // TestPruneStranded drops the bundles no channel holds, and all bundles
 // of a package without its olm.package blob.
 func TestPruneStranded(t *testing.T) {
-	pkg, _, err := Add("p", nil, []NewBundle{bundle("1.0.0", "", nil, "a", "")})
+	pkg, _, err := Add("p", nil, []NewBundle{testBundle("1.0.0", "", nil, "a", "")})
 	require.NoError(t, err)
-	pkg.Bundles = append(pkg.Bundles, bundle("0.5.0", "", nil, "a", "").Bundle)
+	pkg.Bundles = append(pkg.Bundles, testBundle("0.5.0", "", nil, "a", "").Bundle)
 	got, dropped := PruneStranded(pkg)
 	require.Len(t, got.Bundles, 1)
 	require.Equal(t, []string{"removed stranded bundle p.v0.5.0 of package p: no channel holds it"}, dropped)

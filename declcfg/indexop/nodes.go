@@ -6,17 +6,18 @@ import (
 
 	"github.com/blang/semver/v4"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
-// NewBundle is a bundle to add: its olm.bundle blob (declcfg.BundleFromFS)
+// NewBundle is a bundle to add: its olm.bundle blob (bundle.FromFS)
 // and the metadata it was read with.
 type NewBundle struct {
 	Bundle declcfg.Bundle
-	Meta   declcfg.BundleMetadata
+	Meta   bundle.Metadata
 }
 
 // BundleError is an error about one bundle being added; Add returns it

@@ -30,7 +30,7 @@ func substitutes(t testing.TB, b NewBundle, target, name string) NewBundle {
 // 1.0.0 <- 1.1.0.
 func base(t testing.TB) *declcfg.DeclarativeConfig {
 	t.Helper()
-	pkg, _, err := Add("p", nil, []NewBundle{bundle("1.0.0", "", nil, "a,b", "a"), bundle("1.1.0", "p.v1.0.0", nil, "a,b", "a"), bundle("1.2.0", "p.v1.1.0", nil, "a", "a")})
+	pkg, _, err := Add("p", nil, []NewBundle{testBundle("1.0.0", "", nil, "a,b", "a"), testBundle("1.1.0", "p.v1.0.0", nil, "a,b", "a"), testBundle("1.2.0", "p.v1.1.0", nil, "a", "a")})
 	require.NoError(t, err)
 	return pkg
 }
@@ -49,37 +49,37 @@ func TestSubstitutesFor(t *testing.T) {
 		steps []step
 	}{
 		{"the substitute takes over the edges, later ones the chain, competing ones by version", []step{
-			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0", "")}, map[string][]string{
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0", "")}, map[string][]string{
 				"a": {"p.v1.2.0<p.v1.1.0+1", "p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"},
 				"b": {"p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"}}, ""},
 			// two more in one call, given newest first: ordered by version
-			{[]NewBundle{substitutes(t, bundle("1.1.0+3", "p.v1.0.0", []string{"p.v0.9.0"}, "a,b", "a"), "p.v1.1.0", ""), substitutes(t, bundle("1.1.0+2", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0+1", "")}, map[string][]string{
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+3", "p.v1.0.0", []string{"p.v0.9.0"}, "a,b", "a"), "p.v1.1.0", ""), substitutes(t, testBundle("1.1.0+2", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0+1", "")}, map[string][]string{
 				"a": {"p.v1.2.0<p.v1.1.0+3", "p.v1.1.0+3<p.v1.0.0[p.v0.9.0 p.v1.1.0+2 p.v1.1.0+1 p.v1.1.0]", "p.v1.1.0+2", "p.v1.1.0+1", "p.v1.1.0", "p.v1.0.0"},
 				"b": {"p.v1.1.0+3<p.v1.0.0[p.v0.9.0 p.v1.1.0+2 p.v1.1.0+1 p.v1.1.0]", "p.v1.1.0+2", "p.v1.1.0+1", "p.v1.1.0", "p.v1.0.0"}}, ""},
 			// a later bundle naming a substituted bundle names the latest
-			{[]NewBundle{bundle("1.3.0", "p.v1.1.0+1", []string{"p.v1.1.0+2"}, "b", "a")}, map[string][]string{
+			{[]NewBundle{testBundle("1.3.0", "p.v1.1.0+1", []string{"p.v1.1.0+2"}, "b", "a")}, map[string][]string{
 				"a": {"p.v1.2.0<p.v1.1.0+3", "p.v1.1.0+3<p.v1.0.0[p.v0.9.0 p.v1.1.0+2 p.v1.1.0+1 p.v1.1.0]", "p.v1.1.0+2", "p.v1.1.0+1", "p.v1.1.0", "p.v1.0.0"},
 				"b": {"p.v1.3.0<p.v1.1.0+3[p.v1.1.0+2]", "p.v1.1.0+2", "p.v1.1.0+3<p.v1.0.0[p.v0.9.0 p.v1.1.0+2 p.v1.1.0+1 p.v1.1.0]", "p.v1.1.0+1", "p.v1.1.0", "p.v1.0.0"}}, ""},
 		}},
 		{"a bundle skipping the substituted bundle skips its substitute too", []step{
-			{[]NewBundle{substitutes(t, bundle("1.2.0+1", "p.v1.1.0", nil, "a", "a"), "p.v1.2.0", ""), bundle("1.3.0", "p.v1.2.0", []string{"p.v1.2.0"}, "a", "a"),
-				substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "b", "a"), "p.v1.1.0", ""), bundle("1.1.5", "p.v1.0.0", []string{"p.v1.1.0"}, "b", "a")}, map[string][]string{
+			{[]NewBundle{substitutes(t, testBundle("1.2.0+1", "p.v1.1.0", nil, "a", "a"), "p.v1.2.0", ""), testBundle("1.3.0", "p.v1.2.0", []string{"p.v1.2.0"}, "a", "a"),
+				substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "b", "a"), "p.v1.1.0", ""), testBundle("1.1.5", "p.v1.0.0", []string{"p.v1.1.0"}, "b", "a")}, map[string][]string{
 				"a": {"p.v1.3.0<p.v1.2.0+1[p.v1.2.0]", "p.v1.2.0", "p.v1.2.0+1<p.v1.1.0+1[p.v1.2.0]", "p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"},
 				"b": {"p.v1.1.5<p.v1.0.0[p.v1.1.0 p.v1.1.0+1]", "p.v1.1.0", "p.v1.1.0+1", "p.v1.0.0"}}, ""},
 		}},
 		{"errors name the bundle", []step{
-			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0+2", ""), substitutes(t, bundle("1.1.0+2", "p.v1.0.0", nil, "a", ""), "p.v1.1.0+1", "")}, nil,
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0+2", ""), substitutes(t, testBundle("1.1.0+2", "p.v1.0.0", nil, "a", ""), "p.v1.1.0+1", "")}, nil,
 				`bundle p.v1.1.0+1: cyclic substitutesFor chain detected involving "p.v1.1.0+1"`},
-			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0+1", "")}, nil, `cyclic substitutesFor chain detected involving "p.v1.1.0+1"`},
-			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", ""), substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "p.v1.1.0-rebuild")}, nil,
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0+1", "")}, nil, `cyclic substitutesFor chain detected involving "p.v1.1.0+1"`},
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", ""), substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "p.v1.1.0-rebuild")}, nil,
 				"cannot determine latest substitution because of duplicate versions: bundles p.v1.1.0+1 and p.v1.1.0-rebuild (version 1.1.0+1) both substitute for p.v1.1.0"},
-			{[]NewBundle{substitutes(t, bundle("1.0.5", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "")}, nil, "bundle p.v1.0.5 substitutes for p.v1.1.0 but its version 1.0.5 is not higher than 1.1.0"},
-			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0", "")}, map[string][]string{
+			{[]NewBundle{substitutes(t, testBundle("1.0.5", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "")}, nil, "bundle p.v1.0.5 substitutes for p.v1.1.0 but its version 1.0.5 is not higher than 1.1.0"},
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a,b", "a"), "p.v1.1.0", "")}, map[string][]string{
 				"a": {"p.v1.2.0<p.v1.1.0+1", "p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"},
 				"b": {"p.v1.1.0+1<p.v1.0.0[p.v1.1.0]", "p.v1.1.0", "p.v1.0.0"}}, ""},
 			// the bundle being added is named, though the existing one
 			// comes second
-			{[]NewBundle{substitutes(t, bundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "p.v1.1.0+0rebuild")}, nil,
+			{[]NewBundle{substitutes(t, testBundle("1.1.0+1", "p.v1.0.0", nil, "a", ""), "p.v1.1.0", "p.v1.1.0+0rebuild")}, nil,
 				"bundle p.v1.1.0+0rebuild: cannot determine latest substitution because of duplicate versions"},
 		}},
 	} {
@@ -106,12 +106,12 @@ func TestSubstitutesFor(t *testing.T) {
 // opm refused it.
 func TestSubstitutesForNeedsAlpha(t *testing.T) {
 	pkg := base(t)
-	sub := substitutes(t, bundle("1.2.0+1", "p.v1.1.0", nil, "a", ""), "p.v1.2.0", "")
+	sub := substitutes(t, testBundle("1.2.0+1", "p.v1.1.0", nil, "a", ""), "p.v1.2.0", "")
 	_, _, err := Add("p", pkg, []NewBundle{sub})
 	require.EqualError(t, err, "bundle p.v1.2.0+1: SubstitutesFor is an alpha-only feature. You must enable alpha features with the flag --enable-alpha in order to use this feature.")
 	_, _, err = Add("p", pkg, []NewBundle{sub}, WithEnableAlpha(true), WithMode(ModeSemver))
 	require.ErrorContains(t, err, "Bundle version 1.2.0+1 already added to index")
-	got, _, err := Add("p", pkg, []NewBundle{substitutes(t, bundle("1.3.0", "p.v1.1.0", nil, "a", ""), "p.v1.2.0", "")}, WithEnableAlpha(true), WithMode(ModeSemver))
+	got, _, err := Add("p", pkg, []NewBundle{substitutes(t, testBundle("1.3.0", "p.v1.1.0", nil, "a", ""), "p.v1.2.0", "")}, WithEnableAlpha(true), WithMode(ModeSemver))
 	require.NoError(t, err)
 	require.Equal(t, []string{"p.v1.2.0<p.v1.1.0", "p.v1.1.0<p.v1.0.0", "p.v1.0.0", "p.v1.3.0<p.v1.2.0"}, entries(got)["a"])
 }

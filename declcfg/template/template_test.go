@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
 	"github.com/operator-catalog/olmcat/internal/testutil/bundleimages"
@@ -31,7 +32,7 @@ func fixtureRenderer(csvMetadata bool) BundleRenderer {
 		if dir == "" {
 			return nil, os.ErrNotExist
 		}
-		b, _, err := declcfg.BundleFromFS(os.DirFS(filepath.Join(bundlesRoot, dir)), declcfg.WithBundleImage(ref), declcfg.WithCSVMetadata(csvMetadata))
+		b, _, err := bundle.FromFS(os.DirFS(filepath.Join(bundlesRoot, dir)), bundle.WithImage(ref), bundle.WithCSVMetadata(csvMetadata))
 		return &b, err
 	}
 }

@@ -1,4 +1,4 @@
-package declcfg
+package bundle
 
 import (
 	"bytes"
@@ -6,18 +6,19 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
 // bundleProperties builds the properties of a bundle read from files, in
 // opm's order: sorted by type, then by value JSON, with the bundle
 // objects (or the CSV metadata) last.
-func bundleProperties(csv *manifest.CSV, objects [][]byte, meta BundleMetadata, csvMetadata bool) ([]Property, error) {
+func bundleProperties(csv *manifest.CSV, objects [][]byte, meta Metadata, csvMetadata bool) ([]declcfg.Property, error) {
 	version, err := csv.Version()
 	if err != nil {
 		return nil, err
 	}
-	props := []Property{MustProperty(PropertyPackage, PackageValue{PackageName: meta.Package(), Version: version})}
+	props := []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: meta.Package(), Version: version})}
 	provided, err := manifest.ProvidedAPIs(csv, objects)
 	if err != nil {
 		return nil, err
@@ -26,34 +27,34 @@ func bundleProperties(csv *manifest.CSV, objects [][]byte, meta BundleMetadata, 
 		return nil, err
 	}
 	for _, a := range provided {
-		props = append(props, MustProperty(PropertyGVK, GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
+		props = append(props, declcfg.MustProperty(declcfg.PropertyGVK, declcfg.GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
 	}
 	required, err := csv.RequiredAPIs()
 	if err != nil {
 		return nil, err
 	}
 	for _, a := range required {
-		props = append(props, MustProperty(PropertyGVKRequired, GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
+		props = append(props, declcfg.MustProperty(declcfg.PropertyGVKRequired, declcfg.GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
 	}
 	deps, err := dependencyProperties(meta.Dependencies)
 	if err != nil {
 		return nil, err
 	}
 	props = append(props, deps...)
-	extra := append([]Property(nil), meta.Properties...)
+	extra := append([]declcfg.Property(nil), meta.Properties...)
 	if ann := csv.Annotation("olm.properties"); ann != "" {
-		var fromCSV []Property
+		var fromCSV []declcfg.Property
 		if err := json.Unmarshal([]byte(ann), &fromCSV); err != nil {
 			return nil, fmt.Errorf("CSV annotation olm.properties: %w", err)
 		}
 		extra = append(extra, fromCSV...)
 	}
 	for _, p := range extra {
-		v, err := canonicalValue(p.Value)
+		v, err := declcfg.CanonicalValue(p.Value)
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", p.Type, err)
 		}
-		props = append(props, Property{Type: p.Type, Value: v})
+		props = append(props, declcfg.Property{Type: p.Type, Value: v})
 	}
 	props = sortDedupProperties(props)
 	if csvMetadata {
@@ -61,15 +62,15 @@ func bundleProperties(csv *manifest.CSV, objects [][]byte, meta BundleMetadata, 
 		if err != nil {
 			return nil, fmt.Errorf("CSV metadata: %w", err)
 		}
-		p, err := NewProperty(PropertyCSVMetadata, m)
+		p, err := declcfg.NewProperty(declcfg.PropertyCSVMetadata, m)
 		if err != nil {
 			return nil, err
 		}
 		return append(props, p), nil
 	}
-	var objs []Property
+	var objs []declcfg.Property
 	for _, o := range objects {
-		objs = append(objs, MustProperty(PropertyBundleObject, BundleObjectValue{Data: o}))
+		objs = append(objs, declcfg.MustProperty(declcfg.PropertyBundleObject, declcfg.BundleObjectValue{Data: o}))
 	}
 	return append(props, sortDedupProperties(objs)...), nil
 }
@@ -77,17 +78,17 @@ func bundleProperties(csv *manifest.CSV, objects [][]byte, meta BundleMetadata, 
 // dependencyProperties turns dependencies-file entries into properties:
 // olm.gvk -> olm.gvk.required, olm.package -> olm.package.required
 // (version becomes versionRange), anything else verbatim.
-func dependencyProperties(deps []Property) ([]Property, error) {
-	var out []Property
+func dependencyProperties(deps []declcfg.Property) ([]declcfg.Property, error) {
+	var out []declcfg.Property
 	for _, d := range deps {
 		switch d.Type {
-		case PropertyGVK:
-			var g GVKValue
+		case declcfg.PropertyGVK:
+			var g declcfg.GVKValue
 			if err := d.ParseValue(&g); err != nil {
 				return nil, fmt.Errorf("dependency: %w", err)
 			}
-			out = append(out, MustProperty(PropertyGVKRequired, g))
-		case PropertyPackage:
+			out = append(out, declcfg.MustProperty(declcfg.PropertyGVKRequired, g))
+		case declcfg.PropertyPackage:
 			var p struct {
 				PackageName string `json:"packageName"`
 				Version     string `json:"version"`
@@ -95,13 +96,13 @@ func dependencyProperties(deps []Property) ([]Property, error) {
 			if err := d.ParseValue(&p); err != nil {
 				return nil, fmt.Errorf("dependency: %w", err)
 			}
-			out = append(out, MustProperty(PropertyPackageRequired, PackageRequiredValue{PackageName: p.PackageName, VersionRange: p.Version}))
+			out = append(out, declcfg.MustProperty(declcfg.PropertyPackageRequired, declcfg.PackageRequiredValue{PackageName: p.PackageName, VersionRange: p.Version}))
 		default:
-			v, err := canonicalValue(d.Value)
+			v, err := declcfg.CanonicalValue(d.Value)
 			if err != nil {
 				return nil, fmt.Errorf("dependency %s: %w", d.Type, err)
 			}
-			out = append(out, Property{Type: d.Type, Value: v})
+			out = append(out, declcfg.Property{Type: d.Type, Value: v})
 		}
 	}
 	return out, nil
@@ -132,7 +133,7 @@ func checkOwnedCRDs(csv *manifest.CSV, objects [][]byte) error {
 
 // sortDedupProperties sorts by type, then value JSON, and drops exact
 // duplicates.
-func sortDedupProperties(props []Property) []Property {
+func sortDedupProperties(props []declcfg.Property) []declcfg.Property {
 	sort.SliceStable(props, func(i, j int) bool {
 		if props[i].Type != props[j].Type {
 			return props[i].Type < props[j].Type
@@ -152,17 +153,17 @@ func sortDedupProperties(props []Property) []Property {
 // bundleRelatedImages lists the CSV's related images (with their names),
 // the bundle image and the deployment containers' images, one entry per
 // image (the first name wins), sorted by image.
-func bundleRelatedImages(csv *manifest.CSV, bundleImage string) ([]RelatedImage, error) {
+func bundleRelatedImages(csv *manifest.CSV, bundleImage string) ([]declcfg.RelatedImage, error) {
 	rel, err := csv.RelatedImages()
 	if err != nil {
 		return nil, err
 	}
-	var out []RelatedImage
+	var out []declcfg.RelatedImage
 	seen := map[string]bool{}
 	add := func(name, img string) {
 		if img != "" && !seen[img] {
 			seen[img] = true
-			out = append(out, RelatedImage{Name: name, Image: img})
+			out = append(out, declcfg.RelatedImage{Name: name, Image: img})
 		}
 	}
 	for _, r := range rel {

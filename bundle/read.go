@@ -1,4 +1,4 @@
-package declcfg
+package bundle
 
 import (
 	"bytes"
@@ -12,25 +12,26 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/bundle/annotation"
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 )
 
-// BundleMetadata is what a bundle's metadata/ directory says: its
+// Metadata is what a bundle's metadata/ directory says: its
 // annotations, dependencies and extra properties.
-type BundleMetadata struct {
+type Metadata struct {
 	// Annotations are the annotations: map of the annotations file.
 	Annotations map[string]string
 	// Dependencies are the entries of the dependencies file.
-	Dependencies []Property
+	Dependencies []declcfg.Property
 	// Properties are the entries of the properties file.
-	Properties []Property
+	Properties []declcfg.Property
 }
 
 // Package is the bundle's package name.
-func (m BundleMetadata) Package() string { return m.Annotations[annotation.Package] }
+func (m Metadata) Package() string { return m.Annotations[annotation.Package] }
 
 // Channels are the channels the bundle is published in, in order.
-func (m BundleMetadata) Channels() []string {
+func (m Metadata) Channels() []string {
 	var out []string
 	for _, c := range strings.Split(m.Annotations[annotation.Channels], ",") {
 		if c = strings.TrimSpace(c); c != "" {
@@ -41,31 +42,31 @@ func (m BundleMetadata) Channels() []string {
 }
 
 // DefaultChannel is the default channel annotation ("" when absent).
-func (m BundleMetadata) DefaultChannel() string { return m.Annotations[annotation.DefaultChannel] }
+func (m Metadata) DefaultChannel() string { return m.Annotations[annotation.DefaultChannel] }
 
-// BundleOption configures BundleFromFS.
-type BundleOption func(*bundleOptions)
+// Option configures FromFS.
+type Option func(*options)
 
-type bundleOptions struct {
+type options struct {
 	image       string
 	csvMetadata bool
 	warn        func(string)
 }
 
-// WithBundleImage sets the blob's image field to ref exactly as given (no
+// WithImage sets the blob's image field to ref exactly as given (no
 // resolution) and adds it to relatedImages, as opm render of a bundle
 // image does. Without it image is "", as for a bundle directory.
-func WithBundleImage(ref string) BundleOption { return func(o *bundleOptions) { o.image = ref } }
+func WithImage(ref string) Option { return func(o *options) { o.image = ref } }
 
 // WithCSVMetadata replaces the olm.bundle.object properties with one
 // olm.csv.metadata property (--migrate-level bundle-object-to-csv-metadata).
-func WithCSVMetadata(b bool) BundleOption { return func(o *bundleOptions) { o.csvMetadata = b } }
+func WithCSVMetadata(b bool) Option { return func(o *options) { o.csvMetadata = b } }
 
-// WithBundleWarnings receives a message for each manifest file skipped
+// WithWarnings receives a message for each manifest file skipped
 // because it does not decode (opm warns and skips them too).
-func WithBundleWarnings(f func(string)) BundleOption { return func(o *bundleOptions) { o.warn = f } }
+func WithWarnings(f func(string)) Option { return func(o *options) { o.warn = f } }
 
-// BundleFromFS reads a bundle in the registry+v1 bundle format, manifests/
+// FromFS reads a bundle in the registry+v1 bundle format, manifests/
 // and metadata/ at the root of fsys, and returns the olm.bundle blob opm
 // render gives for it: name from the CSV, package from the annotations,
 // properties (olm.package, olm.gvk of the provided APIs, olm.gvk.required
@@ -76,36 +77,36 @@ func WithBundleWarnings(f func(string)) BundleOption { return func(o *bundleOpti
 // and value, and relatedImages (the CSV's, the deployment containers' and
 // the bundle image) sorted by image. The metadata is returned for callers
 // that place the bundle in channels.
-func BundleFromFS(fsys fs.FS, opts ...BundleOption) (Bundle, BundleMetadata, error) {
-	o := bundleOptions{warn: func(string) {}}
+func FromFS(fsys fs.FS, opts ...Option) (declcfg.Bundle, Metadata, error) {
+	o := options{warn: func(string) {}}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	meta, err := ReadBundleMetadata(fsys)
+	meta, err := ReadMetadata(fsys)
 	if err != nil {
-		return Bundle{}, meta, err
+		return declcfg.Bundle{}, meta, err
 	}
 	objects, err := readManifests(fsys, o.warn)
 	if err != nil {
-		return Bundle{}, meta, err
+		return declcfg.Bundle{}, meta, err
 	}
 	i := manifest.FindCSV(objects)
 	if i < 0 {
-		return Bundle{}, meta, errors.New("bundle manifests/: no ClusterServiceVersion among the manifests (no csv in bundle)")
+		return declcfg.Bundle{}, meta, errors.New("bundle manifests/: no ClusterServiceVersion among the manifests (no csv in bundle)")
 	}
 	csv, err := manifest.ParseCSV(objects[i])
 	if err != nil {
-		return Bundle{}, meta, fmt.Errorf("bundle manifests/: CSV: %w", err)
+		return declcfg.Bundle{}, meta, fmt.Errorf("bundle manifests/: CSV: %w", err)
 	}
-	b := Bundle{Schema: SchemaBundle, Name: csv.Name(), Package: meta.Package(), Image: o.image}
+	b := declcfg.Bundle{Schema: declcfg.SchemaBundle, Name: csv.Name(), Package: meta.Package(), Image: o.image}
 	if b.Name == "" {
-		return Bundle{}, meta, errors.New("bundle manifests/: the CSV has no metadata.name")
+		return declcfg.Bundle{}, meta, errors.New("bundle manifests/: the CSV has no metadata.name")
 	}
 	if b.Properties, err = bundleProperties(csv, objects, meta, o.csvMetadata); err != nil {
-		return Bundle{}, meta, fmt.Errorf("bundle %s: %w", b.Name, err)
+		return declcfg.Bundle{}, meta, fmt.Errorf("bundle %s: %w", b.Name, err)
 	}
 	if b.RelatedImages, err = bundleRelatedImages(csv, o.image); err != nil {
-		return Bundle{}, meta, fmt.Errorf("bundle %s: %w", b.Name, err)
+		return declcfg.Bundle{}, meta, fmt.Errorf("bundle %s: %w", b.Name, err)
 	}
 	for _, obj := range objects {
 		b.Objects = append(b.Objects, string(obj))
@@ -114,12 +115,12 @@ func BundleFromFS(fsys fs.FS, opts ...BundleOption) (Bundle, BundleMetadata, err
 	return b, meta, nil
 }
 
-// ReadBundleMetadata reads metadata/. As opm does, every file is tried as
+// ReadMetadata reads metadata/. As opm does, every file is tried as
 // the annotations, the dependencies and the properties file (the content
 // decides, not the name); the first non-empty match of each wins. No
 // annotations, or annotations without a package, is an error.
-func ReadBundleMetadata(fsys fs.FS) (BundleMetadata, error) {
-	var m BundleMetadata
+func ReadMetadata(fsys fs.FS) (Metadata, error) {
+	var m Metadata
 	ents, err := fs.ReadDir(fsys, "metadata")
 	if err != nil {
 		return m, fmt.Errorf("bundle metadata/: %w", err)
@@ -134,9 +135,9 @@ func ReadBundleMetadata(fsys fs.FS) (BundleMetadata, error) {
 			return m, fmt.Errorf("bundle %s: %w", p, err)
 		}
 		var doc struct {
-			Annotations  map[string]string `json:"annotations"`
-			Dependencies []Property        `json:"dependencies"`
-			Properties   []Property        `json:"properties"`
+			Annotations  map[string]string  `json:"annotations"`
+			Dependencies []declcfg.Property `json:"dependencies"`
+			Properties   []declcfg.Property `json:"properties"`
 		}
 		if err := yaml.Unmarshal(data, &doc); err != nil {
 			continue // not one of the three files
@@ -208,22 +209,4 @@ func canonicalObject(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("no kind")
 	}
 	return json.Marshal(v)
-}
-
-// canonicalValue re-encodes a JSON value compact, with sorted keys, numbers
-// in their literal form and no HTML escaping.
-func canonicalValue(raw json.RawMessage) (json.RawMessage, error) {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -1,4 +1,4 @@
-package declcfg_test
+package bundle_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/declcfg"
 )
 
@@ -38,14 +39,14 @@ func renderBundle(t *testing.T, b declcfg.Bundle) string {
 	return buf.String()
 }
 
-// TestBundleFromFSEqualsOPMRender: every real bundle directory renders
+// TestFromFSEqualsOPMRender: every real bundle directory renders
 // byte for byte as opm v1.73.0 rendered it.
-func TestBundleFromFSEqualsOPMRender(t *testing.T) {
+func TestFromFSEqualsOPMRender(t *testing.T) {
 	for _, dir := range bundleDirs(t) {
 		t.Run(strings.TrimPrefix(dir, "../fixtures/bundles/"), func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, "opm-render.json"))
 			require.NoError(t, err)
-			b, meta, err := declcfg.BundleFromFS(os.DirFS(dir))
+			b, meta, err := bundle.FromFS(os.DirFS(dir))
 			require.NoError(t, err)
 			assert.Equal(t, b.Package, meta.Package(), "metadata: package")
 			assert.NotEmpty(t, meta.Channels(), "metadata: channels")
@@ -54,17 +55,17 @@ func TestBundleFromFSEqualsOPMRender(t *testing.T) {
 	}
 }
 
-// TestBundleFromFSImage: rendered from an image, the image field is the
+// TestFromFSImage: rendered from an image, the image field is the
 // reference as typed and the bundle image joins relatedImages; with
 // csv metadata the objects give way to one olm.csv.metadata.
-func TestBundleFromFSImage(t *testing.T) {
+func TestFromFSImage(t *testing.T) {
 	dir := "../fixtures/bundles/opm-bundles/etcd.0.9.2"
 	ref := "registry.test/ns/etcd-bundle:0.9.2"
-	b, _, err := declcfg.BundleFromFS(os.DirFS(dir), declcfg.WithBundleImage(ref))
+	b, _, err := bundle.FromFS(os.DirFS(dir), bundle.WithImage(ref))
 	require.NoError(t, err)
 	assert.Equal(t, ref, b.Image)
 	assert.Contains(t, b.RelatedImages, declcfg.RelatedImage{Image: ref}, "bundle image among relatedImages")
-	b, _, err = declcfg.BundleFromFS(os.DirFS(dir), declcfg.WithCSVMetadata(true))
+	b, _, err = bundle.FromFS(os.DirFS(dir), bundle.WithCSVMetadata(true))
 	require.NoError(t, err)
 	last := b.Properties[len(b.Properties)-1]
 	assert.Equal(t, declcfg.PropertyCSVMetadata, last.Type, "last property")
@@ -73,7 +74,7 @@ func TestBundleFromFSImage(t *testing.T) {
 	}
 }
 
-func TestBundleFromFSErrors(t *testing.T) {
+func TestFromFSErrors(t *testing.T) {
 	csv := &fstest.MapFile{Data: []byte("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: a.v1\nspec:\n  version: 1.0.0\n  customresourcedefinitions:\n    owned:\n    - name: as.test\n      kind: A\n      version: v1\n")}
 	crd := &fstest.MapFile{Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")}
 	ann := &fstest.MapFile{Data: []byte("annotations:\n  operators.operatorframework.io.bundle.package.v1: a\n  operators.operatorframework.io.bundle.channels.v1: stable\n")}
@@ -89,7 +90,7 @@ func TestBundleFromFSErrors(t *testing.T) {
 		{"owned crd missing", fstest.MapFS{"manifests/csv.yaml": csv, "metadata/annotations.yaml": ann}, "owns test/v1/A"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := declcfg.BundleFromFS(tc.fs)
+			_, _, err := bundle.FromFS(tc.fs)
 			require.ErrorContains(t, err, tc.want)
 		})
 	}

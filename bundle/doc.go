@@ -1,0 +1,14 @@
+// Package bundle owns the registry+v1 bundle format of the operator
+// framework: a bundle directory with its Kubernetes manifests in
+// manifests/ and its metadata in metadata/ (annotations.yaml, whose keys
+// are declared in bundle/annotation, and the optional dependencies and
+// properties files).
+//
+// FromFS reads such a directory, from disk or from an unpacked bundle
+// image, into the olm.bundle blob opm render gives for it; ReadMetadata
+// reads only metadata/, which says where the bundle goes (package,
+// channels, default channel).
+//
+// What moves bundles through a cluster (a Job unpacking a bundle image
+// into a ConfigMap) is package unpack; it shares the annotation keys.
+package bundle
