@@ -16,12 +16,11 @@ import (
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
-func newAddCmd() *cobra.Command {
+func newAddCmd(img *imageFlags) *cobra.Command {
 	var (
 		migrateLevel string
 		mode         string
 		enableAlpha  bool
-		imgFlags     *imageFlags
 		waitLock     *waitLockFlag
 	)
 	cmd := &cobra.Command{
@@ -76,13 +75,13 @@ first one's result; --wait-lock bounds the wait.`,
 				return err
 			}
 			defer lock.Release()
-			return runAdd(cmd, args[0], args[1:], migrateLevel, imgFlags, indexop.WithMode(m), indexop.WithEnableAlpha(enableAlpha))
+			return runAdd(cmd, args[0], args[1:], migrateLevel, img, indexop.WithMode(m), indexop.WithEnableAlpha(enableAlpha))
 		},
 	}
 	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), string(migrate.MigrateLevelCSVMetadata)+" stores the bundles' olm.csv.metadata instead of their objects")
 	cmd.Flags().StringVar(&mode, "mode", string(indexop.ModeReplaces), "graph update mode: replaces, semver or semver-skippatch")
 	cmd.Flags().BoolVar(&enableAlpha, "enable-alpha", false, "apply the CSVs' olm.substitutesFor annotations (opm's alpha feature; refused without it)")
-	imgFlags = addImageFlags(cmd.Flags(), false)
+	takesImages(cmd, imageInputFlags)
 	waitLock = addWaitLockFlag(cmd.Flags())
 	return cmd
 }

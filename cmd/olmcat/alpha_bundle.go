@@ -20,9 +20,9 @@ import (
 )
 
 // newAlphaBundleCmd groups opm's alpha bundle commands.
-func newAlphaBundleCmd() *cobra.Command {
+func newAlphaBundleCmd(img *imageFlags) *cobra.Command {
 	cmd := &cobra.Command{Use: "bundle", Short: "Operator bundle commands (opm alpha bundle)"}
-	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleBuildCmd(), newAlphaBundleExtractCmd(), newAlphaBundleUnpackCmd(), newAlphaBundleValidateCmd())
+	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleBuildCmd(img), newAlphaBundleExtractCmd(), newAlphaBundleUnpackCmd(img), newAlphaBundleValidateCmd(img))
 	return cmd
 }
 

@@ -29,7 +29,7 @@ type bundleBuildFlags struct {
 	waitLock         *waitLockFlag
 }
 
-func newAlphaBundleBuildCmd() *cobra.Command {
+func newAlphaBundleBuildCmd(img *imageFlags) *cobra.Command {
 	f := &bundleBuildFlags{}
 	cmd := &cobra.Command{
 		Use:   "build",
@@ -57,7 +57,8 @@ render reads it as oci:DIR. The digest is printed on stdout.`,
 	fl.StringVar(&f.ociLayout, "oci-layout", "", "write the image as an OCI image layout in `DIR` instead of pushing it")
 	fl.BoolVar(&f.force, "force", false, "replace an existing OCI layout at --oci-layout")
 	f.waitLock = addWaitLockFlag(fl)
-	f.img = addRegistryFlags(fl)
+	f.img = img
+	takesImages(cmd, registryFlags)
 	return cmd
 }
 

@@ -65,10 +65,9 @@ func validateBundleDir(w io.Writer, dir string, withStage bool, optional ...bund
 
 // newAlphaBundleUnpackCmd is opm alpha bundle unpack: a bundle image's
 // content into a directory, validated first.
-func newAlphaBundleUnpackCmd() *cobra.Command {
+func newAlphaBundleUnpackCmd(img *imageFlags) *cobra.Command {
 	var out string
 	var skipValidation, debug bool
-	var img *imageFlags
 	cmd := &cobra.Command{
 		Use:   "unpack BUNDLE_NAME[:TAG|@DIGEST]",
 		Short: "Unpacks the content of an operator bundle image into a directory",
@@ -101,7 +100,7 @@ validate does (-v skips that) and copy its whole content (manifests/, metadata/)
 	fl.StringVarP(&out, "out", "o", "./", "directory in which to unpack operator bundle content")
 	fl.BoolVarP(&skipValidation, "skip-validation", "v", false, "disable bundle validation")
 	fl.BoolVarP(&debug, "debug", "d", false, "enable debug log output (accepted)")
-	img = addRegistryFlags(fl)
+	takesImages(cmd, registryFlags)
 	fl.StringVarP(&img.caFile, "root-ca", "c", "", "file path of a root CA to use when communicating with image registries")
 	fl.BoolVarP(&img.useHTTP, "skip-tls", "s", false, "use plain HTTP (deprecated: --use-http)")
 	_ = fl.MarkDeprecated("skip-tls", "use --use-http and --skip-tls-verify instead")
@@ -110,9 +109,8 @@ validate does (-v skips that) and copy its whole content (manifests/, metadata/)
 
 // newAlphaBundleValidateCmd is opm alpha bundle validate (deprecated in
 // opm too): pull a bundle image and validate it.
-func newAlphaBundleValidateCmd() *cobra.Command {
+func newAlphaBundleValidateCmd(img *imageFlags) *cobra.Command {
 	var tag, optional string
-	var img *imageFlags
 	cmd := &cobra.Command{
 		Use:        "validate",
 		Short:      "Validate bundle image",
@@ -156,6 +154,6 @@ SecurityContextConstraints).`,
 	fl.StringVarP(&tag, "tag", "t", "", "The path of a registry to pull from, image name and its tag that present the bundle image")
 	addDaemonToolFlag(fl, "image-builder", "b", "docker", "Tool used to pull and unpack bundle images")
 	fl.StringVarP(&optional, "optional-validators", "o", "", "Specifies optional validations to be run. One or more of: [operatorhub, bundle-objects]")
-	img = addRegistryFlags(fl)
+	takesImages(cmd, registryFlags)
 	return cmd
 }

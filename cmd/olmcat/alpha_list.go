@@ -17,7 +17,7 @@ import (
 
 // newAlphaListCmd is opm alpha list: tables of the packages, channels and
 // bundles of an index, byte for byte as opm prints them.
-func newAlphaListCmd() *cobra.Command {
+func newAlphaListCmd(img *imageFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List contents of an index (opm alpha list)",
@@ -26,9 +26,9 @@ directory, a legacy sqlite index, or an image of either, as the tables opm
 alpha list prints.`,
 	}
 	cmd.AddCommand(
-		listCommand("packages <indexRef>", "List packages in an index", exactArgs(1), writePackages),
-		listCommand("channels <indexRef> [packageName]", "List package channels in an index", rangeArgs(1, 2), writeChannels),
-		listCommand("bundles <indexRef> [packageName]", "List bundles in an index", rangeArgs(1, 2), writeBundles),
+		listCommand(img, "packages <indexRef>", "List packages in an index", exactArgs(1), writePackages),
+		listCommand(img, "channels <indexRef> [packageName]", "List package channels in an index", rangeArgs(1, 2), writeChannels),
+		listCommand(img, "bundles <indexRef> [packageName]", "List bundles in an index", rangeArgs(1, 2), writeBundles),
 	)
 	return cmd
 }
@@ -41,8 +41,8 @@ type listCmd struct {
 
 // listCommand builds one alpha list subcommand writing its table with
 // write.
-func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Writer, *model.Model, string) error) *cobra.Command {
-	lc := &listCmd{}
+func listCommand(img *imageFlags, use, short string, args cobra.PositionalArgs, write func(io.Writer, *model.Model, string) error) *cobra.Command {
+	lc := &listCmd{img: img}
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -67,7 +67,7 @@ func listCommand(use, short string, args cobra.PositionalArgs, write func(io.Wri
 		},
 	}
 	c.Flags().BoolVar(&lc.noWarn, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	lc.img = addImageFlags(c.Flags(), true)
+	takesImages(c, imageSourceFlags)
 	return c
 }
 

@@ -14,10 +14,9 @@ import (
 
 // newAlphaRenderGraphCmd is opm alpha render-graph: the mermaid text of
 // the upgrade graphs of one or more indexes, as opm prints it.
-func newAlphaRenderGraphCmd() *cobra.Command {
+func newAlphaRenderGraphCmd(img *imageFlags) *cobra.Command {
 	var minEdge, pkg string
 	var v0, noWarn bool
-	var img *imageFlags
 	cmd := &cobra.Command{
 		Use:   "render-graph [index-image | fbc-dir | index.db]...",
 		Short: "Generate mermaid-formatted view of upgrade graph of operators in an index",
@@ -58,6 +57,6 @@ mermaid prints the same text; olmcat graph -o svg draws it in-process.`,
 	fl.StringVarP(&pkg, "package-name", "p", "", "a specific package name to filter output; default is to include all packages in reference")
 	fl.BoolVar(&v0, "draw-v0-semantics", false, "whether to indicate OLMv0 semantics in the output; default is to simply represent the upgrade graph")
 	fl.BoolVar(&noWarn, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	img = addImageFlags(fl, true)
+	takesImages(cmd, imageSourceFlags)
 	return cmd
 }

@@ -35,7 +35,7 @@ type buildFlags struct {
 	waitLock     *waitLockFlag
 }
 
-func newBuildCmd() *cobra.Command {
+func newBuildCmd(img *imageFlags) *cobra.Command {
 	f := &buildFlags{}
 	cmd := &cobra.Command{
 		Use:   "build <dir> <image-ref>",
@@ -77,7 +77,8 @@ validate.`,
 	fl.BoolVar(&f.force, "force", false, "with --oci-layout, replace an existing layout")
 	f.waitLock = addWaitLockFlag(fl)
 	fl.BoolVar(&f.noServeCache, "no-serve-cache", false, "do not ship a pre-built serve cache")
-	f.registry = addRegistryFlags(fl)
+	f.registry = img
+	takesImages(cmd, registryFlags)
 	return cmd
 }
 

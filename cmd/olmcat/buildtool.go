@@ -11,7 +11,7 @@ import (
 	"github.com/operator-catalog/olmcat/image"
 )
 
-func newBuildToolImageCmd() *cobra.Command {
+func newBuildToolImageCmd(img *imageFlags) *cobra.Command {
 	f := &buildFlags{noServeCache: true}
 	cmd := &cobra.Command{
 		Use:   "build-tool-image <image-ref>",
@@ -57,6 +57,7 @@ binaries give the same digest.`,
 	fl.StringVar(&f.ociLayout, "oci-layout", "", "with --push=false, the OCI image layout `DIR` to write (must not exist or be empty, unless --force)")
 	fl.BoolVar(&f.force, "force", false, "with --oci-layout, replace an existing layout")
 	f.waitLock = addWaitLockFlag(fl)
-	f.registry = addRegistryFlags(fl)
+	f.registry = img
+	takesImages(cmd, registryFlags)
 	return cmd
 }

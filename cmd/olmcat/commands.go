@@ -10,26 +10,26 @@ import (
 
 // addCommands registers every command of the CLI: olmcat's own and opm
 // v1.73's command tree.
-func addCommands(root *cobra.Command) {
+func addCommands(root *cobra.Command, img *imageFlags) {
 	root.AddCommand(
-		newValidateCmd(),
-		newRenderCmd(),
+		newValidateCmd(img),
+		newRenderCmd(img),
 		newConvertCmd(),
-		newMigrateCmd(),
-		newServeCmd(),
-		newParityCmd(),
+		newMigrateCmd(img),
+		newServeCmd(img),
+		newParityCmd(img),
 		newGenerateCmd(),
-		newUnpackCmd(),
-		newBuildCmd(),
-		newBuildToolImageCmd(),
-		newAddCmd(),
-		newGraphCmd(),
+		newUnpackCmd(img),
+		newBuildCmd(img),
+		newBuildToolImageCmd(img),
+		newAddCmd(img),
+		newGraphCmd(img),
 		newBundleCmd(),
 		newVersionCmd(),
-		newAlphaCmd(),
+		newAlphaCmd(img),
 	)
-	attachOPMIndexCommands(root)
-	attachOPMCommands(root)
+	attachOPMIndexCommands(root, img)
+	attachOPMCommands(root, img)
 }
 
 // problemsText names the CLI's flags in the hints of unservable content

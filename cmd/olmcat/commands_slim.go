@@ -11,7 +11,7 @@ import "github.com/spf13/cobra"
 // unpack Job runs in its opm image (alpha bundle extract). It links no
 // sqlite library and no Kubernetes client; every other command is the
 // full CLI's.
-func addCommands(root *cobra.Command) {
+func addCommands(root *cobra.Command, img *imageFlags) {
 	root.Long += `
 
 This is the slim build shipped in the images olmcat builds and run by the
@@ -21,7 +21,7 @@ commands. Every other command is in the full olmcat.`
 	alphaBundle.AddCommand(newAlphaBundleExtractCmd())
 	alpha := &cobra.Command{Use: "alpha", Short: "opm v1.73's alpha commands"}
 	alpha.AddCommand(alphaBundle)
-	root.AddCommand(newServeCmd(), newBundleCmd(), newVersionCmd(), alpha)
+	root.AddCommand(newServeCmd(img), newBundleCmd(), newVersionCmd(), alpha)
 }
 
 // problemsText is err's message: the slim build runs no migration, whose

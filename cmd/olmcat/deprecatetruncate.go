@@ -84,7 +84,7 @@ func deprecateOp(ctx context.Context, src *indexSource, images []string, allowRe
 	}, nil
 }
 
-func newRegistryDeprecateTruncateCmd() *cobra.Command {
+func newRegistryDeprecateTruncateCmd(img *imageFlags) *cobra.Command {
 	var (
 		c            registryEditCmd
 		bundles      []string
@@ -109,11 +109,11 @@ result is written to --output, or without it to the catalog directory -d
 	cmd.Flags().StringSliceVarP(&bundles, "bundle-images", "b", nil, "comma separated list of links to bundle image")
 	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
 	cmd.Flags().BoolVar(&allowRemoval, "allow-package-removal", false, "removes the entire package if the heads of all channels in the package are deprecated")
-	c.registerDB(cmd, "index.db")
+	c.registerDB(cmd, img, "index.db")
 	return cmd
 }
 
-func newIndexDeprecateTruncateCmd() *cobra.Command {
+func newIndexDeprecateTruncateCmd(img *imageFlags) *cobra.Command {
 	var (
 		c            indexEditCmd
 		bundles      []string
@@ -137,7 +137,7 @@ See index add for the inputs and outputs. Deprecated: see the notice.`,
 	_ = cmd.MarkFlagRequired("bundles")
 	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
 	cmd.Flags().BoolVar(&allowRemoval, "allow-package-removal", false, "removes the entire package if the heads of all channels in the package are deprecated")
-	c.register(cmd, "")
+	c.register(cmd, img, "")
 	addPullBuildToolFlags(cmd.Flags())
 	return cmd
 }

@@ -15,10 +15,9 @@ import (
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
-func newGraphCmd() *cobra.Command {
+func newGraphCmd(img *imageFlags) *cobra.Command {
 	var output, pkg, channel string
 	var noDeprecationWarning bool
-	var imgFlags *imageFlags
 	cmd := &cobra.Command{
 		Use:   "graph <catalog|index.db|image>",
 		Short: "Draw the upgrade graph of every channel (svg, html, mermaid, dot)",
@@ -49,7 +48,7 @@ are highlighted and explained in a legend.
 			if !ok {
 				return usageError(fmt.Errorf("unknown output format %q (want svg, html, mermaid or dot)", output))
 			}
-			in, err := imgFlags.resolve(cmd.Context(), args[0], input.Either, "graph", cmd.ErrOrStderr())
+			in, err := img.resolve(cmd.Context(), args[0], input.Either, "graph", cmd.ErrOrStderr())
 			if err != nil {
 				return inputError(err, func(err error) error {
 					return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
@@ -76,7 +75,7 @@ are highlighted and explained in a legend.
 	fl.StringVar(&pkg, "package", "", "draw only this package")
 	fl.StringVar(&channel, "channel", "", "draw only channels of this name")
 	fl.BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	imgFlags = addImageFlags(fl, true)
+	takesImages(cmd, imageSourceFlags)
 	return cmd
 }
 

@@ -51,7 +51,7 @@ func (f *addModeFlags) modeArg() string {
 	return s
 }
 
-func newIndexAddCmd() *cobra.Command {
+func newIndexAddCmd(img *imageFlags) *cobra.Command {
 	var (
 		bundles   []string
 		fromIndex string
@@ -82,7 +82,7 @@ commands that do the same.`,
 	addDaemonToolFlag(fl, "container-tool", "c", "", "tool to interact with container images (save, build, etc.). One of: [docker, podman]")
 	addDaemonToolFlag(fl, "build-tool", "u", "", "tool to build container images. One of: [docker, podman]. Defaults to podman. Overrides part of container-tool.")
 	addDaemonToolFlag(fl, "pull-tool", "p", "", "tool to pull container images. One of: [none, docker, podman]. Defaults to none. Overrides part of container-tool.")
-	img := addImageFlags(fl, false)
+	takesImages(cmd, imageInputFlags)
 	notice := addOPMNoticeFlag(fl)
 	_ = cmd.MarkFlagRequired("bundles")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {

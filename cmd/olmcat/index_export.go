@@ -23,7 +23,7 @@ import (
 	"github.com/operator-catalog/olmcat/input"
 )
 
-func newIndexExportCmd() *cobra.Command {
+func newIndexExportCmd(img *imageFlags) *cobra.Command {
 	var (
 		index, folder string
 		packages, old []string
@@ -52,7 +52,7 @@ notice for the FBC-native commands that do the same.`,
 	addDaemonToolFlag(fl, "container-tool", "c", "none", "tool to interact with container images (save, build, etc.). One of: [none, docker, podman]")
 	fl.Bool("debug", false, "enable debug logging")
 	_ = fl.MarkHidden("debug")
-	img := addImageFlags(fl, false)
+	takesImages(cmd, imageInputFlags)
 	notice := addOPMNoticeFlag(fl)
 	waitLock := addWaitLockFlag(fl)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {

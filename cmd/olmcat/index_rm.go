@@ -16,13 +16,14 @@ type indexEditCmd struct {
 	notice    *opmNotice
 }
 
-func (c *indexEditCmd) register(cmd *cobra.Command, containerToolDefault string) {
+func (c *indexEditCmd) register(cmd *cobra.Command, img *imageFlags, containerToolDefault string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&c.fromIndex, "from-index", "f", "", "index to work on (image, index.db or catalog directory)")
 	_ = cmd.MarkFlagRequired("from-index")
 	c.out = addIndexOutFlags(fl)
 	addDaemonToolFlag(fl, "container-tool", "c", containerToolDefault, "tool to interact with container images (save, build, etc.). One of: [docker, podman]")
-	c.img = addImageFlags(fl, false)
+	c.img = img
+	takesImages(cmd, imageInputFlags)
 	c.notice = addOPMNoticeFlag(fl)
 }
 
@@ -49,7 +50,7 @@ func (c *indexEditCmd) run(cmd *cobra.Command, op func(src *indexSource) (catalo
 	return c.out.write(cmd, c.img, src.inputs(), fillFrom(ctx, cmd.ErrOrStderr(), src, o))
 }
 
-func newIndexRmCmd() *cobra.Command {
+func newIndexRmCmd(img *imageFlags) *cobra.Command {
 	var (
 		c          indexEditCmd
 		operators  []string
@@ -74,7 +75,7 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 	cmd.Flags().StringSliceVarP(&operators, "operators", "o", nil, "comma separated list of operators to delete")
 	_ = cmd.MarkFlagRequired("operators")
 	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
-	c.register(cmd, "")
+	c.register(cmd, img, "")
 	addPullBuildToolFlags(cmd.Flags())
 	return cmd
 }
@@ -85,7 +86,7 @@ func addPullBuildToolFlags(fl *pflag.FlagSet) {
 	addDaemonToolFlag(fl, "pull-tool", "p", "", "tool to pull container images. One of: [none, docker, podman]. Defaults to none. Overrides part of container-tool.")
 }
 
-func newIndexPruneCmd() *cobra.Command {
+func newIndexPruneCmd(img *imageFlags) *cobra.Command {
 	var (
 		c          indexEditCmd
 		packages   []string
@@ -106,11 +107,11 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 	cmd.Flags().StringSliceVarP(&packages, "packages", "p", nil, "comma separated list of packages to keep")
 	_ = cmd.MarkFlagRequired("packages")
 	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
-	c.register(cmd, "podman")
+	c.register(cmd, img, "podman")
 	return cmd
 }
 
-func newIndexPruneStrandedCmd() *cobra.Command {
+func newIndexPruneStrandedCmd(img *imageFlags) *cobra.Command {
 	var c indexEditCmd
 	cmd := &cobra.Command{
 		Use:   "prune-stranded",
@@ -125,6 +126,6 @@ FBC-native commands that do the same.`,
 			return c.run(cmd, func(*indexSource) (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil }, "olmcat validate catalog")
 		},
 	}
-	c.register(cmd, "podman")
+	c.register(cmd, img, "podman")
 	return cmd
 }

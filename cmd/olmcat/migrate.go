@@ -34,7 +34,7 @@ type migrateFlags struct {
 	waitLock                 *waitLockFlag
 }
 
-func newMigrateCmd() *cobra.Command {
+func newMigrateCmd(img *imageFlags) *cobra.Command {
 	f := &migrateFlags{}
 	cmd := &cobra.Command{
 		Use:   "migrate <index.db> <out-dir>",
@@ -68,7 +68,8 @@ kind of problem; see MIGRATION.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.image = addImageFlags(fl, true)
+	f.image = img
+	takesImages(cmd, imageSourceFlags)
 	f.waitLock = addWaitLockFlag(fl)
 	fl.StringVar(&f.layout, "layout", "opm", "output layout: opm (<package>/catalog.<ext>) or objects")
 	fl.StringVarP(&f.output, "output", "o", "json", "output format: json or yaml")

@@ -20,11 +20,11 @@ import (
 // attachOPMIndexCommands adds opm v1.73's sqlite-era commands (index *,
 // registry * but serve) under the "index" and "registry" parents of root,
 // creating a parent that does not exist yet.
-func attachOPMIndexCommands(root *cobra.Command) {
+func attachOPMIndexCommands(root *cobra.Command, img *imageFlags) {
 	index := parentCommand(root, "index", "opm v1.73's index commands, on declarative configs (deprecated)")
-	index.AddCommand(newIndexAddCmd(), newIndexRmCmd(), newIndexPruneCmd(), newIndexPruneStrandedCmd(), newIndexExportCmd(), newIndexDeprecateTruncateCmd())
+	index.AddCommand(newIndexAddCmd(img), newIndexRmCmd(img), newIndexPruneCmd(img), newIndexPruneStrandedCmd(img), newIndexExportCmd(img), newIndexDeprecateTruncateCmd(img))
 	reg := parentCommand(root, "registry", "opm v1.73's registry commands, on declarative configs (deprecated)")
-	reg.AddCommand(newRegistryAddCmd(), newRegistryRmCmd(), newRegistryPruneCmd(), newRegistryPruneStrandedCmd(), newRegistryDeprecateTruncateCmd())
+	reg.AddCommand(newRegistryAddCmd(img), newRegistryRmCmd(img), newRegistryPruneCmd(img), newRegistryPruneStrandedCmd(img), newRegistryDeprecateTruncateCmd(img))
 }
 
 // parentCommand returns root's subcommand name, adding a grouping command

@@ -11,11 +11,11 @@ import (
 // registry serve) and opm's persistent TLS flags, so that `alias
 // opm=olmcat` keeps opm pipelines running. Parents another part of the
 // tree also fills (alpha, registry) are shared.
-func attachOPMCommands(root *cobra.Command) {
+func attachOPMCommands(root *cobra.Command, img *imageFlags) {
 	reg := parentCommand(root, "registry", "opm v1.73's registry commands, on declarative configs (deprecated)")
 	reg.AddCommand(newRegistryServeCmd())
 	alpha := parentCommand(root, "alpha", "opm v1.73's alpha commands")
-	alpha.AddCommand(newAlphaListCmd(), newAlphaRenderGraphCmd(), newAlphaBundleCmd())
+	alpha.AddCommand(newAlphaListCmd(img), newAlphaRenderGraphCmd(img), newAlphaBundleCmd(img))
 	root.AddCommand(newInitCmd())
 	addOPMRootFlags(root)
 }

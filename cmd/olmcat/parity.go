@@ -18,7 +18,7 @@ import (
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
-func newParityCmd() *cobra.Command {
+func newParityCmd(img *imageFlags) *cobra.Command {
 	f := &parityFlags{}
 	cmd := &cobra.Command{
 		Use:   "parity <left> <right>",
@@ -60,7 +60,8 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 	fl.StringVar(&f.reportHTML, "report-html", "", "also write the result as one self-contained HTML page (per-RPC table, differences grouped by rule) to `FILE`")
 	fl.BoolVar(&f.force, "force", false, "replace an existing --report-html file")
 	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
-	f.imgFlags = addImageFlags(fl, true)
+	f.imgFlags = img
+	takesImages(cmd, imageSourceFlags)
 	return cmd
 }
 

@@ -25,17 +25,20 @@ type registryEditCmd struct {
 	waitLock *waitLockFlag
 }
 
-func (c *registryEditCmd) register(cmd *cobra.Command) { c.registerDB(cmd, "bundles.db") }
+func (c *registryEditCmd) register(cmd *cobra.Command, img *imageFlags) {
+	c.registerDB(cmd, img, "bundles.db")
+}
 
 // registerDB registers the flags with -d defaulting to db (opm's
 // deprecatetruncate defaulted to index.db, the others to bundles.db).
-func (c *registryEditCmd) registerDB(cmd *cobra.Command, db string) {
+func (c *registryEditCmd) registerDB(cmd *cobra.Command, img *imageFlags, db string) {
 	fl := cmd.Flags()
 	fl.StringVarP(&c.database, "database", "d", db, "relative path to database file (read, never written)")
 	fl.StringVar(&c.output, "output", "", "write the resulting declarative config catalog to `DIR` (default: -d itself when it is a catalog directory, updated in place, or names nothing yet; required for a sqlite -d, which is never written)")
 	fl.BoolVar(&c.force, "force", false, "replace an existing non-empty --output directory")
 	fl.BoolVar(&c.debug, "debug", false, "enable debug logging")
-	c.img = addImageFlags(fl, false)
+	c.img = img
+	takesImages(cmd, imageInputFlags)
 	c.notice = addOPMNoticeFlag(fl)
 	c.waitLock = addWaitLockFlag(fl)
 }
@@ -125,7 +128,7 @@ func (c *registryEditCmd) run(cmd *cobra.Command, missingOK bool, op func(src *i
 	return fillFrom(ctx, stderr, src, o)(c.output, c.force)
 }
 
-func newRegistryAddCmd() *cobra.Command {
+func newRegistryAddCmd(img *imageFlags) *cobra.Command {
 	var (
 		c       registryEditCmd
 		bundles []string
@@ -165,13 +168,13 @@ commands that do the same.`,
 	cmd.Flags().StringSliceVarP(&bundles, "bundle-images", "b", nil, "comma separated list of links to bundle image")
 	mode.register(cmd)
 	addDaemonToolFlag(cmd.Flags(), "container-tool", "c", "none", "tool to interact with container images (save, build, etc.). One of: [none, docker, podman]")
-	c.register(cmd)
+	c.register(cmd, img)
 	cmd.Flags().BoolVar(&skipTLS, "skip-tls", false, "skip TLS certificate verification for container image registries while pulling bundles")
 	_ = cmd.Flags().MarkDeprecated("skip-tls", "use --use-http and --skip-tls-verify instead")
 	return cmd
 }
 
-func newRegistryRmCmd() *cobra.Command {
+func newRegistryRmCmd(img *imageFlags) *cobra.Command {
 	var (
 		c          registryEditCmd
 		packages   []string
@@ -197,11 +200,11 @@ the FBC-native commands that do the same.`,
 	cmd.Flags().StringSliceVarP(&packages, "packages", "o", nil, "comma separated list of package names to be deleted")
 	_ = cmd.MarkFlagRequired("packages")
 	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
-	c.register(cmd)
+	c.register(cmd, img)
 	return cmd
 }
 
-func newRegistryPruneCmd() *cobra.Command {
+func newRegistryPruneCmd(img *imageFlags) *cobra.Command {
 	var (
 		c          registryEditCmd
 		packages   []string
@@ -223,11 +226,11 @@ FBC-native commands that do the same.`,
 	cmd.Flags().StringSliceVarP(&packages, "packages", "p", nil, "comma separated list of package names to be kept")
 	_ = cmd.MarkFlagRequired("packages")
 	cmd.Flags().BoolVar(&permissive, "permissive", false, "allow registry load errors")
-	c.register(cmd)
+	c.register(cmd, img)
 	return cmd
 }
 
-func newRegistryPruneStrandedCmd() *cobra.Command {
+func newRegistryPruneStrandedCmd(img *imageFlags) *cobra.Command {
 	var c registryEditCmd
 	cmd := &cobra.Command{
 		Use:   "prune-stranded",
@@ -242,6 +245,6 @@ FBC-native commands that do the same.`,
 			return c.run(cmd, false, func(*indexSource) (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil })
 		},
 	}
-	c.register(cmd)
+	c.register(cmd, img)
 	return cmd
 }

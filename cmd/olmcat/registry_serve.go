@@ -46,6 +46,9 @@ commands.`,
 	fl.StringVar(&timeout, "timeout-seconds", "infinite", "stop gracefully after this many seconds (0..65535, or infinite)")
 	notice = addOPMNoticeFlag(fl)
 	f.opm.addCommonFlags(fl)
+	// opm registry serve reads a database file and has no image flags:
+	// its own empty set, so that an image -d fails on the platform it
+	// was not given, as it always has.
 	f.imgFlags = &imageFlags{}
 	f.addServerFlags(fl)
 	return cmd

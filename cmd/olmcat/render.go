@@ -23,8 +23,8 @@ import (
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
-func newRenderCmd() *cobra.Command {
-	f := &renderFlags{}
+func newRenderCmd(img *imageFlags) *cobra.Command {
+	f := &renderFlags{img: img}
 	cmd := &cobra.Command{
 		Use:   "render <dir|file|index.db|image|bundle-dir>...",
 		Short: "Print the blobs of declarative configs as one stream",
@@ -96,6 +96,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 		},
 	}
 	f.register(cmd.Flags())
+	takesImages(cmd, imageSourceFlags)
 	return cmd
 }
 
@@ -112,7 +113,6 @@ func (f *renderFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "for bundles: "+string(migrate.MigrateLevelCSVMetadata)+" replaces the olm.bundle.object properties with olm.csv.metadata")
 	fs.BoolVar(&f.migrateAll, "migrate", false, "run every migration on rendered bundles (--migrate-level "+string(migrate.MigrateLevelCSVMetadata)+")")
 	fs.StringVar(&f.imageRefTemplate, "alpha-image-ref-template", "", "image reference of bundle directories (which have none), as a Go template of {{.Package}}, {{.Name}} and {{.Version}}")
-	f.img = addImageFlags(fs, true)
 }
 
 // renderMigrateLevel is the migrate level --migrate-level or --migrate

@@ -81,7 +81,9 @@ and checks that two catalogs answer that API the same way.`,
 	root.SetVersionTemplate("olmcat {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return refuseNegativeDurations(cmd) }
-	addCommands(root)
+	img := newImageFlags()
+	addCommands(root, img)
+	img.register(root)
 	refuseUnknownCommands(root)
 	showUsageOnBadArgs(root)
 	return root

@@ -17,7 +17,7 @@ import (
 	"github.com/operator-catalog/olmcat/registry/source"
 )
 
-func newServeCmd() *cobra.Command {
+func newServeCmd(img *imageFlags) *cobra.Command {
 	f := &serveFlags{}
 	cmd := &cobra.Command{
 		Use:   "serve <dir|index.db|image>",
@@ -61,7 +61,8 @@ SIGINT/SIGTERM stop the server gracefully.`,
 	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.opm.addOPMFlags(fl)
-	f.imgFlags = addImageFlags(fl, true)
+	f.imgFlags = img
+	takesImages(cmd, imageSourceFlags)
 	f.addServerFlags(fl)
 	return cmd
 }

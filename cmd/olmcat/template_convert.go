@@ -18,7 +18,7 @@ import (
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
-func newConvertTemplateCmd() *cobra.Command {
+func newConvertTemplateCmd(img *imageFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "convert-template",
 		Short: "Write a catalog as a basic or substitutes template",
@@ -30,15 +30,14 @@ in file order), a declarative config directory, a catalog image, or a
 legacy sqlite index (converted as olmcat migrate converts it, with the
 deprecation warning); the last three are read in opm's write order.`,
 	}
-	cmd.AddCommand(newConvertTemplateTypeCmd(template.TypeBasic), newConvertTemplateTypeCmd(template.TypeSubstitutes))
+	cmd.AddCommand(newConvertTemplateTypeCmd(img, template.TypeBasic), newConvertTemplateTypeCmd(img, template.TypeSubstitutes))
 	return cmd
 }
 
 // newConvertTemplateTypeCmd is convert-template basic or substitutes.
-func newConvertTemplateTypeCmd(t template.Type) *cobra.Command {
+func newConvertTemplateTypeCmd(img *imageFlags, t template.Type) *cobra.Command {
 	var output string
 	var noDeprecationWarning bool
-	var imgFlags *imageFlags
 	cmd := &cobra.Command{
 		Use:   string(t) + " [<catalog> | -]",
 		Short: "Write a catalog as a " + string(t) + " template",
@@ -60,7 +59,7 @@ func newConvertTemplateTypeCmd(t template.Type) *cobra.Command {
 				arg = args[0]
 			}
 			var buf bytes.Buffer
-			err := withCatalogStream(cmd, arg, imgFlags, noDeprecationWarning, func(r io.Reader) error {
+			err := withCatalogStream(cmd, arg, img, noDeprecationWarning, func(r io.Reader) error {
 				return template.Convert(&buf, r, t, declcfg.Format(output))
 			})
 			if err != nil {
@@ -72,7 +71,7 @@ func newConvertTemplateTypeCmd(t template.Type) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "Output format (json|yaml)")
 	cmd.Flags().BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	imgFlags = addImageFlags(cmd.Flags(), true)
+	takesImages(cmd, imageSourceFlags)
 	return cmd
 }
 

@@ -17,9 +17,8 @@ import (
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
-func newRenderTemplateCmd() *cobra.Command {
+func newRenderTemplateCmd(img *imageFlags) *cobra.Command {
 	var output, migrateLevel string
-	var imgFlags *imageFlags
 	cmd := &cobra.Command{
 		Use:   "render-template [basic|semver|substitutes] [FILE]",
 		Short: "Render a catalog template (basic, semver or substitutes) into a declarative config",
@@ -52,7 +51,7 @@ errors name the template file, entry and field.`,
 			if err != nil {
 				return usageError(fmt.Errorf("--migrate-level: %w", err))
 			}
-			render, err := imgFlags.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, cmd.ErrOrStderr())
+			render, err := img.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -73,7 +72,7 @@ errors name the template file, entry and field.`,
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json, yaml or mermaid")
 	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), "for bundles: "+string(migrate.MigrateLevelCSVMetadata)+" replaces the olm.bundle.object properties with olm.csv.metadata")
-	imgFlags = addImageFlags(cmd.Flags(), false)
+	takesImages(cmd, imageInputFlags)
 	return cmd
 }
 

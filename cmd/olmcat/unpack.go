@@ -15,7 +15,7 @@ import (
 	"github.com/operator-catalog/olmcat/input"
 )
 
-func newUnpackCmd() *cobra.Command {
+func newUnpackCmd(img *imageFlags) *cobra.Command {
 	f := &migrateFlags{}
 	cmd := &cobra.Command{
 		Use:   "unpack <image> [<dir>]",
@@ -77,7 +77,8 @@ local catalogs.`,
 	fl.StringVar(&f.migrateLevel, "migrate-level", "none", "for sqlite images: declarative config migrations to apply (see olmcat migrate)")
 	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
 	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
-	f.image = addImageFlags(fl, true)
+	f.image = img
+	takesImages(cmd, imageSourceFlags)
 	f.waitLock = addWaitLockFlag(fl)
 	return cmd
 }

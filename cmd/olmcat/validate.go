@@ -15,9 +15,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newValidateCmd() *cobra.Command {
+func newValidateCmd(img *imageFlags) *cobra.Command {
 	var output string
-	var imgFlags *imageFlags
 	cmd := &cobra.Command{
 		Use:   "validate <dir|image>",
 		Short: "Validate a declarative config directory",
@@ -33,10 +32,10 @@ Exit status 0 means valid, 1 invalid, 2 bad usage.`,
   olmcat validate ./catalog -o json | jq .problems
   olmcat validate ./catalog -o junit > validate-junit.xml`,
 		Args: exactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args[0], output, imgFlags) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args[0], output, img) },
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, junit (JUnit XML: a test suite per package, a test case per blob schema) or github (GitHub Actions annotations on the catalog's files and lines); junit and github are written package by package as the catalog is checked")
-	imgFlags = addImageFlags(cmd.Flags(), false)
+	takesImages(cmd, imageInputFlags)
 	return cmd
 }
 
