@@ -108,3 +108,18 @@ func SplitByPackage(cfg *DeclarativeConfig) map[string]*DeclarativeConfig {
 	}
 	return out
 }
+
+// PackageName is the package of a one-package catalog (the blobs of one
+// package, as SplitByPackage and EachPackage give them): its olm.package
+// blob's name, else its first channel's or bundle's package, else "".
+func PackageName(cfg *DeclarativeConfig) string {
+	switch {
+	case len(cfg.Packages) > 0:
+		return cfg.Packages[0].Name
+	case len(cfg.Channels) > 0:
+		return cfg.Channels[0].Package
+	case len(cfg.Bundles) > 0:
+		return cfg.Bundles[0].Package
+	}
+	return ""
+}

@@ -9,10 +9,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 
 	"github.com/operator-catalog/olmcat/bundle"
-	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -45,22 +43,11 @@ func loadBundle(ctx context.Context, arg string, img *imageFlags, migrateLevel s
 	return indexop.NewBundle{Bundle: b, Meta: meta}, nil
 }
 
-// bundleAdd adds loaded bundles to their packages (indexop.Add). With
-// permissive, a bundle that fails to load or to add is left out and
-// reported, and the others go on.
-type bundleAdd struct {
-	byPkg      map[string][]indexop.NewBundle
-	order      []string // packages, first named first
-	opts       []indexop.Option
-	permissive bool
-	stderr     io.Writer
-	done       map[string]bool
-	added      int
-}
-
-// loadBundles loads every bundle of refs.
-func loadBundles(ctx context.Context, refs []string, img *imageFlags, permissive bool, stderr io.Writer, opts ...indexop.Option) (*bundleAdd, error) {
-	a := &bundleAdd{byPkg: map[string][]indexop.NewBundle{}, opts: opts, permissive: permissive, stderr: stderr, done: map[string]bool{}}
+// loadBundles loads every bundle of refs and returns the op adding them
+// (indexop.BundleAdd). With permissive, a bundle that fails to load or
+// to add is left out and reported, and the others go on.
+func loadBundles(ctx context.Context, refs []string, img *imageFlags, permissive bool, stderr io.Writer, opts ...indexop.Option) (catalogOp, error) {
+	var bundles []indexop.NewBundle
 	for _, ref := range refs {
 		nb, err := loadBundle(ctx, ref, img, string(migrate.MigrateLevelNone), stderr)
 		if err != nil {
@@ -68,70 +55,9 @@ func loadBundles(ctx context.Context, refs []string, img *imageFlags, permissive
 				fmt.Fprintf(stderr, "permissive: left out %s: %v\n", ref, err)
 				continue
 			}
-			return nil, err
+			return catalogOp{}, err
 		}
-		pkg := nb.Bundle.Package
-		if _, ok := a.byPkg[pkg]; !ok {
-			a.order = append(a.order, pkg)
-		}
-		a.byPkg[pkg] = append(a.byPkg[pkg], nb)
+		bundles = append(bundles, nb)
 	}
-	return a, nil
-}
-
-// op is the catalogOp adding the bundles.
-func (a *bundleAdd) op() catalogOp {
-	return catalogOp{
-		apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-			if _, ok := a.byPkg[pkg]; !ok || pkg == "" {
-				return cfg, nil
-			}
-			a.done[pkg] = true
-			return a.addTo(pkg, cfg)
-		},
-		extra: func() ([]*declcfg.DeclarativeConfig, error) {
-			var out []*declcfg.DeclarativeConfig
-			for _, pkg := range a.order {
-				if a.done[pkg] {
-					continue
-				}
-				res, err := a.addTo(pkg, nil)
-				if err != nil {
-					return nil, err
-				}
-				if res != nil {
-					out = append(out, res)
-				}
-			}
-			return out, nil
-		},
-	}
-}
-
-// addTo adds the bundles of pkg to cfg (nil: a new package).
-func (a *bundleAdd) addTo(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-	bundles := a.byPkg[pkg]
-	for len(bundles) > 0 {
-		res, changes, err := indexop.Add(pkg, cfg, bundles, a.opts...)
-		if err == nil {
-			err = validatePackage(pkg, res)
-		}
-		var be *indexop.BundleError
-		isBad := func(nb indexop.NewBundle) bool { return be != nil && nb.Bundle.Name == be.Bundle }
-		switch {
-		case err == nil:
-			for _, c := range changes {
-				fmt.Fprintln(a.stderr, c)
-			}
-			a.added += len(bundles)
-			return res, nil
-		case !a.permissive || !errors.As(err, &be) || !slices.ContainsFunc(bundles, isBad):
-			// An error about a bundle already in the catalog: leaving
-			// out the new ones would not mend it.
-			return nil, &exitError{code: exitInvalid, err: err}
-		}
-		fmt.Fprintf(a.stderr, "permissive: left out bundle %s (%s): %v\n", be.Bundle, be.Image, be.Err)
-		bundles = slices.DeleteFunc(slices.Clone(bundles), isBad)
-	}
-	return cfg, nil
+	return catalogOp{Op: indexop.NewBundleAdd(bundles, permissive, lineWriter(stderr), opts...).Op()}, nil
 }

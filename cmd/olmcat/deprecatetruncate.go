@@ -4,13 +4,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
 )
 
@@ -33,55 +31,10 @@ is refused, unless --allow-package-removal is given and the heads of all
 channels of its package are deprecated: the package is then removed.
 An image no bundle has is an error (--permissive: a warning).`
 
-// deprecateOp reads src once to plan opm's deprecatetruncate of images
-// (missing images and package removals, with --permissive warnings),
-// then deprecates package by package; the deprecations refused fail the
-// command at the end, or are warnings with permissive.
+// deprecateOp is indexop.DeprecateOp on src.
 func deprecateOp(ctx context.Context, src *indexSource, images []string, allowRemoval, permissive bool, stderr io.Writer) (catalogOp, error) {
-	d := indexop.NewDeprecation(images)
-	err := src.each(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
-		if pkg != "" {
-			d.Survey(cfg)
-		}
-		return nil
-	})
-	if err != nil {
-		return catalogOp{}, err
-	}
-	warnOr := func(err error) error {
-		switch {
-		case err == nil:
-			return nil
-		case !permissive:
-			return &exitError{code: exitInvalid, err: err}
-		}
-		fmt.Fprintf(stderr, "permissive: %v\n", err)
-		return nil
-	}
-	if err := warnOr(d.Check()); err != nil {
-		return catalogOp{}, err
-	}
-	if allowRemoval {
-		if err := warnOr(d.PlanRemoval()); err != nil {
-			return catalogOp{}, err
-		}
-	}
-	return catalogOp{
-		apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-			if pkg == "" {
-				return cfg, nil
-			}
-			res, changes := d.Apply(cfg)
-			for _, c := range changes {
-				fmt.Fprintln(stderr, c)
-			}
-			if res == nil || len(changes) == 0 {
-				return res, nil
-			}
-			return res, validatePackage(pkg, res)
-		},
-		extra: func() ([]*declcfg.DeclarativeConfig, error) { return nil, warnOr(d.Err()) },
-	}, nil
+	op, err := indexop.DeprecateOp(ctx, src.each, images, allowRemoval, permissive, lineWriter(stderr))
+	return catalogOp{Op: op}, err
 }
 
 func newRegistryDeprecateTruncateCmd(img *imageFlags) *cobra.Command {

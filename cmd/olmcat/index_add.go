@@ -108,11 +108,11 @@ commands that do the same.`,
 			return err
 		}
 		defer src.Close()
-		add, err := loadBundles(ctx, bundles, img, mode.permissive, stderr, opts...)
+		op, err := loadBundles(ctx, bundles, img, mode.permissive, stderr, opts...)
 		if err != nil {
 			return err
 		}
-		return out.write(cmd, img, src.inputs(), fillFrom(ctx, stderr, src, add.op()))
+		return out.write(cmd, img, src.inputs(), fillFrom(ctx, stderr, src, op))
 	}
 	return cmd
 }

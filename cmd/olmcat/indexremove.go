@@ -3,14 +3,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strings"
 
-	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
-	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
 // packageList splits opm's comma lists again, drops empty names and
@@ -27,72 +24,17 @@ func packageList(names []string) []string {
 	return out
 }
 
-// removeOp drops the packages named (opm's rm). A name that is no
-// package of the catalog is an error, or with permissive a warning.
+// removeOp drops the packages named (opm's rm).
 func removeOp(names []string, permissive bool, stderr io.Writer) catalogOp {
-	seen := map[string]bool{}
-	return catalogOp{
-		apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-			if pkg != "" && slices.Contains(names, pkg) {
-				seen[pkg] = true
-				fmt.Fprintf(stderr, "removed package %s (%d channels, %d bundles)\n", quote.Name(pkg), len(cfg.Channels), len(cfg.Bundles))
-				return nil, nil
-			}
-			return cfg, nil
-		},
-		extra: func() ([]*declcfg.DeclarativeConfig, error) {
-			for _, n := range names {
-				if seen[n] {
-					continue
-				}
-				err := fmt.Errorf("error deleting packages from database: error removing operator package %s: no package found for packagename %s", quote.Name(n), quote.Name(n))
-				if !permissive {
-					return nil, &exitError{code: exitInvalid, err: err}
-				}
-				fmt.Fprintf(stderr, "permissive: %v\n", err)
-			}
-			return nil, nil
-		},
-	}
+	return catalogOp{Op: indexop.RemoveOp(names, permissive, lineWriter(stderr))}
 }
 
-// pruneOp keeps only the packages named (opm's prune; unknown names are
-// ignored, as opm did, but said).
+// pruneOp keeps only the packages named (opm's prune).
 func pruneOp(keep []string, stderr io.Writer) catalogOp {
-	seen := map[string]bool{}
-	return catalogOp{
-		apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-			if pkg == "" || slices.Contains(keep, pkg) {
-				seen[pkg] = true
-				return cfg, nil
-			}
-			fmt.Fprintf(stderr, "pruned package %s\n", quote.Name(pkg))
-			return nil, nil
-		},
-		extra: func() ([]*declcfg.DeclarativeConfig, error) {
-			for _, k := range keep {
-				if !seen[k] {
-					fmt.Fprintf(stderr, "note: package %s is not in the catalog: nothing to keep\n", quote.Name(k))
-				}
-			}
-			return nil, nil
-		},
-	}
+	return catalogOp{Op: indexop.PruneOp(keep, lineWriter(stderr))}
 }
 
 // pruneStrandedOp drops the bundles no channel holds.
 func pruneStrandedOp(stderr io.Writer) catalogOp {
-	return catalogOp{apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-		if pkg == "" {
-			return cfg, nil
-		}
-		out, dropped := indexop.PruneStranded(cfg)
-		for _, d := range dropped {
-			fmt.Fprintln(stderr, d)
-		}
-		if len(out.Packages)+len(out.Channels)+len(out.Bundles)+len(out.Deprecations)+len(out.Others) == 0 {
-			return nil, nil
-		}
-		return out, nil
-	}}
+	return catalogOp{Op: indexop.PruneStrandedOp(lineWriter(stderr))}
 }

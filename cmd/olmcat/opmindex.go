@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/declcfg/model"
+	"github.com/operator-catalog/olmcat/declcfg/indexop"
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -124,28 +124,13 @@ func (s *indexSource) eachPackage(ctx context.Context, fn func(pkg string, cfg *
 }
 
 // packageName is the package of a one-package catalog.
-func packageName(cfg *declcfg.DeclarativeConfig) string {
-	switch {
-	case len(cfg.Packages) > 0:
-		return cfg.Packages[0].Name
-	case len(cfg.Channels) > 0:
-		return cfg.Channels[0].Package
-	case len(cfg.Bundles) > 0:
-		return cfg.Bundles[0].Package
-	}
-	return ""
-}
+func packageName(cfg *declcfg.DeclarativeConfig) string { return declcfg.PackageName(cfg) }
 
-// catalogOp is one sqlite-era operation applied package by package:
-// apply returns a package's new blobs (nil drops the package), extra the
-// packages it adds once every existing one was seen.
+// catalogOp is an indexop.Op and how its output relates to the catalog
+// read: inPlace writes over the catalog directory read (the new catalog
+// replaces it whole at the commit).
 type catalogOp struct {
-	apply func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error)
-	extra func() ([]*declcfg.DeclarativeConfig, error)
-	// check, if set, runs once everything is written, before the commit.
-	check func() error
-	// inPlace writes over the catalog directory read (the new catalog
-	// replaces it whole at the commit).
+	indexop.Op
 	inPlace bool
 }
 
@@ -157,66 +142,12 @@ func runCatalogOp(ctx context.Context, stderr io.Writer, src *indexSource, op ca
 	if op.inPlace {
 		inputs = nil
 	}
-	w, err := declcfg.NewDirWriter(out, declcfg.WithInputs(inputs...), declcfg.WithForce(force),
+	return indexop.Run(ctx, src.each, op.Op, out, declcfg.WithInputs(inputs...), declcfg.WithForce(force),
 		declcfg.WithOnAbandonedRemoved(abandonedRemoved(stderr)))
-	if err != nil {
-		return err
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			_ = w.Abort()
-		}
-	}()
-	write := func(pkg string, cfg *declcfg.DeclarativeConfig) error {
-		if pkg == "" {
-			return w.WriteGlobal(cfg)
-		}
-		return w.WritePackage(cfg)
-	}
-	err = src.each(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
-		res, err := op.apply(pkg, cfg)
-		if err != nil || res == nil {
-			return err
-		}
-		return write(pkg, res)
-	})
-	if err != nil {
-		return err
-	}
-	if op.extra != nil {
-		more, err := op.extra()
-		if err != nil {
-			return err
-		}
-		for _, cfg := range more {
-			if err := write(packageName(cfg), cfg); err != nil {
-				return err
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if op.check != nil {
-		if err := op.check(); err != nil {
-			return err
-		}
-	}
-	if err := w.Commit(); err != nil {
-		return err
-	}
-	committed = true
-	return nil
 }
 
-// validatePackage checks a changed package as validate would.
-func validatePackage(pkg string, cfg *declcfg.DeclarativeConfig) error {
-	if _, err := model.FromDeclcfg(cfg); err != nil {
-		return fmt.Errorf("package %s would not be valid: %w", pkg, err)
-	}
-	return nil
-}
+// lineWriter is the notes function printing each line on w.
+func lineWriter(w io.Writer) func(string) { return func(line string) { fmt.Fprintln(w, line) } }
 
 // noArgsRequiredFlags takes no arguments and makes a missing required
 // flag a usage error (exit 2), as a bad flag is; cobra would check the

@@ -157,11 +157,7 @@ commands that do the same.`,
 				if err != nil {
 					return catalogOp{}, err
 				}
-				add, err := loadBundles(cmd.Context(), bundles, c.img, mode.permissive, cmd.ErrOrStderr(), opts...)
-				if err != nil {
-					return catalogOp{}, err
-				}
-				return add.op(), nil
+				return loadBundles(cmd.Context(), bundles, c.img, mode.permissive, cmd.ErrOrStderr(), opts...)
 			}, "olmcat add catalog "+quoteAll(bundles)+mode.modeArg()+imgArgs)
 		},
 	}

@@ -57,7 +57,7 @@ func (c *registryEditCmd) target() (registryTarget, error) {
 // and nothing is written.
 func inPlace(op catalogOp, dir string) catalogOp {
 	op.inPlace = true
-	op.check = func() error {
+	op.Check = func() error {
 		names, err := outdir.Entries(dir)
 		if err != nil {
 			return err

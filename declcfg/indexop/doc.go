@@ -14,4 +14,11 @@
 // Every function works on the blobs of one
 // package and either returns the whole new package or an error; nothing
 // is half applied.
+//
+// The commands' operations over a whole catalog are Ops (RemoveOp,
+// PruneOp, PruneStrandedOp, DeprecateOp, BundleAdd), which Run streams
+// package by package from a Source (a catalog directory, a sqlite index
+// read through migrate: the caller picks the reader) into a catalog
+// directory written atomically. They tell what they do through a notes
+// function, one line per call.
 package indexop
