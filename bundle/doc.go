@@ -4,10 +4,17 @@
 // are declared in bundle/annotation, and the optional dependencies and
 // properties files).
 //
-// FromFS reads such a directory, from disk or from an unpacked bundle
-// image, into the olm.bundle blob opm render gives for it; ReadMetadata
-// reads only metadata/, which says where the bundle goes (package,
-// channels, default channel).
+// MediaType detects the format of a manifests directory. FromFS reads a
+// bundle directory, from disk or from an unpacked bundle image, into the
+// olm.bundle blob opm render gives for it; ReadMetadata reads only
+// metadata/, which says where the bundle goes (package, channels, default
+// channel).
+//
+// Validation, opm's bundle validators with their messages, is the
+// subpackage bundle/bundlecheck: it is as large as the rest together,
+// has its own vocabulary (reports, stages, optional validators), and
+// keeps its name because Go type names of the package show in its
+// messages.
 //
 // What moves bundles through a cluster (a Job unpacking a bundle image
 // into a ConfigMap) is package unpack; it shares the annotation keys.

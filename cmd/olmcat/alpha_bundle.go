@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
-	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
 	"github.com/operator-catalog/olmcat/internal/atomicfile"
 )
 
@@ -86,8 +86,8 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 	if err != nil {
 		return "", "", err
 	}
-	mediaType, err := bundlecheck.MediaType(os.DirFS(abs), ".")
-	if errors.Is(err, bundlecheck.ErrNoManifestFiles) {
+	mediaType, err := bundle.MediaType(os.DirFS(abs), ".")
+	if errors.Is(err, bundle.ErrNoManifestFiles) {
 		err = errors.New("The directory " + abs + " contains no yaml files") // opm's text
 	}
 	if err != nil {

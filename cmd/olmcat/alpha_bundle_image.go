@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/bundle/annotation"
-	"github.com/operator-catalog/olmcat/declcfg/bundlecheck"
+	"github.com/operator-catalog/olmcat/bundle/bundlecheck"
 	"github.com/operator-catalog/olmcat/input"
 )
 

@@ -52,10 +52,10 @@ var depRules = []struct {
 	// runs the images the image package builds: it may use image.
 	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal", "bundle/annotation"}, except: []string{"internal/testutil/podrun"}},
 	{pkg: "internal/testutil/podrun/...", forbidden: []string{"*"}, allow: []string{"internal", "image", "bundle/annotation"}},
-	// The bundle format and reading a bundle from files, which declcfg's
-	// index ops use: no images, cluster, serving or CLI (the image build
-	// is the subpackage that may use image).
-	{pkg: "bundle", forbidden: []string{"image", "unpack", "input", "registry", "migrate", "legacy", "cmd"}},
+	// The bundle format, reading a bundle from files (which declcfg's
+	// index ops use) and its validation: no images, cluster, serving or
+	// CLI.
+	{pkg: "bundle/...", forbidden: []string{"image", "unpack", "input", "registry", "migrate", "legacy", "cmd"}},
 	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd"}},
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd"}},
 	// The model is built from declcfg's blob types (model imports declcfg,

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 )
 
@@ -106,7 +107,7 @@ func TestValidateFixtures(t *testing.T) {
 	for _, dir := range []string{cockroach, "../../fixtures/bundles/community/kiali/1.36.0", "../../fixtures/bundles/community/service-binding-operator/0.8.0"} {
 		r := Validate(os.DirFS(dir), WithOptional(OperatorHub, BundleObjects))
 		assert.NoError(t, r.Err(), dir)
-		assert.Equal(t, MediaTypeRegistryV1, r.MediaType)
+		assert.Equal(t, bundle.MediaTypeRegistryV1, r.MediaType)
 	}
 	// v1beta1 CRDs are a warning, not an error.
 	r := Validate(os.DirFS("../../fixtures/bundles/community/kiali/1.3.1"))
@@ -304,7 +305,7 @@ func TestValidateHelm(t *testing.T) {
 	}
 	r := Validate(b)
 	assert.NoError(t, r.Err())
-	assert.Equal(t, MediaTypeHelm, r.MediaType)
+	assert.Equal(t, bundle.MediaTypeHelm, r.MediaType)
 }
 
 func TestValidateOperatorHub(t *testing.T) {
@@ -365,26 +366,6 @@ func TestValidateBundleObjects(t *testing.T) {
 			fsys := edit(b, map[string]string{"manifests/zz.yaml": "apiVersion: v1\n" + tc.object})
 			assert.NoError(t, Validate(fsys).Err())
 			assert.Equal(t, tc.want, messages(Validate(fsys, WithOptional(BundleObjects)).Content))
-		})
-	}
-}
-
-func TestMediaType(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		files fstest.MapFS
-		want  string
-		err   error
-	}{
-		{"registry+v1", fstest.MapFS{"m/a.yaml": {Data: []byte("kind: ConfigMap\n")}, "m/b.yaml": {Data: []byte("kind: ClusterServiceVersion\n")}}, MediaTypeRegistryV1, nil},
-		{"helm", fstest.MapFS{"m/Chart.yaml": {Data: []byte("name: x\n")}, "m/b.yaml": {Data: []byte("kind: ClusterServiceVersion\n")}}, MediaTypeHelm, nil},
-		{"plain", fstest.MapFS{"m/a.yaml": {Data: []byte("kind: ConfigMap\n")}}, MediaTypePlain, nil},
-		{"empty", fstest.MapFS{"m/sub/a.yaml": {Data: []byte("kind: ConfigMap\n")}}, "", ErrNoManifestFiles},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := MediaType(tc.files, "m")
-			assert.ErrorIs(t, err, tc.err)
-			assert.Equal(t, tc.want, got)
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"github.com/operator-catalog/olmcat/bundle"
 )
 
 const (
@@ -42,7 +44,7 @@ type object struct {
 // helm chart; otherwise each top-level manifests/ file decoded and checked
 // by kind, then the bundle as a whole, then the optional validators.
 func checkContent(fsys fs.FS, r *Report, o options) {
-	if r.MediaType == MediaTypeHelm {
+	if r.MediaType == bundle.MediaTypeHelm {
 		return
 	}
 	c := collector{&r.Content}
@@ -51,7 +53,7 @@ func checkContent(fsys fs.FS, r *Report, o options) {
 	var crds []crdObject
 	sawCSV := false
 	for _, obj := range objs {
-		if r.MediaType == MediaTypeRegistryV1 && !registryV1Kinds[obj.kind] {
+		if r.MediaType == bundle.MediaTypeRegistryV1 && !registryV1Kinds[obj.kind] {
 			c.add(obj.file, fmt.Sprintf("%s is not supported type for registryV1 bundle: %s", obj.kind, obj.file))
 			continue
 		}
