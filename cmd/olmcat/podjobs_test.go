@@ -169,3 +169,72 @@ func TestPodBundleUnpackJob(t *testing.T) {
 	assert.Equal(t, ns+"/"+name, res["configMap"])
 	assert.Nil(t, res["conditions"], out)
 }
+
+// TestPodInitContainerKilled (issue 24 run 6, the last bad case): an init
+// container SIGKILLed in the middle of its copy (KillInCopy holds the
+// copy and kills the container then, so the kill never comes after the
+// copy ended; the test checks the destination was short of its source).
+// In OLM's extractContent catalog pod (olmcat's image as opm) the util
+// copy (extract-utilities) or the catalog's (extract-content, killed in
+// its second file): the harness restarts it as the kubelet does, the
+// copy over what the killed one left succeeds, and the pod becomes Ready
+// and serves the catalog (parity --strict). In the unpack Job's pod
+// (restartPolicy Never) the killed util copy fails the pod; the Job
+// controller's next pod (within backoffLimit 3) completes the Job.
+func TestPodInitContainerKilled(t *testing.T) {
+	rt := podRuntime(t)
+	reg := imagetest.New(t)
+	_, flags := imageTestEnv(t)
+	const dir = "../../fixtures/legacy/small-fbb/opm-migrate"
+	imgs := podrun.Images{Catalog: buildCatalogImage(t, reg, flags, dir, "small-fbb"), Opm: buildToolImage(t, reg, flags),
+		OLM: reg.Push(t, "olm/olm:v0.46.0", podrun.OLMImage(t))}
+	for _, k := range []struct {
+		container string
+		copy      int
+	}{{"extract-utilities", 1}, {"extract-content", 2}} {
+		t.Run("catalog pod/"+k.container, func(t *testing.T) {
+			spec, err := podrun.OLMPod(extractContentModes[0], imgs)
+			require.NoError(t, err)
+			pod := rt.Run(t, spec, podrun.KillInCopy(k.container, k.copy))
+			ctx, cancel := context.WithTimeout(context.Background(), initBudget+startupBudget(&spec.Spec.Containers[0]))
+			defer cancel()
+			require.NoError(t, pod.WaitReady(ctx))
+			requireKilledMidCopy(t, pod, k.container)
+			assert.Equal(t, 1, pod.Restarts(k.container), pod.Describe())
+			podParity(t, pod, dir)
+		})
+	}
+	t.Run("unpack Job/util", func(t *testing.T) {
+		c := kubetest.Get(t)
+		clusterRT := clusterPodRuntime(t, c)
+		const bundleRoot = "../../fixtures/bundles/opm-bundles/etcd.0.9.2"
+		imgs := imgs
+		imgs.Bundle = pushBundleImage(t, reg, "bundles/etcd:v0.9.2", bundleRoot)
+		ns := c.Namespace(t)
+		job := createOLMUnpackObjects(t, c, ns, imgs)
+		first := clusterRT.Run(t, jobPod(job, ns), podrun.KillInCopy("util", 1))
+		ctx, cancel := context.WithTimeout(context.Background(), jobPodBudget)
+		defer cancel()
+		phase, err := first.WaitDone(ctx)
+		require.NoError(t, err)
+		require.Equal(t, corev1.PodFailed, phase, first.Describe())
+		requireKilledMidCopy(t, first, "util")
+		require.Positive(t, *job.Spec.BackoffLimit, "the Job allows a retry")
+		second := runJobPod(t, clusterRT, jobPod(job, ns))
+		got, stderr, code := runCLI(t, "bundle", "load", ns+"/"+job.Name, "--kubeconfig", c.Kubeconfig(t, c.AdminConfig()))
+		require.Equal(t, 0, code, "%s\n%s", stderr, second.Describe())
+		assert.Equal(t, opmImageRender(t, bundleRoot, imgs.Bundle), got)
+	})
+}
+
+// requireKilledMidCopy checks that KillInCopy killed a container while
+// its copy's destination was short of the source, and that the container
+// exited as SIGKILLed.
+func requireKilledMidCopy(t *testing.T, pod *podrun.Pod, container string) {
+	t.Helper()
+	k, ok := pod.Killed(container)
+	require.True(t, ok, "not killed in a copy: %s", pod.Describe())
+	require.Less(t, k.Written, k.Size, "%+v", k)
+	t.Logf("killed in the copy to %s at %d of %d bytes", k.Dest, k.Written, k.Size)
+	assert.Contains(t, pod.Describe(), "Container "+container+" exited with code 137")
+}

@@ -33,7 +33,14 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	id := fmt.Sprintf("%s-%s-%d", p.name, c.Name, n)
 	bundle := filepath.Join(p.dir, "bundles", fmt.Sprintf("%s-%d", c.Name, n))
 	defer os.RemoveAll(bundle)
-	if err := p.prepare(c, bundle); err != nil {
+	trap, sec, err := p.copyTrapFor(c.Name)
+	if err == nil {
+		err = p.prepare(c, bundle, sec)
+	}
+	if trap != nil {
+		defer trap.l.Close()
+	}
+	if err != nil {
 		p.event("Failed to create container %s: %v", c.Name, err)
 		return -1, err
 	}
@@ -59,6 +66,9 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 		werr = cmd.Wait()
 		close(exited)
 	}()
+	if trap != nil {
+		go trap.run(p, c.Name, id, exited)
+	}
 	p.waitRunning(id, exited)
 	r := &running{id: id, started: time.Now(), c: c}
 	p.update(func() { p.runSince[c.Name], p.running[c.Name] = r.started, id })
@@ -133,7 +143,7 @@ func (p *Pod) stopContainer(id string, exited chan struct{}) {
 
 // prepare writes the runc bundle of a container: the image's rootfs,
 // the volumes and config.json.
-func (p *Pod) prepare(c *corev1.Container, bundle string) error {
+func (p *Pod) prepare(c *corev1.Container, bundle string, seccomp *specs.LinuxSeccomp) error {
 	img, err := p.rt.pull(c.Image)
 	if err != nil {
 		return fmt.Errorf("pull %s: %w", c.Image, err)
@@ -169,7 +179,7 @@ func (p *Pod) prepare(c *corev1.Container, bundle string) error {
 	if cwd == "" {
 		cwd = "/"
 	}
-	o := ociSpec{args: args, env: env, cwd: cwd, user: u, sec: sec, hostname: p.name, netns: p.ns.path, mounts: mounts}
+	o := ociSpec{args: args, env: env, cwd: cwd, user: u, sec: sec, hostname: p.name, netns: p.ns.path, mounts: mounts, seccomp: seccomp}
 	if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 		o.memLimit = q.Value()
 	}

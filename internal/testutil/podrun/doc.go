@@ -25,9 +25,15 @@
 // Forward (a port-forward whose connections are dialed from a thread
 // inside the namespace), so no pod shares the host's network.
 //
-// Not emulated: seccomp profiles, resource requests (memory limits are
-// applied), DNS, image pull policies (each image is pulled once per
-// Runtime), and every volume type but emptyDir.
+// Faults are injected where a test asks: KillInCopy SIGKILLs a
+// container in the middle of a file copy, holding the copy (seccomp's
+// user notification of copy_file_range, through runc's listenerPath)
+// while it kills, so that the kill never comes after the copy ended.
+//
+// Not emulated: seccomp profiles (KillInCopy's hold is the only filter),
+// resource requests (memory limits are applied), DNS, image pull
+// policies (each image is pulled once per Runtime), and every volume
+// type but emptyDir.
 //
 // OLM's objects are kept in olmpods as YAML (OLMObject, OLMPod). OLM's
 // own image, whose copy-content (extractContent's copier), cp and cpb its

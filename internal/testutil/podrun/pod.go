@@ -41,13 +41,16 @@ type Pod struct {
 	runSince map[string]time.Time // when each container's last attempt started
 	running  map[string]string    // runc id of each running container
 
+	killPlans map[string]int      // KillInCopy: container -> the copy it is killed in
+	kills     map[string]CopyKill // where each KillInCopy kill landed
+
 	saOnce sync.Once
 	saDir  string
 	saErr  error
 }
 
 // Run starts spec's pod in the background; it is stopped when t ends.
-func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
+func (r *Runtime) Run(t testing.TB, spec *corev1.Pod, opts ...RunOption) *Pod {
 	t.Helper()
 	name := spec.Name
 	if name == "" {
@@ -61,7 +64,11 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod) *Pod {
 	}
 	p := &Pod{rt: r, spec: spec.DeepCopy(), name: name, dir: filepath.Join(r.dir, name),
 		changed: make(chan struct{}), phase: corev1.PodPending, done: make(chan struct{}),
-		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{}}
+		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{},
+		killPlans: map[string]int{}, kills: map[string]CopyKill{}}
+	for _, o := range opts {
+		o(p)
+	}
 	require.NoError(t, os.MkdirAll(filepath.Join(p.dir, "volumes"), 0o755))
 	ns, err := newNetns(filepath.Join(p.dir, "netns"))
 	require.NoError(t, err)

@@ -251,6 +251,7 @@ type ociSpec struct {
 	netns     string
 	mounts    []specs.Mount
 	memLimit  int64
+	seccomp   *specs.LinuxSeccomp // KillInCopy's hold on copies
 }
 
 func (o ociSpec) spec() *specs.Spec {
@@ -275,6 +276,7 @@ func (o ociSpec) spec() *specs.Spec {
 			MaskedPaths: []string{"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
 				"/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/sys/firmware", "/proc/scsi"},
 			ReadonlyPaths: []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"},
+			Seccomp:       o.seccomp,
 		},
 	}
 	if o.memLimit > 0 {
