@@ -27,6 +27,7 @@ type options struct {
 	grpcOpts        []grpc.ServerOption
 	watch           *watchConfig
 	limits          *Limits
+	holdOnLoadError bool
 }
 
 // WithLogger logs every RPC (method, code, duration) and Serve's life cycle
@@ -44,6 +45,14 @@ func WithShutdownTimeout(d time.Duration) Option {
 func WithServerOptions(opts ...grpc.ServerOption) Option {
 	return func(o *options) { o.grpcOpts = append(o.grpcOpts, opts...) }
 }
+
+// WithHoldOnLoadError makes ServeLoading keep serving after its load
+// failed, instead of stopping: health stays NOT_SERVING and api.Registry
+// calls fail with code Unavailable and the load's error, which is logged
+// once, until ctx is done; ServeLoading then returns that error. A
+// catalog pod's server does this, so that its probes keep reporting
+// NOT_SERVING (not a refused connection) and the reason stays in its log.
+func WithHoldOnLoadError() Option { return func(o *options) { o.holdOnLoadError = true } }
 
 func buildOptions(opts []Option) options {
 	o := options{shutdownTimeout: DefaultShutdownTimeout}

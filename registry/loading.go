@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -37,7 +38,10 @@ type Health struct {
 	// stale, when set, is why the served files no longer are what cur
 	// was loaded from (the watch saw them change).
 	stale atomic.Pointer[error]
-	mu    sync.Mutex
+	// failed, when set, is why the catalog could not be loaded
+	// (WithHoldOnLoadError).
+	failed atomic.Pointer[error]
+	mu     sync.Mutex
 	// changed is closed and replaced whenever cur or stale changes.
 	changed chan struct{}
 }
@@ -108,6 +112,13 @@ func (h *Health) notify() {
 	h.changed = make(chan struct{})
 }
 
+// fail records that the catalog could not be loaded: NOT_SERVING for
+// good, with err as the reason.
+func (h *Health) fail(err error) {
+	h.failed.Store(&err)
+	h.notify()
+}
+
 // changes returns a channel closed at the next change of state.
 func (h *Health) changes() <-chan struct{} {
 	h.mu.Lock()
@@ -127,6 +138,9 @@ var errLoading = status.Error(codes.Unavailable, "the catalog is still loading; 
 func (h *Health) problem() (*generation, error) {
 	g := h.cur.Load()
 	if g == nil {
+		if p := h.failed.Load(); p != nil {
+			return nil, status.Error(codes.Unavailable, "the catalog failed to load: "+(*p).Error())
+		}
 		return nil, errLoading
 	}
 	if p := h.stale.Load(); p != nil {
@@ -251,6 +265,11 @@ func ServeLoading(ctx context.Context, lis net.Listener, load func(context.Conte
 
 	w := o.watch.start(o.logger)
 	q, err := load(ctx)
+	if err != nil && o.holdOnLoadError {
+		health.fail(err)
+		o.logger.Error("the catalog failed to load; health NOT_SERVING until the server stops", "error", err.Error())
+		return errors.Join(err, waitAndStop(ctx, s, errc, lis, o))
+	}
 	if err != nil {
 		s.Stop()
 		<-errc

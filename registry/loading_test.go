@@ -76,6 +76,50 @@ func TestServeLoadingLoadError(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 }
 
+// TestServeLoadingHoldsLoadError: with WithHoldOnLoadError a failed
+// load keeps the server up, health NOT_SERVING and api.Registry calls
+// Unavailable with the load's error, logged once, until the context
+// ends; the error is returned then.
+func TestServeLoadingHoldsLoadError(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	boom := errors.New(`default channel "missing" not found`)
+	var log syncBuffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	done := make(chan error, 1)
+	go func() {
+		done <- registry.ServeLoading(ctx, lis, func(context.Context) (registry.Querier, error) { return nil, boom }, nil,
+			registry.WithHoldOnLoadError(), registry.WithLogger(logger))
+	}()
+	conn, err := dial(lis.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	h := healthgrpc.NewHealthClient(conn)
+	c := api.NewRegistryClient(conn)
+	require.Eventually(t, func() bool {
+		_, err := c.GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
+		return strings.Contains(status.Convert(err).Message(), boom.Error())
+	}, 5*time.Second, 10*time.Millisecond)
+	for range 3 {
+		resp, err := h.Check(ctx, &healthgrpc.HealthCheckRequest{})
+		require.NoError(t, err)
+		assert.Equal(t, healthgrpc.HealthCheckResponse_NOT_SERVING, resp.GetStatus())
+		_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
+		assert.Equal(t, codes.Unavailable, status.Code(err), "%v", err)
+		assert.Equal(t, "the catalog failed to load: "+boom.Error(), status.Convert(err).Message())
+	}
+	select {
+	case err := <-done:
+		require.Fail(t, "stopped before its context ended", "%v", err)
+	default:
+	}
+	cancel()
+	require.ErrorIs(t, <-done, boom)
+	assert.Equal(t, 1, strings.Count(log.String(), `level=ERROR msg="the catalog failed to load; health NOT_SERVING until the server stops" error="default channel \"missing\" not found"`), log.String())
+}
+
 // TestSQLiteRewrittenUnderServerIsNotServing rewrites the database file in
 // place under a running sqlite server: health must turn NOT_SERVING
 // instead of answering from a file sqlite was told never changes.

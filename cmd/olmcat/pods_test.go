@@ -329,9 +329,14 @@ func TestPodGenerated(t *testing.T) {
 // TestPodBadCatalogImages (issue 24 run 6, the images): an image without
 // /configs and one whose catalog is invalid, each with olmcat's slim
 // binary serving /configs (without a cache: the catalog is what is
-// checked), never become Ready as OLM's default-mode pod: the server
-// exits (the invalid one after listening with health NOT_SERVING), the
-// kubelet restarts it, and the container log holds the reason.
+// checked), run as OLM's default-mode pod. As a Kubernetes container's
+// main process the server stays up instead of exiting: over the whole
+// startup probe budget the pod is never Ready, the image's
+// grpc_health_probe answers NOT_SERVING (exit 4, not a refused
+// connection), the container log gives the reason once and the
+// container is not restarted until its startup probe has failed
+// failureThreshold times; the kubelet then restarts it, and the
+// stopped server's termination message is the reason.
 func TestPodBadCatalogImages(t *testing.T) {
 	rt := podRuntime(t)
 	reg := imagetest.New(t)
@@ -354,20 +359,49 @@ func TestPodBadCatalogImages(t *testing.T) {
 		require.NoError(t, err)
 		pods[name] = rt.Run(t, spec)
 	}
-	// Past the first readiness and liveness delays and three startup
-	// probes: never Ready.
-	time.Sleep(35 * time.Second)
 	for name, pod := range pods {
 		t.Run(name, func(t *testing.T) {
-			require.True(t, pod.ReadyAt().IsZero(), pod.Describe())
-			require.Positive(t, pod.Restarts("registry-server"), pod.Describe())
-			logs := pod.Logs("registry-server")
-			assert.Contains(t, logs, reasons[name])
-			if name == "invalid" {
-				assert.Contains(t, logs, "health NOT_SERVING until loaded")
-			}
+			t.Parallel()
+			requireHeldNotServing(t, pod, reasons[name])
 		})
 	}
+}
+
+// heldLoadError is what olmcat serve logs, once, when it stays up after
+// its catalog failed to load.
+const heldLoadError = `level=ERROR msg="the catalog failed to load; health NOT_SERVING until the server stops"`
+
+// requireHeldNotServing checks a catalog pod whose server cannot load
+// its catalog (reason) and stays up NOT_SERVING: never Ready until its
+// startup probe has used its budget and the kubelet restarted it.
+func requireHeldNotServing(t *testing.T, pod *podrun.Pod, reason string) {
+	t.Helper()
+	const c = "registry-server"
+	sp := pod.Spec().Spec.Containers[0].StartupProbe
+	require.Eventually(t, func() bool { return strings.Contains(pod.Logs(c), heldLoadError) }, time.Minute, 100*time.Millisecond, pod.Describe())
+	first := pod.ContainerStarted(c)
+	// grpc-health-probe's words for NOT_SERVING, and its exit code.
+	code, out, err := pod.Exec(context.Background(), c, "grpc_health_probe", "-addr=:50051", "-rpc-timeout=5s")
+	require.NoError(t, err)
+	assert.Equal(t, 4, code, out)
+	assert.Contains(t, out, `service unhealthy (responded with "NOT_SERVING")`)
+	logs := pod.Logs(c)
+	assert.Equal(t, 1, strings.Count(logs, heldLoadError), logs)
+	assert.Contains(t, logs, strings.ReplaceAll(reason, `"`, `\"`), "the reason, in the log line's quoting")
+
+	// The startup probe fails every period until its threshold; only
+	// then is the container restarted.
+	budget := time.Duration(sp.FailureThreshold*sp.PeriodSeconds) * time.Second
+	require.Eventually(t, func() bool { return pod.ContainerStarted(c) != first }, budget+time.Minute, time.Second, pod.Describe())
+	assert.Equal(t, 1, pod.Restarts(c))
+	require.True(t, pod.ReadyAt().IsZero(), pod.Describe())
+	lived := pod.ContainerStarted(c).Sub(first)
+	assert.GreaterOrEqual(t, lived, budget-time.Duration(sp.PeriodSeconds)*time.Second, "up until the startup probe's last failure")
+	desc := pod.Describe()
+	assert.GreaterOrEqual(t, strings.Count(desc, "Startup probe of "+c+" failed: "+`service unhealthy (responded with "NOT_SERVING")`), int(sp.FailureThreshold), desc)
+	assert.Contains(t, desc, "Killing container "+c+": Container "+c+" failed startup probe, will be restarted")
+	assert.Contains(t, pod.TerminationMessage(c, 0), reason, "the stopped server's termination message")
+	t.Logf("up NOT_SERVING for %s, then restarted by the startup probe", lived)
 }
 
 // TestPodProbeServerDown (issue 24 run 6, the probe): inside a catalog

@@ -46,7 +46,17 @@ opm wrote (its pogreb.v1 or JSON format) is read too, checked against the
 catalog with opm's digest. A sqlite file is opened
 read-only. An image reference is pulled and its catalog extracted to a
 temporary directory first (see olmcat help for images in README.md).
-SIGINT/SIGTERM stop the server gracefully.`,
+SIGINT/SIGTERM stop the server gracefully.
+
+A catalog that does not load (missing, invalid, or its cache failing the
+integrity check) is an error: serve exits non-zero with it. Except as the
+main process of a Kubernetes container (PID 1, with the kubelet's
+termination message file at --termination-log): there the server stays
+up with health NOT_SERVING and api.Registry calls failing with
+Unavailable and the reason, which is logged once, so that a catalog
+pod's probes report NOT_SERVING until its startup probe restarts it; on
+SIGTERM it exits with the error, which becomes the container's
+termination message.`,
 		Example: `  olmcat serve ./catalog -p 50051
   olmcat serve ./catalog --cache-dir /var/cache/olmcat
   grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
@@ -80,48 +90,35 @@ type serveFlags struct {
 
 // runServe serves the catalog at path until the command's context ends.
 func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
-	}
-	if f.opm.debug {
-		level = slog.LevelDebug
-	}
-	if f.server.reload && f.server.watchInterval <= 0 {
-		return usageError(errors.New("--reload needs the watch: a positive --watch-interval"))
-	}
-	if f.port < 0 || f.port > 65535 {
-		return usageError(fmt.Errorf("--port %d: want 0..65535", f.port))
-	}
-	enforce, err := f.opm.enforceIntegrity(cmd.Flags(), f.cacheDir)
+	logger, enforce, err := f.check(cmd, path)
 	if err != nil {
 		return err
 	}
-	stderr := cmd.ErrOrStderr()
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	ctx := cmd.Context()
-	if f.cacheDir != "" {
-		// The cache is written there: never into the catalog.
-		if err := pathcheck.Separate("cache directory", f.cacheDir, path); err != nil {
-			return err
+	hold := f.opm.holdOnLoadError()
+	var load func(context.Context) (registry.Querier, error)
+	var opts []registry.Option
+	in, err := f.openInput(cmd, path)
+	switch {
+	case err != nil && !hold:
+		return err
+	case err != nil:
+		// Served as NOT_SERVING with the reason, like a failed load.
+		openErr := err
+		load = func(context.Context) (registry.Querier, error) { return nil, openErr }
+	default:
+		defer in.Close()
+		if in.Kind == input.KindDeclcfg {
+			runtimetune.Enter(ctx, runtimetune.ServeDeclcfg)
 		}
-	}
-	in, err := f.imgFlags.resolve(ctx, path, input.Catalog, "serve", stderr)
-	if err != nil {
-		return inputError(err, func(err error) error { return fmt.Errorf("open catalog: %w", err) })
-	}
-	defer in.Close()
-	if in.Kind == input.KindSQLite {
-		if err := serveSQLite(ctx, stderr, path, in.Path, imageFlagArgs(cmd.Flags()), f.noWarning); err != nil {
-			return err
+		load = f.loader(in, enforce, logger)
+		if f.opm.cacheOnly {
+			return cacheOnly(ctx, load, logger, path)
 		}
+		opts = f.server.options(in, f.cacheDir)
 	}
-	if in.Kind == input.KindDeclcfg {
-		runtimetune.Enter(ctx, runtimetune.ServeDeclcfg)
-	}
-	load := f.loader(in, enforce, logger)
-	if f.opm.cacheOnly {
-		return cacheOnly(ctx, load, logger, path)
+	if hold {
+		opts = append(opts, registry.WithHoldOnLoadError())
 	}
 	profiler, err := f.opm.startPprof(ctx, logger)
 	if err != nil {
@@ -141,8 +138,54 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 		profiler.ready()
 		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
 	}
-	opts := append(f.server.options(in, f.cacheDir), registry.WithLogger(logger))
-	return registry.ServeLoading(ctx, lis, load, ready, opts...)
+	return registry.ServeLoading(ctx, lis, load, ready, append(opts, registry.WithLogger(logger))...)
+}
+
+// check validates serve's flags and returns its logger and whether the
+// cache's integrity is enforced.
+func (f *serveFlags) check(cmd *cobra.Command, path string) (*slog.Logger, bool, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, false, usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
+	}
+	if f.opm.debug {
+		level = slog.LevelDebug
+	}
+	if f.server.reload && f.server.watchInterval <= 0 {
+		return nil, false, usageError(errors.New("--reload needs the watch: a positive --watch-interval"))
+	}
+	if f.port < 0 || f.port > 65535 {
+		return nil, false, usageError(fmt.Errorf("--port %d: want 0..65535", f.port))
+	}
+	enforce, err := f.opm.enforceIntegrity(cmd.Flags(), f.cacheDir)
+	if err != nil {
+		return nil, false, err
+	}
+	if f.cacheDir != "" {
+		// The cache is written there: never into the catalog.
+		if err := pathcheck.Separate("cache directory", f.cacheDir, path); err != nil {
+			return nil, false, err
+		}
+	}
+	return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})), enforce, nil
+}
+
+// openInput resolves the catalog to serve (pulling an image, refusing a
+// bundle); a sqlite index gets the deprecation warning (the slim build
+// refuses it). The caller closes the input.
+func (f *serveFlags) openInput(cmd *cobra.Command, path string) (*input.Input, error) {
+	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
+	in, err := f.imgFlags.resolve(ctx, path, input.Catalog, "serve", stderr)
+	if err != nil {
+		return nil, inputError(err, func(err error) error { return fmt.Errorf("open catalog: %w", err) })
+	}
+	if in.Kind == input.KindSQLite {
+		if err := serveSQLite(ctx, stderr, path, in.Path, imageFlagArgs(cmd.Flags()), f.noWarning); err != nil {
+			in.Close()
+			return nil, err
+		}
+	}
+	return in, nil
 }
 
 // loader is the catalog load of a serve run: a declarative config with

@@ -83,6 +83,24 @@ func (o *opmServeFlags) writeTerminationLog(err error) error {
 	return err
 }
 
+// holdOnLoadError is whether serve, failing to open or load its
+// catalog, stays up reporting NOT_SERVING with the reason (until
+// stopped, when it exits with the error) instead of exiting at once:
+// only as the main process of a Kubernetes container (PID 1, with the
+// kubelet's termination message file at --termination-log), where a
+// catalog pod's probes then keep reporting NOT_SERVING and its startup
+// probe restarts it. Anywhere else (a command line, a script, docker
+// run, a CI step) a catalog that does not load is an error and exit.
+// Nothing in an image turns it on, so images stay drop-in for opm's
+// (opm, in the same place, exits).
+func (o *opmServeFlags) holdOnLoadError() bool {
+	if o.cacheOnly || o.terminationLog == "" || os.Getpid() != 1 {
+		return false
+	}
+	_, err := os.Stat(o.terminationLog)
+	return err == nil
+}
+
 // profiler is opm serve's pprof endpoint, and its start-up CPU profile.
 type profiler struct {
 	srv     *http.Server

@@ -171,4 +171,16 @@ func TestServeTerminationLog(t *testing.T) {
 	_, _, code = runCLI(t, "serve", filepath.Join(dir, "nosuch"), "-t", missing)
 	require.Equal(t, exitInvalid, code)
 	require.NoFileExists(t, missing)
+
+	// Not a container's main process (PID 1): an existing termination
+	// log does not keep serve up; a catalog that does not load exits.
+	bad := filepath.Join(dir, "bad")
+	require.NoError(t, os.MkdirAll(filepath.Join(bad, "pkg"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bad, "pkg", "catalog.json"), []byte(`{"schema":"olm.package","name":"pkg","defaultChannel":"missing"}`), 0o644))
+	_, stderr, code := runCLI(t, "serve", bad, "-p", "0", "-t", logFile)
+	require.Equal(t, exitInvalid, code, stderr)
+	assert.Contains(t, stderr, `default channel "missing" not found`)
+	data, err = os.ReadFile(logFile)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `default channel "missing" not found`)
 }

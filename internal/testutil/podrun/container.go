@@ -33,9 +33,14 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	id := fmt.Sprintf("%s-%s-%d", p.name, c.Name, n)
 	bundle := filepath.Join(p.dir, "bundles", fmt.Sprintf("%s-%d", c.Name, n))
 	defer os.RemoveAll(bundle)
+	log, termLog, err := p.attemptFiles(c.Name, n)
+	if err != nil {
+		return -1, err
+	}
+	defer log.Close()
 	trap, sec, err := p.copyTrapFor(c.Name)
 	if err == nil {
-		err = p.prepare(c, bundle, sec)
+		err = p.prepare(c, bundle, termLog, sec)
 	}
 	if trap != nil {
 		defer trap.l.Close()
@@ -44,16 +49,6 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 		p.event("Failed to create container %s: %v", c.Name, err)
 		return -1, err
 	}
-	logPath := filepath.Join(p.dir, "logs", fmt.Sprintf("%s-%d.log", c.Name, n))
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return -1, err
-	}
-	log, err := os.Create(logPath)
-	if err != nil {
-		return -1, err
-	}
-	defer log.Close()
-	p.update(func() { p.logs[c.Name] = append(p.logs[c.Name], logPath) })
 
 	cmd := p.rt.runcCmd(context.Background(), "run", "--bundle", bundle, id)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -107,6 +102,31 @@ func (p *Pod) attempt(c *corev1.Container, n int, probes func(ctx context.Contex
 	return code, nil
 }
 
+// attemptFiles creates an attempt's log and its termination message file
+// (the kubelet's, world-writable), kept after the attempt.
+func (p *Pod) attemptFiles(name string, n int) (log *os.File, termLog string, err error) {
+	base := filepath.Join(p.dir, "logs", fmt.Sprintf("%s-%d", name, n))
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return nil, "", err
+	}
+	termLog = base + ".termination-log"
+	if err := os.WriteFile(termLog, nil, 0o666); err != nil {
+		return nil, "", err
+	}
+	if err := os.Chmod(termLog, 0o666); err != nil {
+		return nil, "", err
+	}
+	log, err = os.Create(base + ".log")
+	if err != nil {
+		return nil, "", err
+	}
+	p.update(func() {
+		p.logs[name] = append(p.logs[name], log.Name())
+		p.termLogs[name] = append(p.termLogs[name], termLog)
+	})
+	return log, termLog, nil
+}
+
 // waitRunning returns once runc reports the container running (the
 // kubelet starts probing a started container), or it exited.
 func (p *Pod) waitRunning(id string, exited chan struct{}) {
@@ -142,8 +162,9 @@ func (p *Pod) stopContainer(id string, exited chan struct{}) {
 }
 
 // prepare writes the runc bundle of a container: the image's rootfs,
-// the volumes and config.json.
-func (p *Pod) prepare(c *corev1.Container, bundle string, seccomp *specs.LinuxSeccomp) error {
+// the volumes, the termination message file (termLog) at the
+// container's terminationMessagePath, and config.json.
+func (p *Pod) prepare(c *corev1.Container, bundle, termLog string, seccomp *specs.LinuxSeccomp) error {
 	img, err := p.rt.pull(c.Image)
 	if err != nil {
 		return fmt.Errorf("pull %s: %w", c.Image, err)
@@ -168,6 +189,11 @@ func (p *Pod) prepare(c *corev1.Container, bundle string, seccomp *specs.LinuxSe
 	if err != nil {
 		return err
 	}
+	termPath := c.TerminationMessagePath
+	if termPath == "" {
+		termPath = corev1.TerminationMessagePathDefault
+	}
+	mounts = append(mounts, bind(termLog, termPath, false))
 	env, err := environ(c, img, append([]string{"HOSTNAME=" + p.name}, extraEnv...))
 	if err != nil {
 		return err

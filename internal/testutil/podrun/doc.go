@@ -13,7 +13,9 @@
 // User, refusing root under runAsNonRoot; applies readOnlyRootFilesystem,
 // allowPrivilegeEscalation: false (no new privileges) and capability
 // drops and adds over containerd's default set; mounts emptyDir volumes
-// as host directories. Exec probes run with runc exec on the kubelet's
+// as host directories, and each container attempt's termination message
+// file (world-writable, as the kubelet's) at its terminationMessagePath
+// (TerminationMessage). Exec probes run with runc exec on the kubelet's
 // schedule: startup, then liveness and readiness, with their delays,
 // periods, thresholds and timeouts; a failed startup or liveness probe
 // restarts the container with the kubelet's back-off. Container output is

@@ -36,6 +36,7 @@ type Pod struct {
 	restarts map[string]int
 	events   []string
 	logs     map[string][]string  // per container, one file per attempt
+	termLogs map[string][]string  // per container, each attempt's termination message file
 	started  time.Time            // when Run was called
 	readyAt  time.Time            // when the pod last turned Ready
 	runSince map[string]time.Time // when each container's last attempt started
@@ -64,7 +65,7 @@ func (r *Runtime) Run(t testing.TB, spec *corev1.Pod, opts ...RunOption) *Pod {
 	}
 	p := &Pod{rt: r, spec: spec.DeepCopy(), name: name, dir: filepath.Join(r.dir, name),
 		changed: make(chan struct{}), phase: corev1.PodPending, done: make(chan struct{}),
-		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{},
+		ready: map[string]bool{}, restarts: map[string]int{}, logs: map[string][]string{}, termLogs: map[string][]string{}, started: time.Now(), runSince: map[string]time.Time{}, running: map[string]string{},
 		killPlans: map[string]int{}, kills: map[string]CopyKill{}}
 	for _, o := range opts {
 		o(p)
@@ -301,6 +302,20 @@ func (p *Pod) Logs(container string) string {
 		b.Write(data)
 	}
 	return b.String()
+}
+
+// TerminationMessage is what attempt n (from 0) of a container wrote to
+// its terminationMessagePath (the container status's message; the
+// harness does not fall back to the log).
+func (p *Pod) TerminationMessage(container string, n int) string {
+	p.mu.Lock()
+	files := p.termLogs[container]
+	p.mu.Unlock()
+	if n >= len(files) {
+		return ""
+	}
+	data, _ := os.ReadFile(files[n])
+	return string(data)
 }
 
 // Describe is the pod's status, events and logs, for failure messages.
