@@ -211,12 +211,16 @@ func TestServeLoadingWatchReloads(t *testing.T) {
 			require.Equal(t, codes.Unavailable, status.Code(err), "%v", err)
 
 			// Valid again, with a package renamed: served whole after a reload.
-			require.NoError(t, os.Remove(filepath.Join(dir, "foo", "broken.json")))
+			// The broken file goes last, so that the watch, which may load
+			// any state in between, sees no valid catalog before the final one.
 			b, err := os.ReadFile(filepath.Join(dir, "bar", "catalog.json"))
 			require.NoError(t, err)
+			staged := filepath.Join(filepath.Dir(dir), "bar2")
+			require.NoError(t, os.MkdirAll(staged, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(staged, "catalog.json"), []byte(strings.ReplaceAll(string(b), `"bar`, `"bar2`)), 0o644))
+			require.NoError(t, os.Rename(staged, filepath.Join(dir, "bar2")))
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, "bar")))
-			require.NoError(t, os.MkdirAll(filepath.Join(dir, "bar2"), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "bar2", "catalog.json"), []byte(strings.ReplaceAll(string(b), `"bar`, `"bar2`)), 0o644))
+			require.NoError(t, os.Remove(filepath.Join(dir, "foo", "broken.json")))
 			if !reload {
 				time.Sleep(50 * time.Millisecond)
 				_, err = c.GetPackage(ctx, &api.GetPackageRequest{Name: "foo"})
