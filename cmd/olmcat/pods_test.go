@@ -150,11 +150,7 @@ func TestPodDefaultMode(t *testing.T) {
 	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
 	require.NoError(t, err)
 	require.NotEmpty(t, dirs)
-	type run struct {
-		name, dir string
-		pod       *podrun.Pod
-	}
-	var runs []run
+	var cases []podCase
 	for _, dir := range dirs {
 		fx := filepath.Base(filepath.Dir(dir))
 		for _, build := range catalogBuilds(tool) {
@@ -162,18 +158,48 @@ func TestPodDefaultMode(t *testing.T) {
 			for _, mode := range catalogPodModes {
 				spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref})
 				require.NoError(t, err)
-				name := fx + "/" + build.name + "/" + strings.TrimSuffix(mode, ".yaml")
-				runs = append(runs, run{name: name, dir: dir, pod: rt.Run(t, spec)})
+				cases = append(cases, podCase{name: fx + "/" + build.name + "/" + strings.TrimSuffix(mode, ".yaml"), spec: spec,
+					check: func(t *testing.T, pod *podrun.Pod) {
+						waitCatalogPod(t, pod)
+						podParity(t, pod, dir)
+					}})
 			}
 		}
 	}
-	// The pods start together and become Ready on the kubelet's schedule;
-	// each is then checked in turn.
-	for _, r := range runs {
-		t.Run(r.name, func(t *testing.T) {
-			waitCatalogPod(t, r.pod)
-			podParity(t, r.pod, r.dir)
-		})
+	runPodWaves(t, rt, cases)
+}
+
+// podWave is how many pods of a table run at once. The harness runs each
+// exec probe as a runc exec, which costs far more CPU than the probe
+// itself: with all of a table's pods up together on a loaded 2-core CI
+// machine, those execs overran the probes' timeoutSeconds and the
+// liveness probe restarted servers that were healthy.
+const podWave = 12
+
+// podCase is one pod of a table: its subtest's name, its spec and what
+// is checked once it runs.
+type podCase struct {
+	name  string
+	spec  *corev1.Pod
+	check func(t *testing.T, pod *podrun.Pod)
+}
+
+// runPodWaves starts the cases' pods podWave at a time; the pods of a wave
+// start together and become Ready on the kubelet's schedule, then each is
+// checked in turn in its own subtest and stopped once checked.
+func runPodWaves(t *testing.T, rt *podrun.Runtime, cases []podCase) {
+	t.Helper()
+	for wave := range slices.Chunk(cases, podWave) {
+		pods := make([]*podrun.Pod, len(wave))
+		for i, c := range wave {
+			pods[i] = rt.Run(t, c.spec)
+		}
+		for i, c := range wave {
+			t.Run(c.name, func(t *testing.T) {
+				defer pods[i].Stop()
+				c.check(t, pods[i])
+			})
+		}
 	}
 }
 
@@ -232,11 +258,7 @@ func TestPodExtractContent(t *testing.T) {
 	}
 	dirs, err := filepath.Glob("../../fixtures/legacy/*/opm-migrate")
 	require.NoError(t, err)
-	type run struct {
-		name, dir, fromCache string
-		pod                  *podrun.Pod
-	}
-	var runs []run
+	var cases []podCase
 	for _, dir := range dirs {
 		fx := filepath.Base(filepath.Dir(dir))
 		ref := buildCatalogImage(t, reg, flags, dir, fx)
@@ -244,25 +266,24 @@ func TestPodExtractContent(t *testing.T) {
 			for _, mode := range extractContentModes {
 				spec, err := podrun.OLMPod(mode, podrun.Images{Catalog: ref, Opm: opm.ref, OLM: olm})
 				require.NoError(t, err)
-				r := run{name: fx + "/" + opm.name + "/" + strings.TrimSuffix(mode, ".yaml"), dir: dir, pod: rt.Run(t, spec)}
+				fromCache := ""
 				if strings.Contains(mode, "-cache-") {
-					r.fromCache = opm.fromCache
+					fromCache = opm.fromCache
 				}
-				runs = append(runs, r)
+				cases = append(cases, podCase{name: fx + "/" + opm.name + "/" + strings.TrimSuffix(mode, ".yaml"), spec: spec,
+					check: func(t *testing.T, pod *podrun.Pod) {
+						waitCatalogPod(t, pod)
+						podParity(t, pod, dir)
+						if fromCache != "" {
+							logs := pod.Logs("registry-server")
+							assert.Contains(t, logs, fromCache, "served from the shipped cache")
+							assert.NotContains(t, logs, "building cache")
+						}
+					}})
 			}
 		}
 	}
-	for _, r := range runs {
-		t.Run(r.name, func(t *testing.T) {
-			waitCatalogPod(t, r.pod)
-			podParity(t, r.pod, r.dir)
-			if r.fromCache != "" {
-				logs := r.pod.Logs("registry-server")
-				assert.Contains(t, logs, r.fromCache, "served from the shipped cache")
-				assert.NotContains(t, logs, "building cache")
-			}
-		})
-	}
+	runPodWaves(t, rt, cases)
 }
 
 // TestPodGenerated (issue 24 runs 1, 2 and 3 at scale): the olmcat build

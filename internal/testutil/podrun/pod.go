@@ -48,6 +48,8 @@ type Pod struct {
 	saOnce sync.Once
 	saDir  string
 	saErr  error
+
+	stopOnce sync.Once
 }
 
 // Run starts spec's pod in the background; it is stopped when t ends.
@@ -102,13 +104,16 @@ func (p *Pod) ReadyAt() time.Time {
 }
 
 // Stop kills every container and removes the pod's namespace; it returns
-// when everything is gone.
+// when everything is gone. It may be called more than once (the test's
+// cleanup calls it too).
 func (p *Pod) Stop() {
-	p.cancel()
-	<-p.done
-	if p.ns != nil {
-		p.ns.close()
-	}
+	p.stopOnce.Do(func() {
+		p.cancel()
+		<-p.done
+		if p.ns != nil {
+			p.ns.close()
+		}
+	})
 }
 
 // update changes the status under the lock and wakes the waiters.
