@@ -143,7 +143,7 @@ test-race:
 
 # Each fuzzer runs for FUZZTIME (go test allows one -fuzz target per run).
 FUZZ_TARGETS ?= FuzzDecodeStream:./declcfg FuzzDecodePlainBundle:./declcfg FuzzParseBundleObject:./declcfg \
-	FuzzAppendIndented:./declcfg FuzzParseGVKValue:./declcfg FuzzSplitObjects:./legacy \
+	FuzzAppendIndented:./declcfg FuzzParseGVKValue:./declcfg FuzzPackageLookups:./declcfg FuzzSplitObjects:./legacy \
 	FuzzValid:./internal/jsonscan FuzzSkipValue:./internal/jsonscan FuzzObjectFields:./internal/jsonscan \
 	FuzzArrayElems:./internal/jsonscan FuzzString:./internal/jsonscan FuzzObjects:./internal/jsonscan FuzzFramer:./internal/jsonscan FuzzValidFields:./internal/jsonscan \
 	FuzzKind:./internal/manifest FuzzValidKind:./internal/manifest FuzzReadHead:./internal/manifest

@@ -1,6 +1,8 @@
 // Package declcfg owns the declarative config (file-based catalog) format:
 // the olm.package, olm.channel, olm.bundle and olm.deprecations blobs, the
-// well-known bundle properties (Property.Validate checks a value), loading
+// well-known bundle properties (one typed parser per value type, which
+// Property.Validate applies, and the one rule for a bundle's olm.package:
+// PackageOf, or FirstPackageOf where a catalog is read unvalidated), loading
 // a directory tree of JSON/YAML blob streams and writing it in the opm
 // layout or the objects layout. Linking and validating the blobs into a
 // model is package declcfg/model's.

@@ -91,9 +91,15 @@ func MustProperty(typ string, v any) Property {
 // ParseValue decodes the property's value into v (a pointer).
 func (p Property) ParseValue(v any) error {
 	if err := json.Unmarshal(p.Value, v); err != nil {
-		return fmt.Errorf("parse %s property value %s: %w", p.Type, truncate(p.Value, 120), err)
+		return p.valueError(err)
 	}
 	return nil
+}
+
+// valueError words err, the failure to decode p's value, as ParseValue
+// does: with the type and (the start of) the value.
+func (p Property) valueError(err error) error {
+	return fmt.Errorf("parse %s property value %s: %w", p.Type, truncate(p.Value, 120), err)
 }
 
 func truncate(b []byte, n int) string {
@@ -104,44 +110,46 @@ func truncate(b []byte, n int) string {
 }
 
 // Validate checks that the property's value is JSON and, for the
-// well-known types, that it decodes into the type's value.
+// well-known types, that the type's parser (properties.go) accepts it.
 func (p Property) Validate() error {
-	invalid := func() error { return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60)) }
-	var dst any
+	var err error
 	switch p.Type {
 	case PropertyPackage:
-		dst = &PackageValue{}
+		_, err = ParsePackageValue(p.Value)
 	case PropertyPackageRequired:
-		dst = &PackageRequiredValue{}
+		_, err = ParsePackageRequiredValue(p.Value)
 	case PropertyGVK, PropertyGVKRequired:
-		if _, err := ParseGVKValue(p.Value); err == nil {
-			return nil
-		}
-		dst = &GVKValue{}
+		_, err = ParseGVKValue(p.Value)
 	case PropertyLabel, PropertyLabelRequired:
-		dst = &LabelValue{}
+		_, err = ParseLabelValue(p.Value)
 	case PropertyBundleObject:
 		if text := inlineBase64(p.Value); text != nil && validStdBase64(text) {
 			return nil // the common inline form: no need to decode the manifest again
 		}
-		dst = &BundleObjectValue{}
+		// encoding/json, not parseBundleObject: the one-pass decoder
+		// skips what base64 skips (raw newlines), which JSON refuses.
+		err = json.Unmarshal(p.Value, &BundleObjectValue{})
 	case PropertyCSVMetadata:
-		dst = &CSVMetadataValue{}
+		_, err = ParseCSVMetadataValue(p.Value)
 	case PropertyConstraint:
-		dst = &map[string]json.RawMessage{}
+		_, err = ParseConstraintValue(p.Value)
 	default:
 		if len(p.Value) == 0 || !json.Valid(p.Value) {
-			return invalid()
+			return p.invalidJSON()
 		}
 		return nil
 	}
-	// Unmarshal checks the syntax as it goes; only on failure is it worth
-	// telling bad JSON from a schema mismatch.
-	if err := json.Unmarshal(p.Value, dst); err != nil {
+	// The parsers check the syntax as they go; only on failure is it
+	// worth telling bad JSON from a schema mismatch.
+	if err != nil {
 		if len(p.Value) == 0 || !json.Valid(p.Value) {
-			return invalid()
+			return p.invalidJSON()
 		}
 		return fmt.Errorf("value does not match the %s schema: %v", p.Type, err)
 	}
 	return nil
+}
+
+func (p Property) invalidJSON() error {
+	return fmt.Errorf("value is not valid JSON: %s", truncate(p.Value, 60))
 }
