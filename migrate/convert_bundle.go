@@ -143,11 +143,9 @@ func checkValue(typ, value string) error {
 	case declcfg.PropertyGVK:
 		_, err = declcfg.ParseGVKValue([]byte(value))
 	case declcfg.PropertyPackage:
-		var v declcfg.PackageValue
-		err = json.Unmarshal([]byte(value), &v)
+		_, err = declcfg.ParsePackageValue([]byte(value))
 	case declcfg.PropertyLabel:
-		var v declcfg.LabelValue
-		err = json.Unmarshal([]byte(value), &v)
+		_, err = declcfg.ParseLabelValue([]byte(value))
 	default:
 		if !json.Valid([]byte(value)) {
 			err = fmt.Errorf("not valid JSON")
@@ -283,14 +281,12 @@ func (c *converter) bundleProperties(st *bundleState) []declcfg.Property {
 				required[v] = true
 			}
 		case declcfg.PropertyPackage:
-			var v declcfg.PackageValue
-			if err := json.Unmarshal([]byte(d.Value), &v); err == nil {
+			if v, err := declcfg.ParsePackageValue([]byte(d.Value)); err == nil {
 				out = append(out, declcfg.MustProperty(declcfg.PropertyPackageRequired,
 					declcfg.PackageRequiredValue{PackageName: v.PackageName, VersionRange: v.Version}))
 			}
 		case declcfg.PropertyLabel:
-			var v declcfg.LabelValue
-			if err := json.Unmarshal([]byte(d.Value), &v); err == nil {
+			if v, err := declcfg.ParseLabelValue([]byte(d.Value)); err == nil {
 				out = append(out, declcfg.MustProperty(declcfg.PropertyLabelRequired, v))
 			}
 		case declcfg.PropertyConstraint:

@@ -257,14 +257,12 @@ func yamlScalar(s string) string {
 }
 
 // bundleVersionString is the version of the bundle's olm.package
-// property ("" if none).
+// property ("" if none): the first that has one, as the folder needs a
+// name (a bundle with several olm.package properties, which opm's model
+// refuses, is exported as it is).
 func bundleVersionString(b *declcfg.Bundle) string {
-	for _, p := range b.Properties {
-		if p.Type != declcfg.PropertyPackage {
-			continue
-		}
-		var v declcfg.PackageValue
-		if p.ParseValue(&v) == nil && v.Version != "" {
+	for v, err := range declcfg.PackageValues(b.Properties) {
+		if err == nil && v.Version != "" {
 			return v.Version
 		}
 	}

@@ -183,7 +183,8 @@ func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.D
 		// The bundle's own values name its image, which then counts as
 		// the bundle image (relatedImages), as for an image input.
 		var sb strings.Builder
-		data := struct{ Package, Name, Version string }{b.Package, b.Name, bundleVersion(b)}
+		pv, _ := declcfg.FirstPackageOf(b.Properties)
+		data := struct{ Package, Name, Version string }{b.Package, b.Name, pv.Version}
 		if err := in.imageRefTemplate.Execute(&sb, data); err != nil {
 			return nil, fmt.Errorf("render %s: --alpha-image-ref-template: %w", in.name, err)
 		}
@@ -237,17 +238,6 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 	default:
 		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
 	}
-}
-
-// bundleVersion is the version of b's olm.package property ("" if none).
-func bundleVersion(b declcfg.Bundle) string {
-	for _, p := range b.Properties {
-		var v declcfg.PackageValue
-		if p.Type == declcfg.PropertyPackage && p.ParseValue(&v) == nil {
-			return v.Version
-		}
-	}
-	return ""
 }
 
 // streamDir writes every blob of the declarative config directory root to

@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -210,15 +209,13 @@ func deprecations(ds []declcfg.Deprecation) map[depKey]string {
 	return out
 }
 
-// bundleVersion reads the version of a bundle's olm.package property.
+// bundleVersion reads the version of a bundle's olm.package property:
+// the first one only, so a bundle whose first olm.package does not
+// decode (which opm's model refuses) has no version in the graph.
 func bundleVersion(props []declcfg.Property) (semver.Version, bool) {
-	for _, p := range props {
-		if p.Type != declcfg.PropertyPackage {
-			continue
-		}
-		var v declcfg.PackageValue
-		if json.Unmarshal(p.Value, &v) != nil {
-			return semver.Version{}, false
+	for v, err := range declcfg.PackageValues(props) {
+		if err != nil {
+			break
 		}
 		ver, err := semver.Parse(v.Version)
 		return ver, err == nil

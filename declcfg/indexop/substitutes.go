@@ -1,7 +1,6 @@
 package indexop
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -197,8 +196,10 @@ func existingSubstitutesFor(b *declcfg.Bundle) string {
 		}
 	}
 	for _, p := range b.Properties {
-		var m declcfg.CSVMetadataValue
-		if p.Type == declcfg.PropertyCSVMetadata && json.Unmarshal(p.Value, &m) == nil {
+		if p.Type != declcfg.PropertyCSVMetadata {
+			continue
+		}
+		if m, err := declcfg.ParseCSVMetadataValue(p.Value); err == nil {
 			return m.Annotations[annotationSubstitutesFor]
 		}
 	}

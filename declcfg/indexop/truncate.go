@@ -198,7 +198,7 @@ func (t *truncation) result() (*declcfg.DeclarativeConfig, []string) {
 			continue
 		}
 		if slices.Contains(t.deprecated, b.Name) {
-			if !slices.ContainsFunc(b.Properties, func(p declcfg.Property) bool { return p.Type == declcfg.PropertyDeprecated }) {
+			if !declcfg.IsDeprecated(b.Properties) {
 				b.Properties = append([]declcfg.Property{{Type: declcfg.PropertyDeprecated, Value: json.RawMessage(`{}`)}}, b.Properties...)
 			}
 			listed = append(listed, b.Name)

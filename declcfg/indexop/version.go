@@ -1,8 +1,6 @@
 package indexop
 
 import (
-	"encoding/json"
-
 	"github.com/blang/semver/v4"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -12,14 +10,12 @@ import (
 // (0.0.0-z), so that it sorts below every real version.
 var noVersion = semver.Version{Pre: []semver.PRVersion{{VersionStr: "z"}}}
 
-// bundleVersion is the version of the bundle's olm.package property.
+// bundleVersion is the version of the bundle's olm.package property:
+// the first that is semver (a bundle with several, which opm's model
+// refuses, is still placed by one that sorts), else noVersion.
 func bundleVersion(b *declcfg.Bundle) semver.Version {
-	for _, p := range b.Properties {
-		if p.Type != declcfg.PropertyPackage {
-			continue
-		}
-		var v declcfg.PackageValue
-		if json.Unmarshal(p.Value, &v) != nil {
+	for v, err := range declcfg.PackageValues(b.Properties) {
+		if err != nil {
 			continue
 		}
 		if ver, err := semver.Parse(v.Version); err == nil {

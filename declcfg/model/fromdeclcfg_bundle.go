@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/blang/semver/v4"
@@ -31,8 +30,7 @@ func checkBundleBlob(ps *problems, b *declcfg.Bundle) semver.Version {
 		if p.Type != declcfg.PropertyPackage {
 			continue
 		}
-		var v declcfg.PackageValue
-		_ = json.Unmarshal(p.Value, &v) // checked by Property.Validate
+		v, _ := declcfg.ParsePackageValue(p.Value) // checked by Property.Validate
 		if v.PackageName != b.Package {
 			add("olm.package property packageName %q does not match the bundle's package %q", v.PackageName, b.Package)
 		}
@@ -87,18 +85,12 @@ func checkRelease(add func(string, ...any), b *declcfg.Bundle, v declcfg.Package
 	}
 }
 
-// releaseOf returns the release of a bundle's olm.package property.
+// releaseOf returns the release of a bundle's olm.package property (the
+// lenient lookup: the bundle may break the one-olm.package rule, which
+// checkBundleRules reports).
 func releaseOf(props []declcfg.Property) string {
-	for _, p := range props {
-		if p.Type != declcfg.PropertyPackage {
-			continue
-		}
-		var v declcfg.PackageValue
-		if json.Unmarshal(p.Value, &v) == nil {
-			return v.Release
-		}
-	}
-	return ""
+	v, _ := declcfg.FirstPackageOf(props)
+	return v.Release
 }
 
 // checkBundleRules applies the per-bundle rules that Model.Validate also

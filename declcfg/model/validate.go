@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/json"
 	"maps"
 	"runtime"
 	"slices"
@@ -116,17 +115,16 @@ func duplicateVersions(mp *Package, pname string, unique map[string]*Bundle) pro
 }
 
 // hasZeroVersion says whether a bundle's olm.package property really is
-// version 0.0.0 (rather than missing or unparseable).
+// version 0.0.0 (rather than missing or unparseable). Any of them: the
+// bundle's version is the last that parses (checkBundleBlob), and one
+// with several olm.package properties is reported on its own.
 func hasZeroVersion(b *Bundle) bool {
-	for _, p := range b.Properties {
-		if p.Type != declcfg.PropertyPackage {
+	for v, err := range declcfg.PackageValues(b.Properties) {
+		if err != nil {
 			continue
 		}
-		var v declcfg.PackageValue
-		if json.Unmarshal(p.Value, &v) == nil {
-			if ver, err := semver.Parse(v.Version); err == nil && ver.Equals(semver.Version{}) {
-				return true
-			}
+		if ver, err := semver.Parse(v.Version); err == nil && ver.Equals(semver.Version{}) {
+			return true
 		}
 	}
 	return false

@@ -272,8 +272,7 @@ func fillPackageMeta(p *declcfg.Package, b *declcfg.Bundle) {
 				objects = append(objects, v.Data)
 			}
 		case declcfg.PropertyCSVMetadata:
-			var m declcfg.CSVMetadataValue
-			if prop.ParseValue(&m) == nil {
+			if m, err := declcfg.ParseCSVMetadataValue(prop.Value); err == nil {
 				p.Description = m.Description
 			}
 		}
@@ -300,21 +299,16 @@ func fillPackageMeta(p *declcfg.Package, b *declcfg.Bundle) {
 	}
 }
 
-// packageProperty returns the one olm.package property of b.
+// packageProperty returns the one olm.package property of b (the strict
+// rule: templates fail where opm's do), its errors naming the bundle.
 func packageProperty(b *declcfg.Bundle) (declcfg.PackageValue, error) {
-	var pv declcfg.PackageValue
-	n := 0
-	for _, p := range b.Properties {
-		if p.Type != declcfg.PropertyPackage {
-			continue
-		}
-		n++
-		if err := p.ParseValue(&pv); err != nil {
-			return pv, fmt.Errorf("bundle %q: %s property: %w", b.Name, declcfg.PropertyPackage, err)
-		}
-	}
-	if n != 1 {
-		return pv, fmt.Errorf("bundle %q has %d %q properties, expected exactly 1", b.Name, n, declcfg.PropertyPackage)
+	pv, err := declcfg.PackageOf(b.Properties)
+	var count *declcfg.PackageCountError
+	switch {
+	case errors.As(err, &count):
+		return pv, fmt.Errorf("bundle %q has %w", b.Name, err)
+	case err != nil:
+		return pv, fmt.Errorf("bundle %q: %s property: %w", b.Name, declcfg.PropertyPackage, err)
 	}
 	return pv, nil
 }

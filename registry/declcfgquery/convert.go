@@ -136,8 +136,8 @@ func convertProperty(p declcfg.Property) (*convertedProp, error) {
 	}
 	switch p.Type {
 	case declcfg.PropertyPackage:
-		var v declcfg.PackageValue
-		if err := json.Unmarshal(p.Value, &v); err != nil {
+		v, err := declcfg.ParsePackageValue(p.Value)
+		if err != nil {
 			return parseErr(err)
 		}
 		c.version = v.Version
@@ -151,8 +151,8 @@ func convertProperty(p declcfg.Property) (*convertedProp, error) {
 			c.dep = &api.Dependency{Type: declcfg.PropertyGVK, Value: value}
 		}
 	case declcfg.PropertyPackageRequired:
-		var v declcfg.PackageRequiredValue
-		if err := json.Unmarshal(p.Value, &v); err != nil {
+		v, err := declcfg.ParsePackageRequiredValue(p.Value)
+		if err != nil {
 			return parseErr(err)
 		}
 		// The API's olm.package dependency carries the range as "version".
