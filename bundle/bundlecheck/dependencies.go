@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/blang/semver/v4"
+
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // maxConstraintSize bounds an olm.constraint value as OLM's parser does
@@ -19,14 +21,14 @@ func checkDependencies(c collector, file string, deps []dependency) {
 	for _, d := range deps {
 		var msgs []string
 		switch d.Type {
-		case "olm.gvk":
+		case declcfg.PropertyGVK:
 			var v gvkValue
 			if err := json.Unmarshal(d.Value, &v); err != nil {
 				msgs = []string{couldNotParse(d.Type, err)}
 				break
 			}
 			msgs = v.check()
-		case "olm.package":
+		case declcfg.PropertyPackage:
 			var v struct {
 				PackageName string `json:"packageName"`
 				Version     string `json:"version"`
@@ -36,7 +38,7 @@ func checkDependencies(c collector, file string, deps []dependency) {
 				break
 			}
 			msgs = checkPackageRange(v.PackageName, v.Version)
-		case "olm.label":
+		case declcfg.PropertyLabel:
 			var v struct {
 				Label string `json:"label"`
 			}
@@ -45,7 +47,7 @@ func checkDependencies(c collector, file string, deps []dependency) {
 			} else if v.Label == "" {
 				msgs = []string{"Label information is missing"}
 			}
-		case "olm.constraint":
+		case declcfg.PropertyConstraint:
 			msgs = checkConstraintValue(d.Value)
 		default:
 			msgs = []string{fmt.Sprintf("unsupported dependency type %s", d.Type)}
@@ -128,7 +130,7 @@ func checkConstraintValue(raw json.RawMessage) []string {
 	dec.DisallowUnknownFields()
 	var c constraint
 	if err := dec.Decode(&c); err != nil {
-		return []string{couldNotParse("olm.constraint", err)}
+		return []string{couldNotParse(declcfg.PropertyConstraint, err)}
 	}
 	return c.check()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/strarena"
 	"github.com/operator-catalog/olmcat/legacy"
@@ -266,7 +267,7 @@ func gvkValues(props []legacy.Property) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, p := range props {
-		if p.Type == "olm.gvk" && !seen[p.Value] {
+		if p.Type == declcfg.PropertyGVK && !seen[p.Value] {
 			seen[p.Value] = true
 			out = append(out, p.Value)
 		}
@@ -305,7 +306,7 @@ func distinctRows(n int, row func(int) (string, string), add func(t, v string)) 
 		}
 		seen[tv{t, v}] = true
 		add(t, v)
-		if t == "olm.gvk" {
+		if t == declcfg.PropertyGVK {
 			var g manifest.GVK
 			if json.Unmarshal([]byte(v), &g) == nil {
 				gvks = append(gvks, g)

@@ -4,24 +4,13 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/registry/api"
 
 	"github.com/operator-catalog/olmcat/input"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/internal/strarena"
-)
-
-// Property and dependency types the classification looks at.
-const (
-	typeGVK             = "olm.gvk"
-	typePackage         = "olm.package"
-	typeGVKRequired     = "olm.gvk.required"
-	typePackageRequired = "olm.package.required"
-	typeLabel           = "olm.label"
-	typeLabelRequired   = "olm.label.required"
-	typeConstraint      = "olm.constraint"
-	typeDeprecated      = "olm.deprecated"
 )
 
 // Names used by the not-found probes; no real catalog has them.
@@ -110,7 +99,7 @@ func (s *sideIndex) addBundle(b *api.Bundle) {
 	s.bundles[k] = b
 	s.present[pn{k.pkg, k.name}] = true
 	for _, p := range b.GetProperties() {
-		if p.GetType() == typeDeprecated {
+		if p.GetType() == declcfg.PropertyDeprecated {
 			s.deprecated[pn{k.pkg, k.name}] = true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -115,22 +116,22 @@ func (d *differ) properties(path string, bundles [2]*api.Bundle, props, deps [2]
 			}
 			rule, ok := Rule{}, false
 			switch p.typ {
-			case typeGVKRequired:
-				ok = d.cat.asym(o) && deps[o][typed{typeGVK, p.value}]
+			case declcfg.PropertyGVKRequired:
+				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyGVK, p.value}]
 				rule = RuleRequiredPropertiesFBCOnly
-			case typePackageRequired:
-				ok = d.cat.asym(o) && deps[o][typed{typePackage, packageRequiredAsDependency(p.value)}]
+			case declcfg.PropertyPackageRequired:
+				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyPackage, packageRequiredAsDependency(p.value)}]
 				rule = RuleRequiredPropertiesFBCOnly
-			case typeLabelRequired:
-				ok = d.cat.asym(o) && deps[o][typed{typeLabel, p.value}]
+			case declcfg.PropertyLabelRequired:
+				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyLabel, p.value}]
 				rule = RuleLabelConstraintAsProperty
-			case typeConstraint:
-				ok = d.cat.asym(o) && deps[o][typed{typeConstraint, p.value}]
+			case declcfg.PropertyConstraint:
+				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyConstraint, p.value}]
 				rule = RuleLabelConstraintAsProperty
-			case typePackage:
-				ok = d.cat.asym(o) && !hasType(props[o], typePackage)
+			case declcfg.PropertyPackage:
+				ok = d.cat.asym(o) && !hasType(props[o], declcfg.PropertyPackage)
 				rule = RulePackagePropertySynthesized
-			case typeDeprecated:
+			case declcfg.PropertyDeprecated:
 				ok = d.cat.asym(s) && bundles[o].GetDeprecation() != nil
 				rule = RuleDeprecatedPropertyAsDeprecation
 			}
@@ -157,10 +158,10 @@ func (d *differ) dependencies(path string, props, deps [2]map[typed]bool) {
 			}
 			var ok bool
 			switch p.typ {
-			case typeLabel:
-				ok = d.cat.asym(s) && props[o][typed{typeLabelRequired, p.value}]
-			case typeConstraint:
-				ok = d.cat.asym(s) && props[o][typed{typeConstraint, p.value}]
+			case declcfg.PropertyLabel:
+				ok = d.cat.asym(s) && props[o][typed{declcfg.PropertyLabelRequired, p.value}]
+			case declcfg.PropertyConstraint:
+				ok = d.cat.asym(s) && props[o][typed{declcfg.PropertyConstraint, p.value}]
 			}
 			if ok {
 				lt, rt := pick(s, p.value, "absent (kept as property)")
@@ -217,11 +218,8 @@ func (d *differ) pairTyped(path string, only [2][]typed, differs, missing Rule) 
 // {packageName, versionRange} into the olm.package dependency value the
 // sqlite side stores ({packageName, version}), canonical.
 func packageRequiredAsDependency(v string) string {
-	var p struct {
-		PackageName  string `json:"packageName"`
-		VersionRange string `json:"versionRange"`
-	}
-	if json.Unmarshal([]byte(v), &p) != nil {
+	p, err := declcfg.ParsePackageRequiredValue([]byte(v))
+	if err != nil {
 		return ""
 	}
 	b, _ := json.Marshal(map[string]string{"packageName": p.PackageName, "version": p.VersionRange})

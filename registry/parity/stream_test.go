@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -25,7 +26,7 @@ func TestSpillKeepsFewPackages(t *testing.T) {
 		// Interleaved, as a server may stream them.
 		pkg := fmt.Sprintf("pkg-%02d", i%packages)
 		require.NoError(t, sp.add(&api.Bundle{PackageName: pkg, ChannelName: "stable", CsvName: fmt.Sprintf("%s.v%d", pkg, i),
-			Properties: []*api.Property{{Type: typeDeprecated, Value: "{}"}}}))
+			Properties: []*api.Property{{Type: declcfg.PropertyDeprecated, Value: "{}"}}}))
 	}
 	require.NoError(t, sp.done())
 	for i := range packages {
@@ -43,7 +44,7 @@ func TestSpillKeepsFewPackages(t *testing.T) {
 	bundles, err := sp.bundles("pkg-01")
 	require.NoError(t, err)
 	assert.True(t, proto.Equal(&api.Bundle{PackageName: "pkg-01", ChannelName: "stable", CsvName: "pkg-01.v1",
-		Properties: []*api.Property{{Type: typeDeprecated, Value: "{}"}}}, bundles[0]))
+		Properties: []*api.Property{{Type: declcfg.PropertyDeprecated, Value: "{}"}}}, bundles[0]))
 	assert.Empty(t, sp.index("no-such-package").bundles)
 	require.NoError(t, sp.failed())
 	require.NoError(t, sp.close())
