@@ -43,7 +43,9 @@ func ParseSource(s string) (Source, error) {
 	return "", fmt.Errorf("unknown source %q (want sqlite or configs)", s)
 }
 
-// Kind is what an image holds.
+// Kind is what an image holds, by its labels (FindCatalog). Package input
+// reads it to tell a catalog image from a bundle image; commands see only
+// input.Kind, the one kind of an argument.
 type Kind string
 
 // The kinds FindCatalog recognises.

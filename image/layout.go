@@ -287,22 +287,22 @@ func layoutTarget(s blobStore, ref string) (*layoutIndex, v1.Descriptor, error) 
 
 // openLayout returns the image of a local layout input for the options'
 // platform.
-func openLayout(in Input, o *options) (*Pulled, error) {
-	var s blobStore = dirStore(in.Layout)
-	if in.Archive {
-		ts, err := openTarStore(in.Layout, o.limits.MaxFiles)
+func openLayout(l Layout, o *options) (*Pulled, error) {
+	var s blobStore = dirStore(l.Path)
+	if l.Archive {
+		ts, err := openTarStore(l.Path, o.limits.MaxFiles)
 		if err != nil {
 			return nil, err
 		}
 		s = ts
-	} else if st, err := os.Stat(in.Layout); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("OCI layout %s: not a directory", in.Layout)
+	} else if st, err := os.Stat(l.Path); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("OCI layout %s: not a directory", l.Path)
 	}
-	top, desc, err := layoutTarget(s, in.LayoutRef)
+	top, desc, err := layoutTarget(s, l.Ref)
 	if err != nil {
 		return nil, err
 	}
-	p := &Pulled{Ref: in.Arg, opts: o, local: true}
+	p := &Pulled{Ref: l.Arg, opts: o, local: true}
 	if ts, ok := s.(*tarStore); ok {
 		p.closer = ts.f
 	}

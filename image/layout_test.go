@@ -111,38 +111,3 @@ func TestExtractCatalogOCILayout(t *testing.T) {
 		})
 	}
 }
-
-// TestClassifyOneRule: the rule every command reads an argument by.
-func TestClassifyOneRule(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		arg               string
-		image             bool
-		layout, layoutRef string
-		archive           bool
-		dirName           string
-	}{
-		{arg: "index:v1"},
-		{arg: dir},
-		{arg: "registry.example.com/ns/index:v4.14", image: true, dirName: "index-v4.14"},
-		{arg: "docker://registry.example.com/ns/index:v1", image: true, dirName: "index-v1"},
-		{arg: "docker://index:v1", image: true, dirName: "index-v1"},
-		{arg: "oci:./out", image: true, layout: "./out", dirName: "out-catalog"},
-		{arg: "oci:./out:registry.example.com/ns/cat:v2", image: true, layout: "./out", layoutRef: "registry.example.com/ns/cat:v2", dirName: "out-v2"},
-		{arg: "oci-archive:cat.tar:v3", image: true, layout: "cat.tar", layoutRef: "v3", archive: true, dirName: "cat-v3"},
-	} {
-		t.Run(tc.arg, func(t *testing.T) {
-			in, err := image.Classify(tc.arg)
-			require.NoError(t, err)
-			assert.Equal(t, tc.image, in.IsImage())
-			assert.Equal(t, tc.layout, in.Layout)
-			assert.Equal(t, tc.layoutRef, in.LayoutRef)
-			assert.Equal(t, tc.archive, in.Archive)
-			if tc.image {
-				assert.Equal(t, tc.dirName, in.DirName())
-			}
-		})
-	}
-	_, err := image.Classify("oci:")
-	require.ErrorContains(t, err, "want oci:DIR")
-}

@@ -60,8 +60,8 @@ func Pull(ctx context.Context, ref string, opts ...Option) (*Pulled, error) {
 }
 
 func pull(ctx context.Context, ref string, o *options) (*Pulled, error) {
-	if in, ok := parseLayout(ref); ok {
-		return openLayout(in, o)
+	if l, ok := ParseLayout(ref); ok {
+		return openLayout(l, o)
 	}
 	ref = strings.TrimPrefix(ref, ImagePrefix)
 	eps := []Endpoint{{Ref: ref}}

@@ -126,29 +126,3 @@ func TestRegistriesConfEndpoints(t *testing.T) {
 		assert.Equal(t, tc.want, got, tc.ref)
 	}
 }
-
-func TestClassify(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	os.MkdirAll("localhost/cat", 0o755)
-	os.WriteFile("index.db", nil, 0o644)
-	for _, tc := range []struct {
-		arg   string
-		image bool
-		note  bool
-	}{
-		{"index.db", false, false},
-		{"catalog", false, false}, // missing, unqualified: a path
-		{"foo:v1", false, false},  // unqualified names never pull from a default registry
-		{"host.test/ns/cat:v1", true, false},
-		{"localhost:5000/cat", true, false},
-		{"localhost/cat", false, true}, // exists: the path wins, with a note
-		{"docker://localhost/cat", true, false},
-		{"./host.test/cat", false, false},
-	} {
-		in, err := image.Classify(tc.arg)
-		require.NoError(t, err, "%s", tc.arg)
-		assert.Equal(t, tc.image, in.IsImage(), "%s: image", tc.arg)
-		assert.Equal(t, tc.note, in.Note != "", "%s: note %q", tc.arg, in.Note)
-	}
-}

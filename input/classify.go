@@ -16,8 +16,8 @@ const GRPCScheme = "grpc://"
 
 // Classify tells what ref names without loading or pulling it:
 // grpc://host:port is a live server (not dialled); an image reference
-// (image.Classify: docker://REF, oci:DIR[:REF], oci-archive:FILE[:REF], or
-// a missing path that names a registry) is KindImage; a directory is a
+// (docker://REF, oci:DIR[:REF], oci-archive:FILE[:REF], or a missing path
+// that names a registry: see readReference) is KindImage; a directory is a
 // declarative config; a regular file starting with the sqlite 3 header is
 // a legacy index and any other regular file a declarative config blob
 // stream. A local path is stat'ed once and only a regular file is opened
@@ -34,18 +34,18 @@ func Classify(ref string) (*Input, error) {
 		}
 		return &Input{Ref: ref, Kind: KindGRPC, Path: ref, Addr: addr}, nil
 	}
-	cls, err := image.Classify(ref)
+	r, note, err := readReference(ref)
 	if err != nil {
 		return nil, err
 	}
-	if cls.IsImage() {
-		return &Input{Ref: ref, Kind: KindImage, Image: strings.TrimPrefix(ref, image.ImagePrefix), ref: cls}, nil
+	if r.isImage() {
+		return &Input{Ref: ref, Kind: KindImage, Image: strings.TrimPrefix(ref, image.ImagePrefix), ref: r}, nil
 	}
 	in, err := classifyLocal(ref)
 	if err != nil {
 		return nil, err
 	}
-	in.Note = cls.Note
+	in.Note = note
 	return in, nil
 }
 
@@ -97,22 +97,25 @@ func isBundleDir(dir string) bool {
 }
 
 // DirName is the folder name the catalog of an image input (KindImage,
-// or an input pulled from an image) is unpacked to by default: see
-// image.Input.DirName. It is empty for local inputs.
+// or an input pulled from an image) is unpacked to by default: the last
+// component of its repository, then its tag or the first 12 hex digits of
+// its digest (index:v4.14 -> index-v4.14); for a layout, its file name
+// without extension, then the tag of the name given in it, or "catalog".
+// It is empty for local inputs.
 func (in *Input) DirName() string {
-	if in == nil || !in.ref.IsImage() {
+	if in == nil || !in.ref.isImage() {
 		return ""
 	}
-	return in.ref.DirName()
+	return in.ref.dirName()
 }
 
 // ImageDirName is DirName for ref when ref is an image reference, without
 // looking further at a local path of that name (as Classify would); false
 // when ref is no image reference.
 func ImageDirName(ref string) (string, bool) {
-	cls, err := image.Classify(ref)
-	if err != nil || !cls.IsImage() {
+	r, _, err := readReference(ref)
+	if err != nil || !r.isImage() {
 		return "", false
 	}
-	return cls.DirName(), true
+	return r.dirName(), true
 }

@@ -35,7 +35,7 @@ type Input struct {
 	// callers print them.
 	Finished []string
 
-	ref       image.Input      // Ref read as an image reference, if it is one
+	ref       reference        // Ref read as an image reference, if it is one
 	extracted *image.Extracted // what Resolve pulled, removed by Close
 }
 

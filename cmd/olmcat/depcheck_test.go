@@ -81,21 +81,31 @@ var depRules = []struct {
 // package input; registry/source serves what input resolved.
 var sourceImporters = []string{"serve.go", "serve_limits.go", "serve_slim.go"}
 
-// TestCommandsStartFromInput: no command but serve reaches for
-// registry/source to tell what its argument is.
+// TestCommandsStartFromInput: the commands resolve their arguments with
+// package input only: no command but serve reaches for registry/source,
+// and none pulls a catalog or reads an image's kind itself.
 func TestCommandsStartFromInput(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
 	fset := token.NewFileSet()
 	for _, file := range files {
-		if strings.HasSuffix(file, "_test.go") || slices.Contains(sourceImporters, file) {
+		if strings.HasSuffix(file, "_test.go") {
 			continue
 		}
-		f, err := parser.ParseFile(fset, file, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, file, nil, 0)
 		require.NoError(t, err)
 		for _, imp := range f.Imports {
-			assert.NotEqual(t, strconv.Quote(module+"registry/source"), imp.Path.Value, "%s imports registry/source: commands resolve their inputs with package input", file)
+			assert.False(t, imp.Path.Value == strconv.Quote(module+"registry/source") && !slices.Contains(sourceImporters, file),
+				"%s imports registry/source: commands resolve their inputs with package input", file)
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "image" && (sel.Sel.Name == "ExtractCatalog" || strings.HasPrefix(sel.Sel.Name, "Kind")) {
+					assert.Failf(t, "image use", "%s: uses image.%s: input.Resolve pulls inputs and says what they hold", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }
 
