@@ -4,14 +4,11 @@ package main
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
-	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -66,16 +63,21 @@ first one's result; --wait-lock bounds the wait.`,
 			if l := migrate.Level(migrateLevel); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
 				return usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", migrateLevel, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
 			}
-			m, err := indexop.ParseMode(mode)
+			res, err := action.Add{Env: actionEnv(cmd, img, waitLock), Dir: args[0], Bundles: args[1:], Mode: indexop.Mode(mode),
+				EnableAlpha: enableAlpha, CSVMetadata: migrate.Level(migrateLevel) == migrate.MigrateLevelCSVMetadata}.Run(cmd.Context())
 			if err != nil {
-				return usageError(err)
+				return actionError(err, "add")
 			}
-			lock, err := waitLock.lock(cmd, args[0])
-			if err != nil {
-				return err
+			stderr := cmd.ErrOrStderr()
+			for _, c := range res.Changes {
+				fmt.Fprintln(stderr, c)
 			}
-			defer lock.Release()
-			return runAdd(cmd, args[0], args[1:], migrateLevel, img, indexop.WithMode(m), indexop.WithEnableAlpha(enableAlpha))
+			quoted := make([]string, len(res.Packages))
+			for i, p := range res.Packages {
+				quoted[i] = quote.Name(p)
+			}
+			fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", res.Bundles, quote.Name(args[0]), quoted)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&migrateLevel, "migrate-level", string(migrate.MigrateLevelNone), string(migrate.MigrateLevelCSVMetadata)+" stores the bundles' olm.csv.metadata instead of their objects")
@@ -84,60 +86,4 @@ first one's result; --wait-lock bounds the wait.`,
 	takesImages(cmd, imageInputFlags)
 	waitLock = addWaitLockFlag(cmd.Flags())
 	return cmd
-}
-
-func runAdd(cmd *cobra.Command, dir string, bundles []string, migrateLevel string, imgFlags *imageFlags, opts ...indexop.Option) error {
-	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
-	swept, err := declcfg.RecoverCatalog(dir)
-	for _, s := range swept {
-		fmt.Fprintln(stderr, s)
-	}
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	cfg, err := declcfg.LoadDir(ctx, dir)
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	byPkg := map[string][]indexop.NewBundle{}
-	for _, arg := range bundles {
-		nb, err := loadBundle(ctx, arg, imgFlags, migrateLevel, stderr)
-		if err != nil {
-			return err
-		}
-		byPkg[nb.Bundle.Package] = append(byPkg[nb.Bundle.Package], nb)
-	}
-	groups := declcfg.SplitByPackage(cfg)
-	pkgs := slices.Sorted(maps.Keys(byPkg))
-	// The changes are told once they are in the catalog: a write that
-	// fails after them would contradict them.
-	var changes []string
-	for _, pkg := range pkgs {
-		res, more, err := indexop.Add(pkg, groups[pkg], byPkg[pkg], opts...)
-		if err != nil {
-			return &exitError{code: exitInvalid, err: fmt.Errorf("add: %w; nothing was written", err)}
-		}
-		changes = append(changes, more...)
-		groups[pkg] = res
-	}
-	merged := &declcfg.DeclarativeConfig{}
-	for _, name := range slices.Sorted(maps.Keys(groups)) {
-		merged.Merge(groups[name])
-	}
-	if _, err := model.FromDeclcfg(merged); err != nil {
-		// The problems are in err's text: printed once, by main.
-		return &exitError{code: exitInvalid, err: fmt.Errorf("add: the catalog would not be valid; nothing was written: %w", err)}
-	}
-	if err := declcfg.ReplacePackages(dir, merged, pkgs); err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	for _, c := range changes {
-		fmt.Fprintln(stderr, c)
-	}
-	quoted := make([]string, len(pkgs))
-	for i, p := range pkgs {
-		quoted[i] = quote.Name(p)
-	}
-	fmt.Fprintf(stderr, "added %d bundle(s) to %s (packages %v)\n", len(bundles), quote.Name(dir), quoted)
-	return nil
 }

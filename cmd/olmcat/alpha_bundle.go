@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/internal/atomicfile"
@@ -184,7 +185,7 @@ func writeWhole(dest string, data []byte, note func(string)) error {
 	return atomicfile.Write(dest, true, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, atomicfile.OnSwept(func(dir string) { note(abandonedNote(dir)) }))
+	}, atomicfile.OnSwept(func(dir string) { note(action.AbandonedNote(dir)) }))
 }
 
 // sweptNote prints each sentence on stderr.

@@ -74,6 +74,29 @@ var depRules = []struct {
 	// then does with the input (serve it, migrate it): no registry,
 	// migrate, legacy or cmd.
 	{pkg: "input", forbidden: []string{"*"}, allow: []string{"image", "internal", "declcfg", "bundle/annotation"}},
+	// The action layer holds the commands' workflows on top of every
+	// library: it may use any package of the module but the CLI (see
+	// TestOnlyTheCLIRunsActions for who may use it).
+	{pkg: "action/...", forbidden: []string{"cmd"}},
+}
+
+// actionUsers are the only trees that may depend on the action layer:
+// the CLI runs actions; libraries are what actions are made of.
+var actionUsers = []string{"cmd"}
+
+// TestOnlyTheCLIRunsActions: no package but the CLI's (and the action
+// layer itself) depends on package action.
+func TestOnlyTheCLIRunsActions(t *testing.T) {
+	pkgs := modulePackages(t, moduleRoot(t))
+	require.Contains(t, pkgs, "action")
+	for pkg := range pkgs {
+		if under(pkg, "action") || slices.ContainsFunc(actionUsers, func(u string) bool { return under(pkg, u) }) {
+			continue
+		}
+		for _, d := range deps(pkgs, pkg) {
+			assert.False(t, under(d, "action"), "%s depends on %s: only the CLI (%v) runs actions", pkg, d, actionUsers)
+		}
+	}
 }
 
 // sourceImporters are the only files of the CLI that may import

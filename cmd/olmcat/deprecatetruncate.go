@@ -3,13 +3,11 @@
 package main
 
 import (
-	"context"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/declcfg/indexop"
+	"github.com/operator-catalog/olmcat/action"
 )
 
 // deprecateTruncateLong is what registry and index deprecatetruncate do,
@@ -31,12 +29,6 @@ is refused, unless --allow-package-removal is given and the heads of all
 channels of its package are deprecated: the package is then removed.
 An image no bundle has is an error (--permissive: a warning).`
 
-// deprecateOp is indexop.DeprecateOp on src.
-func deprecateOp(ctx context.Context, src *indexSource, images []string, allowRemoval, permissive bool, stderr io.Writer) (catalogOp, error) {
-	op, err := indexop.DeprecateOp(ctx, src.each, images, allowRemoval, permissive, lineWriter(stderr))
-	return catalogOp{Op: op}, err
-}
-
 func newRegistryDeprecateTruncateCmd(img *imageFlags) *cobra.Command {
 	var (
 		c            registryEditCmd
@@ -54,9 +46,8 @@ result is written to --output, or without it to the catalog directory -d
 (updated in place, see registry add). Deprecated: see the notice.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.run(cmd, false, func(src *indexSource) (catalogOp, error) {
-				return deprecateOp(cmd.Context(), src, bundles, allowRemoval, permissive, cmd.ErrOrStderr())
-			}, deprecateStep(bundles, allowRemoval, permissive))
+			edit := action.DeprecateTruncate{Images: bundles, AllowPackageRemoval: allowRemoval, Permissive: permissive}
+			return c.run(cmd, edit, deprecateStep(bundles, allowRemoval, permissive))
 		},
 	}
 	cmd.Flags().StringSliceVarP(&bundles, "bundle-images", "b", nil, "comma separated list of links to bundle image")
@@ -81,9 +72,8 @@ func newIndexDeprecateTruncateCmd(img *imageFlags) *cobra.Command {
 See index add for the inputs and outputs. Deprecated: see the notice.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.run(cmd, func(src *indexSource) (catalogOp, error) {
-				return deprecateOp(cmd.Context(), src, bundles, allowRemoval, permissive, cmd.ErrOrStderr())
-			}, deprecateStep(bundles, allowRemoval, permissive))
+			edit := action.DeprecateTruncate{Images: bundles, AllowPackageRemoval: allowRemoval, Permissive: permissive}
+			return c.run(cmd, edit, deprecateStep(bundles, allowRemoval, permissive))
 		},
 	}
 	cmd.Flags().StringSliceVarP(&bundles, "bundles", "b", nil, "comma separated list of bundles to deprecate")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
 )
 
@@ -29,13 +30,10 @@ func (f *addModeFlags) register(cmd *cobra.Command) {
 	_ = fl.MarkHidden("enable-alpha")
 }
 
-// options turns the flags into indexop options (a usage error if bad).
-func (f *addModeFlags) options() ([]indexop.Option, error) {
-	mode, err := indexop.ParseMode(f.mode)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	return []indexop.Option{indexop.WithMode(mode), indexop.WithOverwriteLatest(f.overwriteLatest), indexop.WithEnableAlpha(f.enableAlpha)}, nil
+// edit is the action adding bundles with the flags' mode.
+func (f *addModeFlags) edit(bundles []string) action.AddBundles {
+	return action.AddBundles{Bundles: bundles, Mode: indexop.Mode(f.mode), OverwriteLatest: f.overwriteLatest,
+		EnableAlpha: f.enableAlpha, Permissive: f.permissive}
 }
 
 // modeArg is --mode (and --enable-alpha) for a suggested olmcat add,
@@ -98,21 +96,7 @@ commands that do the same.`,
 		}
 		notice.print(cmd, start, "olmcat add catalog "+quoteAll(bundles)+mode.modeArg()+imgArgs, finishStep(out, imgArgs))
 		noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
-		opts, err := mode.options()
-		if err != nil {
-			return err
-		}
-		ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
-		src, err := openIndexSource(ctx, fromIndex, img, false, stderr)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		op, err := loadBundles(ctx, bundles, img, mode.permissive, stderr, opts...)
-		if err != nil {
-			return err
-		}
-		return out.write(cmd, img, src.inputs(), fillFrom(ctx, stderr, src, op))
+		return out.run(cmd, img, fromIndex, mode.edit(bundles))
 	}
 	return cmd
 }

@@ -5,6 +5,8 @@ package main
 import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/operator-catalog/olmcat/action"
 )
 
 // indexEditCmd is what index rm|prune|prune-stranded share: --from-index,
@@ -27,8 +29,8 @@ func (c *indexEditCmd) register(cmd *cobra.Command, img *imageFlags, containerTo
 	c.notice = addOPMNoticeFlag(fl)
 }
 
-// run prints the notice with the suggested steps, then applies op.
-func (c *indexEditCmd) run(cmd *cobra.Command, op func(src *indexSource) (catalogOp, error), steps ...string) error {
+// run prints the notice with the suggested steps, then applies edit.
+func (c *indexEditCmd) run(cmd *cobra.Command, edit action.Edit, steps ...string) error {
 	imgArgs := imageFlagArgs(cmd.Flags())
 	all := append([]string{copyStep(c.fromIndex, imgArgs)}, steps...)
 	// Checked first: the notice suggests only commands that run.
@@ -37,17 +39,7 @@ func (c *indexEditCmd) run(cmd *cobra.Command, op func(src *indexSource) (catalo
 	}
 	c.notice.print(cmd, append(all, finishStep(c.out, imgArgs))...)
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
-	ctx := cmd.Context()
-	src, err := openIndexSource(ctx, c.fromIndex, c.img, false, cmd.ErrOrStderr())
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	o, err := op(src)
-	if err != nil {
-		return err
-	}
-	return c.out.write(cmd, c.img, src.inputs(), fillFrom(ctx, cmd.ErrOrStderr(), src, o))
+	return c.out.run(cmd, c.img, c.fromIndex, edit)
 }
 
 func newIndexRmCmd(img *imageFlags) *cobra.Command {
@@ -69,7 +61,7 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 			for _, n := range names {
 				steps = append(steps, "rm -r catalog/"+shellQuote(n))
 			}
-			return c.run(cmd, func(*indexSource) (catalogOp, error) { return removeOp(names, permissive, cmd.ErrOrStderr()), nil }, steps...)
+			return c.run(cmd, action.RemovePackages{Packages: names, Permissive: permissive}, steps...)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&operators, "operators", "o", nil, "comma separated list of operators to delete")
@@ -101,7 +93,7 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			keep := packageList(packages)
-			return c.run(cmd, func(*indexSource) (catalogOp, error) { return pruneOp(keep, cmd.ErrOrStderr()), nil }, keepOnlyStep("catalog", keep))
+			return c.run(cmd, action.KeepPackages{Packages: keep}, keepOnlyStep("catalog", keep))
 		},
 	}
 	cmd.Flags().StringSliceVarP(&packages, "packages", "p", nil, "comma separated list of packages to keep")
@@ -123,7 +115,7 @@ migrate and unpack leave them out. Deprecated: see the notice for the
 FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return c.run(cmd, func(*indexSource) (catalogOp, error) { return pruneStrandedOp(cmd.ErrOrStderr()), nil }, "olmcat validate catalog")
+			return c.run(cmd, action.PruneStranded{}, "olmcat validate catalog")
 		},
 	}
 	c.register(cmd, img, "podman")

@@ -5,19 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/internal/atomicfile"
-	"github.com/operator-catalog/olmcat/internal/pathcheck"
-	"github.com/operator-catalog/olmcat/internal/tempdir"
+	"github.com/operator-catalog/olmcat/action"
 )
 
 // indexOutFlags are the output flags of opm's index add|rm|prune|
@@ -85,99 +78,19 @@ func (f *indexOutFlags) dockerfilePath() string {
 	return "index.Dockerfile"
 }
 
-// write produces the command's result: fill writes the catalog
-// directory it is given (atomically). With --generate that is ./database
-// and the Dockerfile follows; otherwise a temporary directory that is
-// built and pushed to --tag.
-func (f *indexOutFlags) write(cmd *cobra.Command, img *imageFlags, inputs []string, fill func(dir string, force bool) error) error {
+// run runs edit on the catalog from (action.IndexEdit) and writes the
+// result: with --generate to ./database and the Dockerfile; otherwise
+// the catalog is built and pushed to --tag.
+func (f *indexOutFlags) run(cmd *cobra.Command, img *imageFlags, from string, edit action.Edit) error {
+	e := action.IndexEdit{Env: actionEnv(cmd, img, f.waitLock), From: from, Edit: edit}
 	if f.generate {
-		lock, err := f.waitLock.lock(cmd, generatedCatalogDir, inputs...)
-		if err != nil {
-			return err
+		e.Generate = &action.Generate{Dir: generatedCatalogDir, Dockerfile: f.dockerfilePath(), BaseImage: f.binaryImage, Force: f.force}
+	} else {
+		e.Build = func(_ context.Context, dir string) error {
+			bf := &buildFlags{platforms: "linux/" + runtime.GOARCH, push: true, baseImage: f.binaryImage, registry: img}
+			return runBuild(cmd, dir, f.tag, bf)
 		}
-		defer lock.Release()
-		return f.writeGenerated(cmd.ErrOrStderr(), inputs, fill)
 	}
-	tmp, err := scratchDir(cmd.ErrOrStderr(), "olmcat-index-")
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	defer tmp.Remove()
-	dir := filepath.Join(tmp.Path, "catalog")
-	if err := fill(dir, false); err != nil {
-		return err
-	}
-	bf := &buildFlags{platforms: "linux/" + runtime.GOARCH, push: true, baseImage: f.binaryImage, registry: img}
-	return runBuild(cmd, dir, f.tag, bf)
-}
-
-func (f *indexOutFlags) writeGenerated(stderr io.Writer, inputs []string, fill func(dir string, force bool) error) error {
-	df := f.dockerfilePath()
-	if err := pathcheck.Separate("catalog directory", generatedCatalogDir, inputs...); err != nil {
-		return err
-	}
-	if err := pathcheck.Separate("Dockerfile", df, inputs...); err != nil {
-		return err
-	}
-	if _, err := os.Stat(df); err == nil && !f.force {
-		return pathcheck.Exists("%s exists: pass --force to replace it", df)
-	}
-	// A device, a fifo or a dangling link is refused now, before the
-	// catalog directory is written, not after.
-	if _, err := atomicfile.Resolve(df); err != nil {
-		return usageError(fmt.Errorf("--out-dockerfile: %w", err))
-	}
-	text, err := image.Dockerfile(generatedCatalogDir, image.DockerfileOptions{BaseImage: f.binaryImage})
-	if err != nil {
-		return usageError(err)
-	}
-	if err := fill(generatedCatalogDir, f.force); err != nil {
-		return err
-	}
-	err = atomicfile.Write(df, true, func(w io.Writer) error {
-		_, err := io.WriteString(w, text)
-		return err
-	}, atomicfile.OnSwept(func(dir string) { fmt.Fprintln(stderr, abandonedNote(dir)) }))
-	if err != nil {
-		// atomicfile's error names the Dockerfile; the catalog
-		// directory was committed before it.
-		return &exitError{code: exitInvalid, err: partialWrite{fmt.Errorf("%w (./%s was written)", err, generatedCatalogDir)}}
-	}
-	return nil
-}
-
-// fillFrom is the fill function running op on src; what it finds of
-// killed runs for the same output is told on stderr.
-func fillFrom(ctx context.Context, stderr io.Writer, src *indexSource, op catalogOp) func(dir string, force bool) error {
-	return func(dir string, force bool) error {
-		if err := runCatalogOp(ctx, stderr, src, op, dir, force); err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) || errors.Is(err, pathcheck.ErrOverlap) {
-				return err
-			}
-			return &exitError{code: exitInvalid, err: err}
-		}
-		return nil
-	}
-}
-
-// scratchDir is a marked temporary directory prefix* in the temporary
-// directory (internal/tempdir), for work that is no output of its own: a
-// run killed while it works leaves it for the next run with the same
-// prefix to remove, which first removes those and says so on stderr.
-func scratchDir(stderr io.Writer, prefix string) (*tempdir.Dir, error) {
-	swept, err := tempdir.Sweep(os.TempDir(), prefix)
-	for _, dir := range swept {
-		fmt.Fprintln(stderr, abandonedNote(dir))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return tempdir.Create(os.TempDir(), prefix)
-}
-
-// abandonedNote is the sentence for a temporary directory a killed run
-// left that was removed.
-func abandonedNote(dir string) string {
-	return fmt.Sprintf("removed abandoned temporary directory %s (left by an earlier run that was killed)", dir)
+	_, err := e.Run(cmd.Context())
+	return actionError(err, "index")
 }

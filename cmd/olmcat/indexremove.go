@@ -3,11 +3,8 @@
 package main
 
 import (
-	"io"
 	"slices"
 	"strings"
-
-	"github.com/operator-catalog/olmcat/declcfg/indexop"
 )
 
 // packageList splits opm's comma lists again, drops empty names and
@@ -22,19 +19,4 @@ func packageList(names []string) []string {
 		}
 	}
 	return out
-}
-
-// removeOp drops the packages named (opm's rm).
-func removeOp(names []string, permissive bool, stderr io.Writer) catalogOp {
-	return catalogOp{Op: indexop.RemoveOp(names, permissive, lineWriter(stderr))}
-}
-
-// pruneOp keeps only the packages named (opm's prune).
-func pruneOp(keep []string, stderr io.Writer) catalogOp {
-	return catalogOp{Op: indexop.PruneOp(keep, lineWriter(stderr))}
-}
-
-// pruneStrandedOp drops the bundles no channel holds.
-func pruneStrandedOp(stderr io.Writer) catalogOp {
-	return catalogOp{Op: indexop.PruneStrandedOp(lineWriter(stderr))}
 }

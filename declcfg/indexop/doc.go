@@ -20,5 +20,6 @@
 // package by package from a Source (a catalog directory, a sqlite index
 // read through migrate: the caller picks the reader) into a catalog
 // directory written atomically. They tell what they do through a notes
-// function, one line per call.
+// function, one line per call. ExportPackage writes a package in opm's
+// appregistry layout (index export).
 package indexop

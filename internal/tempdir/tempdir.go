@@ -284,3 +284,18 @@ func Sweep(parent, prefix string) ([]string, error) {
 	}
 	return removed, nil
 }
+
+// Scratch is a marked temporary directory prefix* in os.TempDir(), for
+// work that is no output of its own: a run killed while it works leaves
+// it for the next run with the same prefix, which first removes those
+// (Sweep), passing each path removed to swept.
+func Scratch(prefix string, swept func(dir string)) (*Dir, error) {
+	removed, err := Sweep(os.TempDir(), prefix)
+	for _, dir := range removed {
+		swept(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Create(os.TempDir(), prefix)
+}

@@ -1,0 +1,96 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/migrate"
+)
+
+// indexSource is the catalog an index or registry verb starts from: a
+// legacy sqlite index (file or image) read through migrate, a
+// declarative config (directory or image), or nothing.
+type indexSource struct {
+	name  string       // as the caller gave it
+	local *input.Input // nil for none
+}
+
+// openIndex opens ref ("" for none). missingOK treats a file that does
+// not exist as an empty catalog (opm's registry add created it).
+func openIndex(ctx context.Context, env Env, ref string, missingOK bool) (*indexSource, error) {
+	s := &indexSource{name: ref}
+	if ref == "" {
+		return s, nil
+	}
+	if _, err := os.Stat(ref); missingOK && errors.Is(err, os.ErrNotExist) {
+		env.logf("note: %s does not exist: starting from an empty catalog", ref)
+		s.name = ""
+		return s, nil
+	}
+	in, err := env.resolve(ctx, ref, input.Catalog, false, input.PreferSQLite())
+	if err != nil {
+		return nil, err
+	}
+	s.local = in
+	if in.Kind != input.KindSQLite && in.Kind != input.KindDeclcfg {
+		s.Close()
+		return nil, fmt.Errorf("%s is neither a legacy sqlite index nor a declarative config directory", ref)
+	}
+	return s, nil
+}
+
+// Close removes what an image extraction left.
+func (s *indexSource) Close() { _ = s.local.Close() }
+
+// inputs are the local paths outputs must stay clear of.
+func (s *indexSource) inputs() []string {
+	if s.name == "" || s.local.Image != "" {
+		return nil
+	}
+	return []string{s.local.Path}
+}
+
+// each is the indexop.Source of the catalog: fn gets the blobs of every
+// package, one at a time, in name order ("" for blobs of no package,
+// last).
+//
+// An error of fn (writing the output, say) is returned as is: "read
+// <input>" would blame the input for it.
+func (s *indexSource) each(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
+	var fnErr error
+	inner := fn
+	fn = func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+		fnErr = inner(pkg, cfg)
+		return fnErr
+	}
+	err := s.eachPackage(ctx, fn)
+	if fnErr != nil && errors.Is(err, fnErr) {
+		return fnErr
+	}
+	return err
+}
+
+// eachPackage is each without telling fn's errors apart.
+func (s *indexSource) eachPackage(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
+	switch {
+	case s.name == "":
+		return nil
+	case s.local.Kind == input.KindSQLite:
+		_, err := migrate.Each(ctx, s.local.Path, func(cfg *declcfg.DeclarativeConfig) error {
+			return fn(declcfg.PackageName(cfg), cfg)
+		})
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.name, err)
+		}
+		return nil
+	default:
+		if err := declcfg.EachPackage(ctx, s.local.Path, fn); err != nil {
+			return fmt.Errorf("read %s: %w", s.name, err)
+		}
+		return nil
+	}
+}
