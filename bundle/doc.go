@@ -10,11 +10,16 @@
 // metadata/, which says where the bundle goes (package, channels, default
 // channel).
 //
-// Validation, opm's bundle validators with their messages, is the
-// subpackage bundle/bundlecheck: it is as large as the rest together,
-// has its own vocabulary (reports, stages, optional validators), and
-// keeps its name because Go type names of the package show in its
-// messages.
+// Generate writes a bundle directory's metadata/annotations.yaml and
+// bundle.Dockerfile as opm alpha bundle generate does.
+//
+// Two subpackages complete it. bundle/bundlecheck is validation, opm's
+// bundle validators with their messages: it is as large as the rest
+// together, has its own vocabulary (reports, stages, optional
+// validators), and keeps its name because Go type names of the package
+// show in its messages. bundle/bundleimage builds a bundle image; it is
+// the only part that imports package image, so that reading bundles
+// (which declcfg's index ops do) never pulls in images.
 //
 // What moves bundles through a cluster (a Job unpacking a bundle image
 // into a ConfigMap) is package unpack; it shares the annotation keys.

@@ -89,8 +89,8 @@ func WithServeCache(build CacheBuilder) BuildOption {
 func WithBuildTempDir(dir string) BuildOption { return func(o *buildOptions) { o.tempDir = dir } }
 
 // WithBuildNotes has fn called with a sentence for each temporary
-// directory of an earlier, killed build that Build or BuildBundle removes
-// before it starts, e.g. to tell the user.
+// directory of an earlier, killed build that Build or BuildTreeImage
+// removes before it starts, e.g. to tell the user.
 func WithBuildNotes(fn func(string)) BuildOption { return func(o *buildOptions) { o.note = fn } }
 
 // Built is a catalog image index. Its layers are backed by temporary

@@ -5,16 +5,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/operator-catalog/olmcat/bundle"
+	"github.com/operator-catalog/olmcat/bundle/bundleimage"
 	"github.com/operator-catalog/olmcat/image"
 )
 
@@ -85,7 +83,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 		}
 		defer lock.Release()
 	}
-	f.note = sweptNote(cmd.ErrOrStderr())
+	f.swept = sweptPrinter(cmd.ErrOrStderr())
 	manifestsDir, metadataDir, err := f.write(f.overwrite)
 	if err != nil {
 		return err
@@ -98,7 +96,7 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 	if f.baseImage != "" && f.baseImage != "scratch" {
 		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
 	}
-	built, err := image.BuildBundle(cmd.Context(), manifestsDir, metadataDir, meta.Annotations, opts...)
+	built, err := bundleimage.Build(cmd.Context(), manifestsDir, metadataDir, meta.Annotations, opts...)
 	if err != nil {
 		return &exitError{code: exitInvalid, err: imageError(err)}
 	}
@@ -119,55 +117,5 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "built bundle %s from %s and %s\n", where, manifestsDir, metadataDir)
 	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", where, digest)
-	return nil
-}
-
-// writeAnnotations writes the annotations file, or, without overwrite,
-// checks an existing one (which is kept): every generated annotation must
-// be there with the same value. The problems are listed together, sorted
-// by key (opm lists them in random order).
-func writeAnnotations(file string, ann map[string]string, overwrite bool, note func(string)) error {
-	if !overwrite {
-		data, err := os.ReadFile(file)
-		if err == nil {
-			return checkAnnotations(file, data, ann)
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	data, err := yaml.Marshal(map[string]any{"annotations": ann})
-	if err != nil {
-		return err
-	}
-	return writeWhole(file, data, note)
-}
-
-// checkAnnotations is opm's ValidateAnnotations of an existing file.
-func checkAnnotations(file string, data []byte, want map[string]string) error {
-	var got struct {
-		Annotations map[string]string `json:"annotations"`
-	}
-	if err := yaml.Unmarshal(data, &got); err != nil {
-		return fmt.Errorf("%s: %w", file, err)
-	}
-	keys := make([]string, 0, len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var errs []string
-	for _, k := range keys {
-		v, ok := got.Annotations[k]
-		switch {
-		case !ok:
-			errs = append(errs, "Missing field: "+k)
-		case v != want[k]:
-			errs = append(errs, fmt.Sprintf("Expect field %q to have value %q instead of %q", k, want[k], v))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s (kept: --overwrite replaces it): [%s]", file, strings.Join(errs, ", "))
-	}
 	return nil
 }

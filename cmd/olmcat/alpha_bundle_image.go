@@ -14,6 +14,7 @@ import (
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/bundle/bundlecheck"
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/atomicfile"
 )
 
 // pullBundle pulls the bundle image ref and checks that it is one; the
@@ -93,7 +94,7 @@ validate does (-v skips that) and copy its whole content (manifests/, metadata/)
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return &exitError{code: exitInvalid, err: err}
 			}
-			return copyFiles(b.Path, out, true, sweptNote(cmd.ErrOrStderr()))
+			return atomicfile.CopyTree(b.Path, out, true, atomicfile.OnSwept(sweptPrinter(cmd.ErrOrStderr())))
 		},
 	}
 	fl := cmd.Flags()

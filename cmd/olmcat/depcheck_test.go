@@ -53,9 +53,11 @@ var depRules = []struct {
 	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal", "bundle/annotation"}, except: []string{"internal/testutil/podrun"}},
 	{pkg: "internal/testutil/podrun/...", forbidden: []string{"*"}, allow: []string{"internal", "image", "bundle/annotation"}},
 	// The bundle format, reading a bundle from files (which declcfg's
-	// index ops use) and its validation: no images, cluster, serving or
-	// CLI.
-	{pkg: "bundle/...", forbidden: []string{"image", "unpack", "input", "registry", "migrate", "legacy", "cmd"}},
+	// index ops use), generating its metadata and validating it: no
+	// images, cluster, serving or CLI. The image build, bundle/bundleimage,
+	// is the one part that uses image (and image never uses it).
+	{pkg: "bundle/...", forbidden: []string{"image", "unpack", "input", "registry", "migrate", "legacy", "cmd"}, except: []string{"bundle/bundleimage"}},
+	{pkg: "bundle/bundleimage", forbidden: []string{"unpack", "input", "registry", "migrate", "legacy", "cmd"}},
 	{pkg: "legacy", forbidden: []string{"declcfg", "migrate", "registry", "image", "cmd"}},
 	{pkg: "declcfg/...", forbidden: []string{"legacy", "migrate", "registry", "image", "cmd"}},
 	// The model is built from declcfg's blob types (model imports declcfg,
