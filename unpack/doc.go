@@ -25,4 +25,9 @@
 // Names, labels, annotations, condition types and reasons are upstream's
 // (OLM's bundle unpacker and opm's ConfigMap writer), so tools that know
 // them keep working.
+//
+// The bundle format itself (reading, generating, validating, building)
+// is package bundle's. unpack only moves bundles: it names the bundle
+// annotations from bundle/annotation, and Bundle.FS hands a loaded
+// ConfigMap back as a bundle directory for bundle.FromFS.
 package unpack

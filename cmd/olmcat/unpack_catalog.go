@@ -15,6 +15,10 @@ import (
 	"github.com/operator-catalog/olmcat/input"
 )
 
+// newUnpackCmd is olmcat unpack: a catalog (index) image written as a
+// declarative config folder. It unpacks no bundle: olmcat bundle unpack
+// unpacks a bundle image on a cluster (bundle_unpack_cluster.go), olmcat
+// alpha bundle unpack into a local directory (alpha_bundle_unpack.go).
 func newUnpackCmd(img *imageFlags) *cobra.Command {
 	f := &migrateFlags{}
 	cmd := &cobra.Command{
@@ -47,7 +51,7 @@ local catalogs.`,
 			if err != nil {
 				return usageError(err)
 			}
-			in, err := unpackInput(args[0])
+			in, err := unpackCatalogInput(args[0])
 			if err != nil {
 				return err
 			}
@@ -83,9 +87,9 @@ local catalogs.`,
 	return cmd
 }
 
-// unpackInput reads the argument of unpack by the rule every command
+// unpackCatalogInput reads the argument of unpack by the rule every command
 // uses (input.Classify): it must name an image, never a local catalog.
-func unpackInput(arg string) (*input.Input, error) {
+func unpackCatalogInput(arg string) (*input.Input, error) {
 	in, err := input.Classify(arg)
 	if errors.Is(err, fs.ErrNotExist) {
 		return in, &exitError{code: exitInvalid, err: fmt.Errorf("unpack %s: no such file or directory, and not an image reference: an image names its registry (registry.example.com/ns/index:v1) or is written docker://REF, %sDIR[:REF] or %sFILE[:REF]",

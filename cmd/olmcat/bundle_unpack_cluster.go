@@ -17,15 +17,15 @@ import (
 	"github.com/operator-catalog/olmcat/unpack"
 )
 
-// unpackResult is the -o json result of bundle unpack.
-type unpackResult struct {
+// clusterUnpackResult is the -o json result of bundle unpack.
+type clusterUnpackResult struct {
 	*unpack.BundleLookup
 	ConfigMap string `json:"configMap"`
 	Bundle    string `json:"bundle,omitempty"`
 }
 
-// unpackFlags are bundle unpack's flags.
-type unpackFlags struct {
+// clusterUnpackFlags are bundle unpack's flags.
+type clusterUnpackFlags struct {
 	namespace, catalogSource, kubeconfig string
 	utilImage, opmImage, toolImage       string
 	toolBinary                           string
@@ -35,8 +35,13 @@ type unpackFlags struct {
 	timeout, waitTimeout, poll, retry    time.Duration
 }
 
+// newBundleUnpackCmd is olmcat bundle unpack: a bundle image unpacked on
+// a cluster as OLM's catalog operator does, by a Job (package unpack)
+// that writes it into a ConfigMap. (olmcat unpack is a catalog image to a
+// folder, olmcat alpha bundle unpack a bundle image to a local
+// directory.)
 func newBundleUnpackCmd() *cobra.Command {
-	var fl unpackFlags
+	var fl clusterUnpackFlags
 	cmd := &cobra.Command{
 		Use:   "unpack <bundle-image> -n <namespace> --tool-image <olmcat-image>",
 		Short: "Unpack a bundle image on a cluster into a ConfigMap with a Job, as OLM does",
@@ -66,7 +71,7 @@ deletes every object once the bundle loaded.`,
 		Example: `  olmcat bundle unpack example/etcd-bundle:v0.9.2 -n operators --catalog-source operators/community --tool-image example/olmcat:v1 --wait`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBundleUnpack(cmd, args[0], fl)
+			return runClusterUnpack(cmd, args[0], fl)
 		},
 	}
 	f := cmd.Flags()
@@ -90,7 +95,7 @@ deletes every object once the bundle loaded.`,
 }
 
 // options turns the flags into Launch options.
-func (fl unpackFlags) options() ([]unpack.LaunchOption, error) {
+func (fl clusterUnpackFlags) options() ([]unpack.LaunchOption, error) {
 	util, opm := fl.utilImage, fl.opmImage
 	if util == "" {
 		util = fl.toolImage
@@ -113,7 +118,7 @@ func (fl unpackFlags) options() ([]unpack.LaunchOption, error) {
 	return opts, nil
 }
 
-func runBundleUnpack(cmd *cobra.Command, image string, fl unpackFlags) error {
+func runClusterUnpack(cmd *cobra.Command, image string, fl clusterUnpackFlags) error {
 	switch {
 	case fl.namespace == "":
 		return usageError(fmt.Errorf("-n/--namespace is required"))
@@ -198,7 +203,7 @@ func waitUnpacked(ctx context.Context, clients unpack.Clients, image, namespace 
 
 // reportLookup prints the lookup as JSON and fails when it failed.
 func reportLookup(w io.Writer, lookup *unpack.BundleLookup) error {
-	res := unpackResult{BundleLookup: lookup, ConfigMap: lookup.Namespace + "/" + lookup.Name}
+	res := clusterUnpackResult{BundleLookup: lookup, ConfigMap: lookup.Namespace + "/" + lookup.Name}
 	if lookup.Manifest != nil {
 		res.Bundle = lookup.Manifest.Bundle.Name
 	}
