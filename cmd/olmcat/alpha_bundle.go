@@ -15,13 +15,6 @@ import (
 	"github.com/operator-catalog/olmcat/bundle"
 )
 
-// newAlphaBundleCmd groups opm's alpha bundle commands.
-func newAlphaBundleCmd(img *imageFlags) *cobra.Command {
-	cmd := &cobra.Command{Use: "bundle", Short: "Operator bundle commands (opm alpha bundle)"}
-	cmd.AddCommand(newAlphaBundleGenerateCmd(), newAlphaBundleBuildCmd(img), newAlphaBundleExtractCmd(), newAlphaBundleUnpackCmd(img), newAlphaBundleValidateCmd(img))
-	return cmd
-}
-
 // bundleGenFlags are opm alpha bundle generate's flags.
 type bundleGenFlags struct {
 	dir, pkg, channels, defaultChannel, outputDir, baseImage string

@@ -17,20 +17,14 @@ import (
 
 // newAlphaListCmd is opm alpha list: tables of the packages, channels and
 // bundles of an index, byte for byte as opm prints them.
-func newAlphaListCmd(img *imageFlags) *cobra.Command {
-	cmd := &cobra.Command{
+func newAlphaListCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "list",
 		Short: "List contents of an index (opm alpha list)",
 		Long: `List the packages, channels or bundles of an index: a declarative config
 directory, a legacy sqlite index, or an image of either, as the tables opm
 alpha list prints.`,
 	}
-	cmd.AddCommand(
-		listCommand(img, "packages <indexRef>", "List packages in an index", exactArgs(1), writePackages),
-		listCommand(img, "channels <indexRef> [packageName]", "List package channels in an index", rangeArgs(1, 2), writeChannels),
-		listCommand(img, "bundles <indexRef> [packageName]", "List bundles in an index", rangeArgs(1, 2), writeBundles),
-	)
-	return cmd
 }
 
 // listCmd holds the flags every alpha list subcommand shares.

@@ -20,7 +20,6 @@ OLM does: "bundle unpack" launches a Job that runs inside the bundle image
 Cluster access: --kubeconfig, else $KUBECONFIG or ~/.kube/config, else the
 in-cluster service account (as inside the unpack Job).`,
 	}
-	cmd.AddCommand(bundleSubcommands()...)
 	return cmd
 }
 

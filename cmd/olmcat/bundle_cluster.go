@@ -15,18 +15,6 @@ import (
 	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
 
-// bundleSubcommands are all bundle commands; the slim build (for images)
-// keeps the two the unpack Job runs.
-func bundleSubcommands() []*cobra.Command {
-	return []*cobra.Command{
-		newBundleExtractCmd(),
-		newBundleLoadCmd(),
-		newBundleUnpackCmd(),
-		newBundleLocalCmd(),
-		newBundleCopyCmd(),
-	}
-}
-
 // restConfig loads cluster access from kubeconfig (a path, or "" for the
 // default loading rules: $KUBECONFIG, ~/.kube/config), falling back to the
 // in-cluster configuration when there is no kubeconfig.

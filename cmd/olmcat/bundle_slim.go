@@ -6,17 +6,8 @@ import (
 	"errors"
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/operator-catalog/olmcat/unpack/jobtool"
 )
-
-// bundleSubcommands of the slim build, the binary of the images olmcat
-// build makes and of the unpack Job: only the two commands the Job runs,
-// which reach the cluster without a Kubernetes client library.
-func bundleSubcommands() []*cobra.Command {
-	return []*cobra.Command{newBundleExtractCmd(), newBundleCopyCmd()}
-}
 
 // configMapClient is bundle extract's client in the slim build: the pod's
 // service account only.

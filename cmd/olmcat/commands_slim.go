@@ -4,7 +4,7 @@ package main
 
 import "github.com/spf13/cobra"
 
-// addCommands registers the commands of the slim build, the binary of
+// addCommands assembles the whole command tree of the slim build, the binary of
 // the images olmcat build makes and of the unpack Job: serving a
 // declarative config (the images' entrypoint, with opm serve's flags) and
 // the bundle commands the Job runs, and the one opm command OLM's own
@@ -17,11 +17,15 @@ func addCommands(root *cobra.Command, img *imageFlags) {
 This is the slim build shipped in the images olmcat builds and run by the
 unpack Job: it serves declarative configs and runs the Job's bundle
 commands. Every other command is in the full olmcat.`
-	alphaBundle := &cobra.Command{Use: "bundle", Short: "Operator bundle commands (opm alpha bundle)"}
-	alphaBundle.AddCommand(newAlphaBundleExtractCmd())
-	alpha := &cobra.Command{Use: "alpha", Short: "opm v1.73's alpha commands"}
-	alpha.AddCommand(alphaBundle)
-	root.AddCommand(newServeCmd(img), newBundleCmd(), newVersionCmd(), alpha)
+	root.AddCommand(
+		newServeCmd(img),
+		// The two bundle commands the unpack Job runs, which reach the
+		// cluster without a Kubernetes client library.
+		withSubcommands(newBundleCmd(), newBundleExtractCmd(), newBundleCopyCmd()),
+		newVersionCmd(),
+		withSubcommands(groupCmd("alpha", "opm v1.73's alpha commands"),
+			withSubcommands(newAlphaBundleCmd(), newAlphaBundleExtractCmd())),
+	)
 }
 
 // problemsText is err's message: the slim build runs no migration, whose

@@ -134,6 +134,32 @@ func TestCommandsStartFromInput(t *testing.T) {
 	}
 }
 
+// treeFiles are the only files of the CLI that add commands to others:
+// the two builds' trees and withSubcommands, which they nest.
+var treeFiles = []string{"commands.go", "commands_slim.go", "groups.go"}
+
+// TestCommandTreeInOneFile: each build's command tree is assembled in one
+// file, every parent with its children, so no part of the tree depends on
+// the order in which other files run (issue 26 item 5).
+func TestCommandTreeInOneFile(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") || slices.Contains(treeFiles, file) {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && slices.Contains([]string{"AddCommand", "RemoveCommand"}, sel.Sel.Name) {
+				assert.Failf(t, "command tree", "%s: %s outside %v: the tree is assembled in one file per build", fset.Position(sel.Pos()), sel.Sel.Name, treeFiles)
+			}
+			return true
+		})
+	}
+}
+
 // testHarnesses is the tree of the module's test harnesses: the
 // independent oracle that builds legacy databases, the catalog generator,
 // the loopback registry and the pod harness on runc, the test API server.

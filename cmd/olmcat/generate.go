@@ -14,7 +14,7 @@ import (
 )
 
 func newGenerateCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	return &cobra.Command{
 		Use:   "generate",
 		Short: "Generate files for catalogs (dockerfile)",
 		Args:  exactArgs(0),
@@ -22,8 +22,6 @@ func newGenerateCmd() *cobra.Command {
 			return usageError(errors.New("missing subcommand: dockerfile"))
 		},
 	}
-	cmd.AddCommand(newGenerateDockerfileCmd())
-	return cmd
 }
 
 func newGenerateDockerfileCmd() *cobra.Command {

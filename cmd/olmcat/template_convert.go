@@ -18,8 +18,8 @@ import (
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
-func newConvertTemplateCmd(img *imageFlags) *cobra.Command {
-	cmd := &cobra.Command{
+func newConvertTemplateCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "convert-template",
 		Short: "Write a catalog as a basic or substitutes template",
 		Long: `Convert-template writes the blobs of a catalog as a template, as opm alpha
@@ -30,8 +30,6 @@ in file order), a declarative config directory, a catalog image, or a
 legacy sqlite index (converted as olmcat migrate converts it, with the
 deprecation warning); the last three are read in opm's write order.`,
 	}
-	cmd.AddCommand(newConvertTemplateTypeCmd(img, template.TypeBasic), newConvertTemplateTypeCmd(img, template.TypeSubstitutes))
-	return cmd
 }
 
 // newConvertTemplateTypeCmd is convert-template basic or substitutes.
