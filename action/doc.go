@@ -11,7 +11,8 @@
 // directory, in place or to an output directory) with an Edit saying
 // what changes (AddBundles, RemovePackages, KeepPackages, PruneStranded,
 // DeprecateTruncate), IndexExport (the appregistry layout) and Add
-// (olmcat add).
+// (olmcat add). The catalog verbs of migration are Convert (a catalog
+// directory in another layout or format).
 //
 // Conventions every action follows:
 //

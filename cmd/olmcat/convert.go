@@ -3,11 +3,10 @@
 package main
 
 import (
-	"fmt"
-	"io"
-
-	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/action"
+	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 func newConvertCmd() *cobra.Command {
@@ -42,26 +41,12 @@ The input is never modified.`,
 			if err != nil {
 				return usageError(err)
 			}
-			in, out := args[0], args[1]
-			lock, err := waitLock.lock(cmd, out, in)
-			if err != nil {
-				return err
+			env := actionEnv(cmd, nil, waitLock)
+			if quiet {
+				env.Progress = nil
 			}
-			defer lock.Release()
-			cfg, err := declcfg.LoadDir(cmd.Context(), in)
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			pkgs := declcfg.SplitByPackage(cfg)
-			bar := newProgress(cmd.ErrOrStderr(), len(pkgs), "convert", quiet)
-			defer bar.Done()
-			err = declcfg.WriteDir(cfg, out,
-				declcfg.WithInputs(in), declcfg.WithOnAbandonedRemoved(abandonedRemoved(cmd.ErrOrStderr())), declcfg.WithLayout(l), declcfg.WithFormat(f), declcfg.WithForce(force),
-				declcfg.WithOnPackageWritten(func(string) { bar.Add(1) }))
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			return nil
+			_, err = action.Convert{Env: env, From: args[0], To: args[1], Layout: l, Format: f, Force: force}.Run(cmd.Context())
+			return actionError(err, "convert")
 		},
 	}
 	cmd.Flags().StringVar(&layout, "layout", string(declcfg.LayoutOPM), "output layout: opm or objects")
@@ -70,10 +55,4 @@ The input is never modified.`,
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar")
 	waitLock = addWaitLockFlag(cmd.Flags())
 	return cmd
-}
-
-// abandonedRemoved tells the user what a writer did with what a killed
-// run left (a temporary directory removed, a committed write finished).
-func abandonedRemoved(w io.Writer) func(note string) {
-	return func(note string) { fmt.Fprintln(w, note) }
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -70,4 +71,10 @@ func writeImageConfigs(cmd *cobra.Command, ref, dir, outDir string, f *migrateFl
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrote the declarative configs of %s to %s: %d packages, %d channels, %d bundles\n",
 		ref, outDir, len(cfg.Packages), len(cfg.Channels), len(cfg.Bundles))
 	return nil
+}
+
+// abandonedRemoved tells the user what a writer did with what a killed
+// run left (a temporary directory removed, a committed write finished).
+func abandonedRemoved(w io.Writer) func(note string) {
+	return func(note string) { fmt.Fprintln(w, note) }
 }
