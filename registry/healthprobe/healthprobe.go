@@ -164,3 +164,34 @@ func Check(ctx context.Context, conn *grpc.ClientConn, o Options) (healthpb.Heal
 	}
 	return resp.GetStatus(), nil
 }
+
+// Result is what a Probe found: the server's status and how long each
+// step took (the tool's verbose output tells both).
+type Result struct {
+	Status       healthpb.HealthCheckResponse_ServingStatus
+	Connect, RPC time.Duration
+}
+
+// Probe is the tool's whole check: Dial, then Check, the connection
+// closed after. connected, if not nil, is called once the connection is
+// up, with the time it took, before the call is made (the tool's
+// verbose log tells it then). Its errors are Dial's and Check's.
+func Probe(ctx context.Context, o Options, creds credentials.TransportCredentials, connected func(took time.Duration)) (Result, error) {
+	var res Result
+	start := time.Now()
+	conn, err := Dial(ctx, o, creds)
+	if err != nil {
+		return res, err
+	}
+	defer conn.Close()
+	res.Connect = time.Since(start)
+	if connected != nil {
+		connected(res.Connect)
+	}
+	start = time.Now()
+	if res.Status, err = Check(ctx, conn, o); err != nil {
+		return res, err
+	}
+	res.RPC = time.Since(start)
+	return res, nil
+}
