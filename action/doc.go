@@ -12,7 +12,7 @@
 // what changes (AddBundles, RemovePackages, KeepPackages, PruneStranded,
 // DeprecateTruncate), IndexExport (the appregistry layout) and Add
 // (olmcat add). The catalog verbs of migration are Convert (a catalog
-// directory in another layout or format).
+// directory in another layout or format) and Validate.
 //
 // Conventions every action follows:
 //

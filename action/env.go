@@ -59,7 +59,26 @@ func (e Env) lock(ctx context.Context, out string, inputs ...string) (func(), er
 // which pulled reports) are the caller's to return as they are; the
 // others (telling what ref is, *input.NotBundleError) to word.
 func (e Env) resolve(ctx context.Context, ref string, want input.Want, quiet bool, opts ...input.Option) (*input.Input, error) {
-	pull := input.WithImageOptions(func(img string) ([]image.Option, error) {
+	in, err := input.Resolve(ctx, ref, want, append([]input.Option{e.pull(quiet)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	if !quiet {
+		if in.Note != "" {
+			e.log("note: " + in.Note)
+		}
+		for _, s := range in.Finished {
+			e.log(s)
+		}
+	}
+	return in, nil
+}
+
+// pull is the input option pulling an image with the Env's options,
+// progress and notes (quiet: options only), for an action that tells
+// what it noticed of a local path in its own way (resolve tells all).
+func (e Env) pull(quiet bool) input.Option {
+	return input.WithImageOptions(func(img string) ([]image.Option, error) {
 		var iopts []image.Option
 		if e.ImageOptions != nil {
 			var err error
@@ -75,19 +94,6 @@ func (e Env) resolve(ctx context.Context, ref string, want input.Want, quiet boo
 		}
 		return append(iopts, image.WithNotes(func(s string) { e.log("note: " + s) })), nil
 	})
-	in, err := input.Resolve(ctx, ref, want, append([]input.Option{pull}, opts...)...)
-	if err != nil {
-		return nil, err
-	}
-	if !quiet {
-		if in.Note != "" {
-			e.log("note: " + in.Note)
-		}
-		for _, s := range in.Finished {
-			e.log(s)
-		}
-	}
-	return in, nil
 }
 
 // imageOptionsError marks an error of Env.ImageOptions.

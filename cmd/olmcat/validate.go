@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 
-	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
-	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/input"
 	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/action"
+	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 )
 
 func newValidateCmd(img *imageFlags) *cobra.Command {
@@ -41,37 +40,25 @@ Exit status 0 means valid, 1 invalid, 2 bad usage.`,
 
 // runValidate validates dir (or an image's declarative configs) and writes
 // the outcome in the output format.
-func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) error {
+func runValidate(cmd *cobra.Command, dir, output string, img *imageFlags) error {
 	switch output {
 	case "text", "json", "junit", "github":
 	default:
 		return usageError(fmt.Errorf("unknown output format %q (want text, json, junit or github)", output))
 	}
-	local, err := validateInput(cmd, dir, imgFlags)
+	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+	var rep report.ValidateWriter
+	res, err := action.Validate{Env: actionEnv(cmd, img, nil), Catalog: dir, Report: func(image bool) action.ValidateReport {
+		rep = validateWriter(cmd, stdout, output, dir, image)
+		rep.Start(dir)
+		return rep
+	}}.Run(cmd.Context())
 	if err != nil {
+		err = validateError(err)
 		abortValidateCI(cmd.OutOrStdout(), output, dir, err)
 		return err
 	}
-	defer local.Close()
-	stdout := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
-	var rep report.ValidateWriter
-	switch output {
-	case "json":
-		rep = report.ValidateJSON(stdout)
-	case "junit":
-		rep = report.ValidateJUnit(stdout)
-	case "github":
-		root := dir
-		if local.Image != "" {
-			root = "" // an image's files are not the user's to annotate
-		}
-		rep = report.ValidateGitHub(stdout, root, dir)
-	default:
-		rep = report.ValidateText(stdout, cmd.ErrOrStderr())
-	}
-	rep.Start(dir)
-	res, err := model.ValidateDir(cmd.Context(), local.Path, model.WithWarnings(rep.Warning), model.WithPackageChecks(rep.Package))
-	v := report.ValidationOf(res, err)
+	v := report.ValidationOf(res.DirValidation, res.Invalid)
 	if err := rep.Finish(dir, v); err != nil {
 		return err
 	}
@@ -82,6 +69,38 @@ func runValidate(cmd *cobra.Command, dir, output string, imgFlags *imageFlags) e
 		return nil
 	}
 	return &exitError{code: exitInvalid, err: fmt.Errorf("%s: invalid catalog: %d problem(s)", dir, len(v.Problems))}
+}
+
+// validateWriter is the report of the output format (image: the catalog
+// is an image's, whose files are not the user's to annotate).
+func validateWriter(cmd *cobra.Command, stdout io.Writer, output, dir string, image bool) report.ValidateWriter {
+	switch output {
+	case "json":
+		return report.ValidateJSON(stdout)
+	case "junit":
+		return report.ValidateJUnit(stdout)
+	case "github":
+		root := dir
+		if image {
+			root = ""
+		}
+		return report.ValidateGitHub(stdout, root, dir)
+	}
+	return report.ValidateText(stdout, cmd.ErrOrStderr())
+}
+
+// validateError is the error of a validation that could not start: a
+// sqlite index names the migration that converts it.
+func validateError(err error) error {
+	var se *action.SQLiteError
+	if errors.As(err, &se) {
+		hint := " (then validate <dir>)"
+		if se.Image {
+			hint = ""
+		}
+		err = fmt.Errorf("%w; olmcat migrate %s <dir> converts it%s", err, se.Ref, hint)
+	}
+	return actionError(err, "validate")
 }
 
 // abortValidateCI writes, for -o junit or github, a report that says why
@@ -98,30 +117,4 @@ func abortValidateCI(w io.Writer, output, dir string, err error) {
 		return
 	}
 	_ = ci.Abort("olmcat validate "+dir, errorText(err))
-}
-
-// validateInput resolves the validate argument: a directory as is, or
-// the declarative configs of a catalog image (pulled and extracted; the
-// caller closes the input). Images with only a sqlite database or bundle
-// images are refused: validate reads declarative configs.
-func validateInput(cmd *cobra.Command, arg string, f *imageFlags) (*input.Input, error) {
-	in, err := f.resolveInput(cmd.Context(), arg, input.Catalog, "validate", cmd.ErrOrStderr())
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		return nil, err
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s does not exist", arg)}
-	case err != nil:
-		return &input.Input{Ref: arg, Path: arg}, nil // LoadDir reports bad paths
-	case in.Image == "" && in.Kind == input.KindSQLite:
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is a legacy sqlite index, not a declarative config; olmcat migrate %s <dir> converts it (then validate <dir>)", arg, arg)}
-	case in.Image == "":
-		tellFinished(cmd.ErrOrStderr(), in)
-		return &input.Input{Ref: arg, Path: arg}, nil // LoadDir reports bad paths
-	case in.Kind != input.KindDeclcfg:
-		in.Close()
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("validate %s: the image holds a sqlite database, not declarative configs; olmcat migrate %s <dir> converts it", arg, arg)}
-	}
-	return in, nil
 }
