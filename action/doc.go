@@ -12,7 +12,8 @@
 // what changes (AddBundles, RemovePackages, KeepPackages, PruneStranded,
 // DeprecateTruncate), IndexExport (the appregistry layout) and Add
 // (olmcat add). The catalog verbs of migration are Convert (a catalog
-// directory in another layout or format) and Validate.
+// directory in another layout or format), Validate and BundleLoad (a
+// bundle ConfigMap as its olm.bundle blob).
 //
 // Conventions every action follows:
 //

@@ -4,15 +4,15 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/bundle"
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/unpack"
 )
 
 func newBundleLoadCmd() *cobra.Command {
@@ -39,28 +39,15 @@ blob. Either way it is reported on stderr.`,
 			if err != nil {
 				return fmt.Errorf("bundle load: %w", err)
 			}
-			m, err := unpack.Load(cm)
-			if err != nil {
-				return fmt.Errorf("bundle load: %w", err)
-			}
-			if pm := m.PackageManifest; pm != nil {
-				if fillFromPackageManifest(m) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s has no bundle annotations: package %s, channels %q and default channel %q taken from its PackageManifest\n",
-						args[0], pm.PackageName, m.Bundle.Annotations[annotation.Channels], pm.DefaultChannel)
-				} else {
-					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s holds the PackageManifest of package %s (%d channels, default %q), not part of the olm.bundle blob\n",
-						args[0], pm.PackageName, len(pm.Channels), pm.DefaultChannel)
-				}
-			}
-			if m.Bundle.Annotations[annotation.Package] == "" {
+			res, err := action.BundleLoad{Env: actionEnv(cmd, nil, nil), ConfigMap: cm}.Run(cmd.Context())
+			if errors.Is(err, action.ErrNoBundleMetadata) {
 				return missingMetadata(args[0])
 			}
-			b, err := bundleBlob(m.Bundle)
 			if err != nil {
-				return fmt.Errorf("bundle load %s: %w", args[0], err)
+				return actionError(err, "bundle load")
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
-			if err := declcfg.WriteStream(w, &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, format); err != nil {
+			if err := declcfg.WriteStream(w, &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{res.Bundle}}, format); err != nil {
 				return err
 			}
 			return w.Flush()
@@ -82,45 +69,4 @@ func missingMetadata(ref string) error {
 or add the annotations to it:
   kubectl annotate configmap %s -n %s %s=<package> %s=<channel>[,<channel>]`,
 		ref, annotation.Package, ns, name, name, ns, name, ns, annotation.Package, annotation.Channels)
-}
-
-// bundleBlob renders a loaded bundle as opm render renders a bundle image:
-// the image recorded in the ConfigMap is the blob's image.
-func bundleBlob(b *unpack.Bundle) (declcfg.Bundle, error) {
-	fsys, err := b.FS()
-	if err != nil {
-		return declcfg.Bundle{}, err
-	}
-	blob, _, err := bundle.FromFS(fsys, bundle.WithImage(b.Image))
-	return blob, err
-}
-
-// fillFromPackageManifest gives a bundle in the package-manifest layout
-// (a PackageManifest, no annotations.yaml) the annotations a bundle image
-// would carry: the package, the channels whose head is this CSV (every
-// channel when none is) and the default channel. It reports whether it did.
-func fillFromPackageManifest(m *unpack.Manifest) bool {
-	pm, b := m.PackageManifest, m.Bundle
-	if pm == nil || b.Annotations[annotation.Package] != "" {
-		return false
-	}
-	var heads, all []string
-	for _, c := range pm.Channels {
-		all = append(all, c.Name)
-		if c.CurrentCSV == b.Name {
-			heads = append(heads, c.Name)
-		}
-	}
-	if len(heads) == 0 {
-		heads = all
-	}
-	if b.Annotations == nil {
-		b.Annotations = map[string]string{}
-	}
-	b.Annotations[annotation.Package] = pm.PackageName
-	b.Annotations[annotation.Channels] = strings.Join(heads, ",")
-	if pm.DefaultChannel != "" {
-		b.Annotations[annotation.DefaultChannel] = pm.DefaultChannel
-	}
-	return true
 }
