@@ -71,6 +71,8 @@ var actionHints = map[string]func(msg string) string{
 	"Generate.Dockerfile":   func(m string) string { return "--out-dockerfile: " + m },
 	"RegistryEdit.Output":   func(m string) string { return m + " (pass --output DIR)" },
 	"RegistryEdit.Database": func(m string) string { return "--database " + m },
+
+	"Render.ImageRefTemplate": func(m string) string { return "--alpha-image-ref-template: " + m },
 }
 
 // actionError is err, an action's error, as the command returns it: with

@@ -179,25 +179,6 @@ func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlag
 	return err
 }
 
-// renderSQLite streams the conversion of one legacy index to stdout (olmcat
-// render index.db), with the deprecation warning and a one-line summary of
-// repairs and drops on stderr.
-// name is the input as the user gave it (an image reference for an
-// image's database).
-func renderSQLite(cmd *cobra.Command, name, dbPath string, format declcfg.Format, noDeprecationWarning bool, opts ...migrate.Option) error {
-	stderr := cmd.ErrOrStderr()
-	if !noDeprecationWarning {
-		warnDeprecated(cmd.Context(), stderr, name, dbPath, imageFlagArgs(cmd.Flags()))
-	}
-	rep, err := migrate.Render(cmd.Context(), dbPath, cmd.OutOrStdout(), append(opts, migrate.WithFormat(format))...)
-	report.NameRemedies(rep, err)
-	report.WriteConversionSummary(stderr, "render", name, rep)
-	if err != nil {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", name, err)}
-	}
-	return nil
-}
-
 // levelNames lists the migrate levels for flag help.
 func levelNames() string {
 	names := make([]string, len(migrate.MigrateLevels))

@@ -3,20 +3,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"text/template"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/operator-catalog/olmcat/bundle"
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/input"
@@ -47,7 +43,7 @@ the olm.bundle blob opm render gives, image field as typed.`,
 			if err != nil {
 				return usageError(err)
 			}
-			migrateLevel, err := renderMigrateLevel(cmd, f.migrateAll, f.migrateLevel)
+			level, err := renderMigrateLevel(cmd, f.migrateAll, f.migrateLevel)
 			if err != nil {
 				return err
 			}
@@ -55,44 +51,10 @@ the olm.bundle blob opm render gives, image field as typed.`,
 			if err != nil {
 				return usageError(err)
 			}
-			inputs := make([]renderInput, len(args))
-			for i, arg := range args {
-				in, err := f.img.resolve(cmd.Context(), arg, input.Either, "render", cmd.ErrOrStderr())
-				if err != nil {
-					return inputError(err, func(err error) error {
-						return &exitError{code: exitInvalid, err: fmt.Errorf("render %s: %w", arg, err)}
-					})
-				}
-				defer in.Close()
-				inputs[i] = renderInput{Input: in, name: arg, migrateLevel: migrateLevel, imageRefTemplate: tmpl,
-					migrateOptions: []migrate.Option{migrate.WithMigrateLevel(migrate.Level(migrateLevel))}, imgArgs: imageFlagArgs(cmd.Flags())}
-			}
-			if len(inputs) == 1 && inputs[0].Kind == input.KindSQLite {
-				// A lone sqlite index is streamed package by package
-				// instead of being held in memory for merging.
-				return renderSQLite(cmd, inputs[0].name, inputs[0].Path, format, f.noDeprecationWarning, inputs[0].migrateOptions...)
-			}
-			if len(inputs) == 1 && inputs[0].Kind == input.KindDeclcfg {
-				// A lone directory is streamed package by package.
-				w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
-				if err := streamDir(cmd.Context(), w, inputs[0].Path, format, migrateLevel); err != nil {
-					return &exitError{code: exitInvalid, err: err}
-				}
-				return w.Flush()
-			}
-			merged := &declcfg.DeclarativeConfig{}
-			for _, in := range inputs {
-				cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), f.noDeprecationWarning)
-				if err != nil {
-					return &exitError{code: exitInvalid, err: err}
-				}
-				merged.Merge(cfg)
-			}
-			w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
-			if err := declcfg.WriteStream(w, merged, format); err != nil {
-				return err
-			}
-			return w.Flush()
+			_, err = action.Render{Env: actionEnv(cmd, f.img, nil), Refs: args, MigrateLevel: level, ImageRefTemplate: tmpl,
+				Legacy: legacyHooks(cmd.ErrOrStderr(), "render", imageFlagArgs(cmd.Flags()), !f.noDeprecationWarning),
+				Out:    cmd.OutOrStdout(), Format: format}.Run(cmd.Context())
+			return actionError(err, "render")
 		},
 	}
 	f.register(cmd.Flags())
@@ -117,7 +79,7 @@ func (f *renderFlags) register(fs *pflag.FlagSet) {
 
 // renderMigrateLevel is the migrate level --migrate-level or --migrate
 // (every migration) asks for.
-func renderMigrateLevel(cmd *cobra.Command, all bool, level string) (string, error) {
+func renderMigrateLevel(cmd *cobra.Command, all bool, level string) (migrate.Level, error) {
 	if all {
 		if cmd.Flags().Changed("migrate-level") {
 			return "", usageError(errors.New("--migrate and --migrate-level are mutually exclusive"))
@@ -127,7 +89,7 @@ func renderMigrateLevel(cmd *cobra.Command, all bool, level string) (string, err
 	if l := migrate.Level(level); l != migrate.MigrateLevelNone && l != migrate.MigrateLevelCSVMetadata {
 		return "", usageError(fmt.Errorf("unknown --migrate-level %q (want %s or %s)", level, migrate.MigrateLevelNone, migrate.MigrateLevelCSVMetadata))
 	}
-	return level, nil
+	return migrate.Level(level), nil
 }
 
 // parseImageRefTemplate parses --alpha-image-ref-template (nil for "").
@@ -142,125 +104,33 @@ func parseImageRefTemplate(text string) (*template.Template, error) {
 	return t, nil
 }
 
-// renderInput is one render argument after images were pulled: Input
-// is local (its Path), name is the argument as given (for messages).
+// legacyHooks tell on stderr what the actions of command verb find of
+// legacy sqlite indexes: the deprecation warning unless silenced (warn
+// false), suggesting commands with imgArgs (the image flags in use), and
+// the summary of each conversion, the remedies of its hints named.
+func legacyHooks(stderr io.Writer, verb, imgArgs string, warn bool) action.Legacy {
+	l := action.Legacy{Converted: func(ref string, rep *migrate.Report, err error) {
+		report.NameRemedies(rep, err)
+		report.WriteConversionSummary(stderr, verb, ref, rep)
+	}}
+	if warn {
+		l.Deprecated = func(ctx context.Context, ref, path string) { warnDeprecated(ctx, stderr, ref, path, imgArgs) }
+	}
+	return l
+}
+
+// renderInput is a resolved argument of a command loading it as render
+// does (loadRenderInput), name as given.
 type renderInput struct {
 	*input.Input
 	name string
-	// migrateLevel applies to bundles (opm's --migrate-level).
-	migrateLevel string
-	// imageRefTemplate names a bundle directory's image (opm's
-	// --alpha-image-ref-template); nil leaves it empty.
-	imageRefTemplate *template.Template
-	// migrateOptions apply to the conversion of a sqlite index.
-	migrateOptions []migrate.Option
-	// imgArgs are the image flags in use, for suggested commands.
-	imgArgs string
 }
 
-// bundleDir returns the directory holding a bundle's manifests/ and
-// metadata/ and the bundle image reference ("" for a directory) when the
-// input is a bundle image or a bundle directory (resolved wanting
-// bundles).
-func (in renderInput) bundleDir() (dir, ref string, ok bool) {
-	if in.Kind != input.KindBundle {
-		return "", "", false
-	}
-	return in.Path, in.Image, true
-}
-
-// renderBundle renders a bundle as opm render does: one olm.bundle blob.
-func renderBundle(dir, ref string, in renderInput, stderr io.Writer) (*declcfg.DeclarativeConfig, error) {
-	opts := []bundle.Option{
-		bundle.WithCSVMetadata(in.migrateLevel == string(migrate.MigrateLevelCSVMetadata)),
-		bundle.WithWarnings(func(msg string) { fmt.Fprintln(stderr, "warning:", msg) }),
-	}
-	b, _, err := bundle.FromFS(os.DirFS(dir), append(opts, bundle.WithImage(ref))...)
-	if err != nil {
-		return nil, fmt.Errorf("render %s: %w", in.name, err)
-	}
-	if ref == "" && in.imageRefTemplate != nil {
-		// The bundle's own values name its image, which then counts as
-		// the bundle image (relatedImages), as for an image input.
-		var sb strings.Builder
-		pv, _ := declcfg.FirstPackageOf(b.Properties)
-		data := struct{ Package, Name, Version string }{b.Package, b.Name, pv.Version}
-		if err := in.imageRefTemplate.Execute(&sb, data); err != nil {
-			return nil, fmt.Errorf("render %s: --alpha-image-ref-template: %w", in.name, err)
-		}
-		opts = append(opts, bundle.WithWarnings(func(string) {})) // warned once above
-		if b, _, err = bundle.FromFS(os.DirFS(dir), append(opts, bundle.WithImage(sb.String()))...); err != nil {
-			return nil, fmt.Errorf("render %s: %w", in.name, err)
-		}
-	}
-	return &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{b}}, nil
-}
-
-// loadRenderInput loads one render argument. Directories are declarative
-// config trees; a legacy sqlite index is converted like olmcat migrate
-// does (deprecation warning and a summary of repairs and drops on stderr);
-// any other regular file is one blob stream (its refs resolved against its
-// own directory). Other input kinds plug in here.
+// loadRenderInput loads one resolved argument as render does
+// (action.Render.Load), telling on stderr what it finds.
 func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDeprecationWarning bool) (*declcfg.DeclarativeConfig, error) {
-	arg := in.Path
-	if dir, image, ok := in.bundleDir(); ok {
-		return renderBundle(dir, image, in, stderr)
-	}
-	switch in.Kind {
-	case input.KindDeclcfg:
-		cfg, err := declcfg.LoadDir(ctx, arg)
-		if err != nil {
-			return nil, err
-		}
-		return cfg, migrateRendered(cfg, in.migrateLevel)
-	case input.KindSQLite:
-		if !noDeprecationWarning {
-			warnDeprecated(ctx, stderr, in.name, arg, in.imgArgs)
-		}
-		cfg, rep, err := migrate.Load(ctx, arg, in.migrateOptions...)
-		report.NameRemedies(rep, err)
-		report.WriteConversionSummary(stderr, "render", in.name, rep)
-		if err != nil {
-			return nil, fmt.Errorf("render %s: %w", in.name, err)
-		}
-		return cfg, nil
-	case input.KindDeclcfgFile:
-		cfg, err := declcfg.LoadDir(ctx, filepath.Dir(arg), declcfg.WithFile(filepath.Base(arg)))
-		if err != nil {
-			return nil, err
-		}
-		if len(cfg.Packages)+len(cfg.Channels)+len(cfg.Bundles)+len(cfg.Deprecations)+len(cfg.Others) == 0 {
-			// Rendering it would print nothing and succeed: a truncated
-			// or wrong file would go unnoticed.
-			return nil, fmt.Errorf("render %s: the file holds no blob (empty, or only whitespace or comments)", in.name)
-		}
-		return cfg, migrateRendered(cfg, in.migrateLevel)
-	default:
-		return nil, fmt.Errorf("render %s: a %s catalog cannot be rendered", arg, in.Kind)
-	}
-}
-
-// streamDir writes every blob of the declarative config directory root to
-// w in format f: the same bytes as WriteStream of LoadDir(root), without
-// holding the catalog (declcfg.EachPackage): a malformed file fails
-// before anything is written, a blob that fails only when fully decoded
-// stops the output at its package.
-func streamDir(ctx context.Context, w io.Writer, root string, f declcfg.Format, migrateLevel string) error {
-	return declcfg.EachPackage(ctx, root, func(_ string, part *declcfg.DeclarativeConfig) error {
-		if err := migrateRendered(part, migrateLevel); err != nil {
-			return err
-		}
-		return declcfg.WriteStream(w, part, f)
-	})
-}
-
-// migrateRendered applies the migrations up to level to a rendered
-// catalog, as opm render does to every input.
-func migrateRendered(cfg *declcfg.DeclarativeConfig, level string) error {
-	if level != string(migrate.MigrateLevelCSVMetadata) {
-		return nil
-	}
-	return declcfg.MigrateToCSVMetadata(cfg)
+	r := action.Render{Env: action.Env{Log: lineWriter(stderr)}, Legacy: legacyHooks(stderr, "render", "", !noDeprecationWarning)}
+	return r.Load(ctx, in.name, in.Input)
 }
 
 // refuseBundleInput is refuseBundle for bundle images and bundle

@@ -3,19 +3,13 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
-	"github.com/operator-catalog/olmcat/input"
-	"github.com/operator-catalog/olmcat/migrate"
 )
 
 func newConvertTemplateCmd() *cobra.Command {
@@ -56,78 +50,14 @@ func newConvertTemplateTypeCmd(img *imageFlags, t template.Type) *cobra.Command 
 			if len(args) == 1 {
 				arg = args[0]
 			}
-			var buf bytes.Buffer
-			err := withCatalogStream(cmd, arg, img, noDeprecationWarning, func(r io.Reader) error {
-				return template.Convert(&buf, r, t, declcfg.Format(output))
-			})
-			if err != nil {
-				return err
-			}
-			_, err = buf.WriteTo(cmd.OutOrStdout())
-			return err
+			_, err := action.ConvertTemplate{Env: actionEnv(cmd, img, nil), Ref: arg, In: cmd.InOrStdin(), Type: t,
+				Legacy: legacyHooks(cmd.ErrOrStderr(), "convert-template", imageFlagArgs(cmd.Flags()), !noDeprecationWarning),
+				Format: declcfg.Format(output), Out: cmd.OutOrStdout()}.Run(cmd.Context())
+			return actionError(err, "convert-template")
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "Output format (json|yaml)")
 	cmd.Flags().BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	takesImages(cmd, imageSourceFlags)
 	return cmd
-}
-
-// withCatalogStream hands fn the blobs of arg as one stream: a file (or
-// stdin for "-") as it is, a directory, image or sqlite index rendered.
-func withCatalogStream(cmd *cobra.Command, arg string, f *imageFlags, noWarn bool, fn func(io.Reader) error) error {
-	fail := func(err error) error {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("converting %s: %w", arg, err)}
-	}
-	if arg == "-" {
-		if err := fn(cmd.InOrStdin()); err != nil {
-			return fail(err)
-		}
-		return nil
-	}
-	local, err := f.resolve(cmd.Context(), arg, input.Catalog, "convert-template", cmd.ErrOrStderr())
-	if err != nil {
-		return inputError(err, fail)
-	}
-	defer local.Close()
-	switch local.Kind {
-	case input.KindDeclcfgFile:
-		fh, err := os.Open(local.Path)
-		if err != nil {
-			return fail(err)
-		}
-		defer fh.Close()
-		err = fn(fh)
-		if err != nil {
-			return fail(err)
-		}
-		return nil
-	case input.KindDeclcfg:
-		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
-			return streamDir(cmd.Context(), w, local.Path, declcfg.FormatJSON, "")
-		})
-	case input.KindSQLite:
-		if !noWarn {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), arg, local.Path, imageFlagArgs(cmd.Flags()))
-		}
-		return pipeStream(cmd.Context(), fn, fail, func(w io.Writer) error {
-			rep, err := migrate.Render(cmd.Context(), local.Path, w, migrate.WithFormat(declcfg.FormatJSON))
-			report.NameRemedies(rep, err)
-			report.WriteConversionSummary(cmd.ErrOrStderr(), "convert-template", arg, rep)
-			return err
-		})
-	}
-	return fail(fmt.Errorf("a %s catalog cannot be converted", local.Kind))
-}
-
-// pipeStream runs write into a pipe read by fn, both concurrently.
-func pipeStream(ctx context.Context, fn func(io.Reader) error, fail func(error) error, write func(io.Writer) error) error {
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(write(pw)) }()
-	err := fn(pr)
-	pr.CloseWithError(err)
-	if err != nil {
-		return fail(err)
-	}
-	return ctx.Err()
 }

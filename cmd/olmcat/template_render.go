@@ -6,11 +6,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
 	"github.com/operator-catalog/olmcat/declcfg/template"
@@ -51,22 +50,12 @@ errors name the template file, entry and field.`,
 			if err != nil {
 				return usageError(fmt.Errorf("--migrate-level: %w", err))
 			}
-			render, err := img.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, cmd.ErrOrStderr())
+			res, err := action.RenderTemplate{Env: actionEnv(cmd, img, nil), File: file, In: cmd.InOrStdin(), Type: t,
+				MigrateLevel: level}.Run(cmd.Context())
 			if err != nil {
-				return err
+				return actionError(err, "render-template")
 			}
-			data, name, root, err := readTemplate(cmd.InOrStdin(), file)
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			opts := []template.Option{template.WithFile(name), template.WithRefRoot(root), template.WithBundleRenderer(render)}
-			if t != "" {
-				opts = append(opts, template.WithType(t))
-			}
-			cfg, err := template.Render(cmd.Context(), data, opts...)
-			if err != nil {
-				return &exitError{code: exitInvalid, err: fmt.Errorf("rendering template: %w", err)}
-			}
+			cfg := res.Config
 			return writeRendered(cmd.OutOrStdout(), cfg, output)
 		},
 	}
@@ -90,20 +79,6 @@ func templateArgs(args []string) (template.Type, string, error) {
 	}
 	t, err := template.ParseType(args[0])
 	return t, args[1], err
-}
-
-// readTemplate reads the template file (stdin for "" or "-"); name is
-// what errors call it and root the directory its refs resolve against.
-func readTemplate(stdin io.Reader, file string) (data []byte, name, root string, err error) {
-	if file == "" || file == "-" {
-		data, err = io.ReadAll(stdin)
-		return data, "<stdin>", ".", err
-	}
-	data, err = os.ReadFile(file)
-	if err != nil {
-		return nil, "", "", fmt.Errorf("unable to open input: %w", err)
-	}
-	return data, file, filepath.Dir(file), nil
 }
 
 // writeRendered writes a rendered catalog as json, yaml or mermaid; it is
