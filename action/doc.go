@@ -13,11 +13,13 @@
 // DeprecateTruncate), IndexExport (the appregistry layout) and Add
 // (olmcat add). The catalog verbs of migration are Convert (a catalog
 // directory in another layout or format), Validate and BundleLoad (a
-// bundle ConfigMap as its olm.bundle blob). Render (opm's render:
-// catalogs and bundles as one blob stream, with Legacy telling what a
+// bundle ConfigMap as its olm.bundle blob).
+//
+// The verbs that read catalogs as opm's render family does are Render
+// (catalogs and bundles as one blob stream, with Legacy telling what a
 // sqlite input was), RenderTemplate and ConvertTemplate (opm alpha
-// render-template and convert-template) read catalogs rather than
-// change them.
+// render-template and convert-template), Graph (olmcat graph) and
+// RenderGraph (opm alpha render-graph).
 //
 // Conventions every action follows:
 //

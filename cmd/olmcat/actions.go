@@ -97,8 +97,8 @@ func actionError(err error, verb string) error {
 	if errors.As(err, &pe) {
 		msg = replaceLast(msg, pe.Error(), imageError(pe.Err).Error())
 	}
-	if errors.As(err, &be) && be.Image {
-		msg = replaceLast(msg, be.Error(), refuseBundle(be.Ref, verb).Error())
+	if errors.As(err, &be) {
+		msg = replaceLast(msg, be.Error(), refuseBundleError(be, verb).Error())
 	}
 	code := actionExitCodes[action.KindOf(err)]
 	if errors.As(err, &ee) {

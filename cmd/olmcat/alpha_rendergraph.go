@@ -4,12 +4,11 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
-	"github.com/operator-catalog/olmcat/input"
 )
 
 // newAlphaRenderGraphCmd is opm alpha render-graph: the mermaid text of
@@ -28,23 +27,12 @@ mermaid prints the same text; olmcat graph -o svg draws it in-process.`,
   olmcat alpha render-graph index.db --draw-v0-semantics --minimum-edge etcdoperator.v0.9.2`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b := graph.NewBuilder(graph.WithPackage(pkg))
-			for _, arg := range args {
-				in, err := img.resolve(cmd.Context(), arg, input.Either, "render-graph", cmd.ErrOrStderr(), input.PreferSQLite())
-				if err != nil {
-					return inputError(err, func(err error) error {
-						return &exitError{code: exitInvalid, err: fmt.Errorf("render-graph %s: %w", arg, err)}
-					})
-				}
-				defer in.Close()
-				if err := addToGraph(cmd, b, renderInput{Input: in, name: arg}, noWarn); err != nil {
-					return &exitError{code: exitInvalid, err: err}
-				}
-			}
-			g, err := b.Graph()
+			res, err := action.RenderGraph{Env: actionEnv(cmd, img, nil), Refs: args, Package: pkg,
+				Legacy: legacyHooks(cmd.ErrOrStderr(), "graph", imageFlagArgs(cmd.Flags()), !noWarn)}.Run(cmd.Context())
 			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
+				return actionError(err, "render-graph")
 			}
+			g := res.Graph
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			if err := graph.WriteMermaid(w, g, graph.MermaidMinimumEdge(minEdge), graph.MermaidV0Semantics(v0)); err != nil {
 				return &exitError{code: exitInvalid, err: err}

@@ -8,11 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
-	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/graph"
-	"github.com/operator-catalog/olmcat/input"
-	"github.com/operator-catalog/olmcat/migrate"
 )
 
 func newGraphCmd(img *imageFlags) *cobra.Command {
@@ -48,21 +46,12 @@ are highlighted and explained in a legend.
 			if !ok {
 				return usageError(fmt.Errorf("unknown output format %q (want svg, html, mermaid or dot)", output))
 			}
-			in, err := img.resolve(cmd.Context(), args[0], input.Either, "graph", cmd.ErrOrStderr())
+			res, err := action.Graph{Env: actionEnv(cmd, img, nil), Ref: args[0], Package: pkg, Channel: channel,
+				Legacy: legacyHooks(cmd.ErrOrStderr(), "graph", imageFlagArgs(cmd.Flags()), !noDeprecationWarning)}.Run(cmd.Context())
 			if err != nil {
-				return inputError(err, func(err error) error {
-					return &exitError{code: exitInvalid, err: fmt.Errorf("graph %s: %w", args[0], err)}
-				})
+				return actionError(err, "graph")
 			}
-			defer in.Close()
-			rin := renderInput{Input: in, name: args[0]}
-			if err := refuseBundleInput(rin, "graph"); err != nil {
-				return err
-			}
-			g, err := buildGraph(cmd, rin, noDeprecationWarning, graph.WithPackage(pkg), graph.WithChannel(channel))
-			if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
+			g := res.Graph
 			w := bufio.NewWriterSize(cmd.OutOrStdout(), 256*1024)
 			if err := write(w, g); err != nil {
 				return err
@@ -77,60 +66,4 @@ are highlighted and explained in a legend.
 	fl.BoolVar(&noDeprecationWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	takesImages(cmd, imageSourceFlags)
 	return cmd
-}
-
-// buildGraph builds the graph of a graph argument (see addToGraph).
-func buildGraph(cmd *cobra.Command, in renderInput, noDeprecationWarning bool, opts ...graph.Option) (*graph.Graph, error) {
-	b := graph.NewBuilder(opts...)
-	if err := addToGraph(cmd, b, in, noDeprecationWarning); err != nil {
-		return nil, err
-	}
-	g, err := b.Graph()
-	if err != nil {
-		return nil, fmt.Errorf("graph %s: %w", in.name, err)
-	}
-	return g, nil
-}
-
-// addToGraph adds one input to b. A directory or a sqlite index is
-// walked package by package (only the graph is kept, so memory follows
-// the graph, not the catalog's bytes); with a package filter only that
-// package is decoded. Other inputs are loaded as render loads them.
-func addToGraph(cmd *cobra.Command, b *graph.Builder, in renderInput, noDeprecationWarning bool) error {
-	pkg := b.Package()
-	switch {
-	case in.Kind == input.KindDeclcfg && pkg != "":
-		// One package: only its files are decoded, once.
-		cfg, err := declcfg.LoadDir(cmd.Context(), in.Path, declcfg.WithPackages(pkg))
-		if err != nil {
-			return err
-		}
-		b.Add(cfg)
-	case in.Kind == input.KindDeclcfg:
-		add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
-		if err := declcfg.EachPackage(cmd.Context(), in.Path, add); err != nil {
-			return err
-		}
-	case in.Kind == input.KindSQLite:
-		var mopts []migrate.Option
-		if pkg != "" {
-			mopts = append(mopts, migrate.WithPackages(pkg))
-		}
-		if !noDeprecationWarning {
-			warnDeprecated(cmd.Context(), cmd.ErrOrStderr(), in.name, in.Path, imageFlagArgs(cmd.Flags()))
-		}
-		rep, err := migrate.Each(cmd.Context(), in.Path, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
-		report.NameRemedies(rep, err)
-		report.WriteConversionSummary(cmd.ErrOrStderr(), "graph", in.name, rep)
-		if err != nil {
-			return fmt.Errorf("graph %s: %w", in.name, err)
-		}
-	default:
-		cfg, err := loadRenderInput(cmd.Context(), in, cmd.ErrOrStderr(), noDeprecationWarning)
-		if err != nil {
-			return err
-		}
-		b.Add(cfg)
-	}
-	return nil
 }

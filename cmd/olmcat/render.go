@@ -133,15 +133,13 @@ func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDe
 	return r.Load(ctx, in.name, in.Input)
 }
 
-// refuseBundleInput is refuseBundle for bundle images and bundle
-// directories alike (a bundle has no upgrade graph, no channels).
-func refuseBundleInput(in renderInput, verb string) error {
-	switch {
-	case in.Kind != input.KindBundle:
-		return nil
-	case in.Image != "":
-		return refuseBundle(in.Image, verb)
+// refuseBundleError is the error of a command (verb) that needs a
+// catalog when given the bundle be names: refuseBundle for an image, and
+// alike for a bundle directory.
+func refuseBundleError(be *input.BundleError, verb string) error {
+	if be.Image {
+		return refuseBundle(be.Ref, verb)
 	}
 	return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle directory (manifests/ and metadata/), not a catalog; olmcat render %s prints its olm.bundle blob",
-		verb, in.name, in.name)}
+		verb, be.Ref, be.Ref)}
 }
