@@ -11,9 +11,10 @@
 // directory, in place or to an output directory) with an Edit saying
 // what changes (AddBundles, RemovePackages, KeepPackages, PruneStranded,
 // DeprecateTruncate), IndexExport (the appregistry layout) and Add
-// (olmcat add). The catalog verbs of migration are Convert (a catalog
-// directory in another layout or format), Validate and BundleLoad (a
-// bundle ConfigMap as its olm.bundle blob).
+// (olmcat add). Beside them are Convert (a catalog directory in another
+// layout or format), Validate, BundleLoad (a bundle ConfigMap as its
+// olm.bundle blob) and BundleUnpack (a bundle image unpacked on a
+// cluster by OLM's Job).
 //
 // The verbs that read catalogs as opm's render family does are Render
 // (catalogs and bundles as one blob stream, with Legacy telling what a
