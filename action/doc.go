@@ -22,6 +22,9 @@
 // render-template and convert-template), Graph (olmcat graph) and
 // RenderGraph (opm alpha render-graph).
 //
+// The serving verbs are Parity (two catalogs compared call by call over
+// the registry API).
+//
 // Conventions every action follows:
 //
 //   - One struct per verb, named for it. Its exported fields are the

@@ -73,6 +73,19 @@ var actionHints = map[string]func(msg string) string{
 	"RegistryEdit.Database": func(m string) string { return "--database " + m },
 
 	"Render.ImageRefTemplate": func(m string) string { return "--alpha-image-ref-template: " + m },
+
+	"Parity.LeftKind":  kindFlag("left"),
+	"Parity.RightKind": kindFlag("right"),
+}
+
+// kindFlag words the errors of a side's kind (action.Parity.Check) with
+// its flag, --<side>-kind.
+func kindFlag(side string) func(msg string) string {
+	flag := "--" + side + "-kind"
+	return func(m string) string {
+		m = strings.Replace(m, side+" kind ", flag+" ", 1)
+		return strings.Replace(m, action.NameKind, "pass "+flag+" sqlite or "+flag+" declcfg", 1)
+	}
 }
 
 // actionError is err, an action's error, as the command returns it: with
