@@ -20,7 +20,8 @@
 // (catalogs and bundles as one blob stream, with Legacy telling what a
 // sqlite input was), RenderTemplate and ConvertTemplate (opm alpha
 // render-template and convert-template), Graph (olmcat graph) and
-// RenderGraph (opm alpha render-graph).
+// RenderGraph (opm alpha render-graph); Init (opm init's olm.package
+// blob) and GenerateDockerfile (opm generate dockerfile) start one.
 //
 // The serving verbs are Parity (two catalogs compared call by call over
 // the registry API).

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/internal/pathcheck"
 )
 
 func newGenerateCmd() *cobra.Command {
@@ -62,14 +62,8 @@ daemon, no opm image needed).`,
 				}
 				o.ExtraLabels[k] = v // a repeated key: the last wins
 			}
-			if _, err := image.WriteDockerfile(args[0], o); errors.Is(err, pathcheck.ErrExists) {
-				// A usage error like every existing output, but with no
-				// --force hint: an existing Dockerfile is never replaced.
-				return usageError(errors.New(err.Error() + " (remove it first)"))
-			} else if err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			return nil
+			_, err := action.GenerateDockerfile{Dir: args[0], Options: o}.Run(cmd.Context())
+			return actionError(err, "generate")
 		},
 	}
 	f := cmd.Flags()

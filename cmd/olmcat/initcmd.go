@@ -3,31 +3,16 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/action"
 )
-
-// initBlob is the olm.package blob opm init prints: defaultChannel is
-// always present (opm writes "" when unset), icon and description only
-// when given.
-type initBlob struct {
-	Schema         string        `json:"schema"`
-	Name           string        `json:"name"`
-	DefaultChannel string        `json:"defaultChannel"`
-	Icon           *declcfg.Icon `json:"icon,omitempty"`
-	Description    string        `json:"description,omitempty"`
-}
 
 // newInitCmd is opm init: an olm.package blob on stdout.
 func newInitCmd() *cobra.Command {
@@ -44,22 +29,12 @@ and description (a file read verbatim, e.g. the operator's README.md).`,
 			if output != "json" && output != "yaml" {
 				return usageError(fmt.Errorf("invalid --output value %q, expected (json|yaml)", output))
 			}
-			blob := initBlob{Schema: declcfg.SchemaPackage, Name: args[0], DefaultChannel: channel}
-			if iconFile != "" {
-				icon, err := readIcon(iconFile)
-				if err != nil {
-					return &exitError{code: exitInvalid, err: err}
-				}
-				blob.Icon = icon
+			res, err := action.Init{Package: args[0], DefaultChannel: channel, IconFile: iconFile,
+				DescriptionFile: descFile}.Run(cmd.Context())
+			if err != nil {
+				return actionError(err, "init")
 			}
-			if descFile != "" {
-				data, err := os.ReadFile(descFile)
-				if err != nil {
-					return &exitError{code: exitInvalid, err: fmt.Errorf("open description file: %w", err)}
-				}
-				blob.Description = string(data)
-			}
-			return writeInitBlob(cmd.OutOrStdout(), blob, output)
+			return writeInitBlob(cmd.OutOrStdout(), res.Blob, output)
 		},
 	}
 	fl := cmd.Flags()
@@ -70,38 +45,9 @@ and description (a file read verbatim, e.g. the operator's README.md).`,
 	return cmd
 }
 
-// readIcon reads an icon file and detects its media type from its
-// content; anything but an image is refused as opm refuses it.
-func readIcon(path string) (*declcfg.Icon, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("open icon file: %w", err)
-	}
-	mt := http.DetectContentType(data)
-	switch {
-	case strings.HasPrefix(mt, "image/"):
-	case isSVG(data):
-		mt = "image/svg+xml"
-	default:
-		if strings.HasPrefix(mt, "text/plain") || mt == "application/octet-stream" {
-			mt = "" // no known type, as opm reports it
-		}
-		return nil, fmt.Errorf("icon %s: detected invalid type %q: not an image", path, mt)
-	}
-	return &declcfg.Icon{Data: data, MediaType: mt}, nil
-}
-
-// isSVG reports whether data is an SVG document (an <svg> root after an
-// optional XML declaration, comments and a doctype).
-func isSVG(data []byte) bool {
-	head := data[:min(len(data), 4096)]
-	i := bytes.Index(head, []byte("<svg"))
-	return i >= 0 && !bytes.Contains(head[:i], []byte("<html"))
-}
-
 // writeInitBlob writes blob as opm does: JSON indented by four spaces
 // without HTML escaping, or a YAML document with sorted keys.
-func writeInitBlob(w io.Writer, blob initBlob, output string) error {
+func writeInitBlob(w io.Writer, blob action.PackageBlob, output string) error {
 	if output == "yaml" {
 		data, err := yaml.Marshal(blob)
 		if err != nil {
