@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -13,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -80,6 +85,29 @@ func buildCatalogImage(t *testing.T, reg *imagetest.Registry, flags []string, di
 	stdout, stderr, code := runCLI(t, append(args, flags...)...)
 	require.Equal(t, 0, code, stderr)
 	return strings.TrimSpace(stdout)
+}
+
+// layerSizes tells the compressed and uncompressed size of each layer of
+// the image ref in the loopback registry, for the run's log.
+func layerSizes(t *testing.T, ref string) string {
+	t.Helper()
+	r, err := name.ParseReference(ref, name.Insecure)
+	require.NoError(t, err)
+	img, err := remote.Image(r)
+	require.NoError(t, err)
+	layers, err := img.Layers()
+	require.NoError(t, err)
+	var out []string
+	for _, l := range layers {
+		size, err := l.Size()
+		require.NoError(t, err)
+		rc, err := l.Uncompressed()
+		require.NoError(t, err)
+		n, err := io.Copy(io.Discard, rc)
+		require.NoError(t, errors.Join(err, rc.Close()))
+		out = append(out, fmt.Sprintf("%.1f/%.1f MB", float64(size)/1e6, float64(n)/1e6))
+	}
+	return "layers compressed/uncompressed: " + strings.Join(out, ", ")
 }
 
 // initBudget bounds how long a catalog pod's init containers (copying the
@@ -312,7 +340,7 @@ func TestPodGenerated(t *testing.T) {
 	for _, build := range builds {
 		start = time.Now()
 		refs[build.name] = buildCatalogImage(t, reg, slices.Concat(flags, build.flags), dir, "generated-"+build.name)
-		t.Logf("olmcat build (%s) in %s", build.name, time.Since(start))
+		t.Logf("olmcat build (%s) in %s; %s", build.name, time.Since(start), layerSizes(t, refs[build.name]))
 	}
 	ref := refs["self-serving"]
 	// Two waves, so that the real opm building its cache at start (no
