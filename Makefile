@@ -67,7 +67,7 @@ test: lint browser xmllint runc cluster-bins health-probe-bin opm-bin build-imag
 # instead of skipping them. The image build test
 # uses the binaries of build-images.
 test-all:
-	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 OLMCAT_REQUIRE_RUNC=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) OLMCAT_TEST_OPM=$(OPM) $(GO) test -count=1 -timeout 30m $(PKGS)
+	OLMCAT_REQUIRE_BROWSER=1 OLMCAT_REQUIRE_XMLLINT=1 OLMCAT_REQUIRE_RUNC=1 $(CLUSTER_ENV) TEST_ASSETS_REQUIRED=1 OLMCAT_TEST_IMAGE_BINARIES=$(CURDIR)/bin OLMCAT_TEST_GRPC_HEALTH_PROBE=$(HEALTH_PROBE) OLMCAT_TEST_OPM=$(OPM) $(GO) test -count=1 -timeout 45m $(PKGS)
 
 # The fast tests: -short skips the cluster tests and the image build test.
 test-unit:
