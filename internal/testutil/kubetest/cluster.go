@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -228,9 +230,10 @@ func startProcess(logPath, bin string, args ...string) (*process, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	// A process group of its own, so stopping it never touches the test binary.
+	// A process group of its own, so stopping it never touches the test
+	// binary; killed if the test binary dies.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	if err := startPinned(cmd); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
@@ -240,6 +243,31 @@ func startProcess(logPath, bin string, args ...string) (*process, error) {
 		logFile.Close()
 	}()
 	return p, nil
+}
+
+// pinnedThread runs the functions sent to it on one OS thread that
+// never exits.
+var pinnedThread = sync.OnceValue(func() chan<- func() {
+	ch := make(chan func())
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread lives as long as the process
+		for f := range ch {
+			f()
+		}
+	}()
+	return ch
+})
+
+// startPinned starts cmd from the pinned thread. Linux sends Pdeathsig
+// when the thread that forked the child exits, not the process
+// (golang/go#27505), and the pod harness ends OS threads on purpose (a
+// goroutine locked into a network namespace exits with its thread): when
+// a thread that had forked the API server was reused that way, the
+// server was killed in the middle of the run.
+func startPinned(cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
+	pinnedThread() <- func() { errc <- cmd.Start() }
+	return <-errc
 }
 
 func (p *process) stop() {
