@@ -13,8 +13,9 @@
 // DeprecateTruncate), IndexExport (the appregistry layout) and Add
 // (olmcat add). Beside them are Convert (a catalog directory in another
 // layout or format), Validate, BundleLoad (a bundle ConfigMap as its
-// olm.bundle blob) and BundleUnpack (a bundle image unpacked on a
-// cluster by OLM's Job).
+// olm.bundle blob), BundleUnpack (a bundle image unpacked on a cluster
+// by OLM's Job), Build (a catalog image), BuildToolImage (olmcat's own
+// image) and BundleBuild (a bundle image).
 //
 // The verbs that read catalogs as opm's render family does are Render
 // (catalogs and bundles as one blob stream, with Legacy telling what a

@@ -71,6 +71,9 @@ var actionHints = map[string]func(msg string) string{
 	"Generate.Dockerfile":   func(m string) string { return "--out-dockerfile: " + m },
 	"RegistryEdit.Output":   func(m string) string { return m + " (pass --output DIR)" },
 	"RegistryEdit.Database": func(m string) string { return "--database " + m },
+	"Build.Force":           func(m string) string { return m + " (--force replaces it)" },
+	"Build.Ref":             func(m string) string { return m + " (write an OCI layout with --push=false --oci-layout DIR)" },
+	"BundleBuild.Force":     func(m string) string { return m + " (--force replaces it)" },
 
 	"Render.ImageRefTemplate": func(m string) string { return "--alpha-image-ref-template: " + m },
 

@@ -76,18 +76,25 @@ func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string
 		OutputDir: f.outputDir, BaseImage: f.baseImage, Overwrite: overwrite,
 		Swept: f.swept,
 	})
+	if err != nil {
+		return "", "", generateError(err)
+	}
+	return g.ManifestsDir, g.MetadataDir, nil
+}
+
+// generateError is the error of bundle.Generate as the command returns
+// it: missing names and a kept annotations.yaml name the flags that
+// resolve them.
+func generateError(err error) error {
 	var missing *bundle.MissingNamesError
 	var mismatch *bundle.AnnotationsMismatchError
 	switch {
 	case errors.As(err, &missing):
-		return "", "", usageError(fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", missing.Dir))
+		return usageError(fmt.Errorf("please manually input channels and packageName (--package and --channels) for directory %s", missing.Dir))
 	case errors.As(err, &mismatch):
 		err = fmt.Errorf("%s (kept: --overwrite replaces it): [%s]", mismatch.File, strings.Join(mismatch.Problems, ", "))
-		return "", "", &exitError{code: exitInvalid, err: err}
-	case err != nil:
-		return "", "", &exitError{code: exitInvalid, err: err}
 	}
-	return g.ManifestsDir, g.MetadataDir, nil
+	return &exitError{code: exitInvalid, err: err}
 }
 
 // sweptPrinter prints on stderr each temporary directory of a killed

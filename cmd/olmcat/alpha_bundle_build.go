@@ -5,15 +5,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/bundle"
-	"github.com/operator-catalog/olmcat/bundle/bundleimage"
-	"github.com/operator-catalog/olmcat/image"
 )
 
 // bundleBuildFlags are opm alpha bundle build's flags and olmcat's
@@ -71,51 +67,24 @@ func (f *bundleBuildFlags) run(cmd *cobra.Command) error {
 	if b := *f.builder; b != "docker" && b != "podman" && b != "buildah" && b != "none" {
 		return usageError(fmt.Errorf("--image-builder: %s is not supported image builder", b))
 	}
-	regOpts, err := f.img.options()
-	if err != nil {
+	// Checked before the notes: bad image flags are refused first.
+	if _, err := f.img.options(); err != nil {
 		return usageError(err)
 	}
 	noteDaemonTools(cmd.Flags(), cmd.ErrOrStderr())
-	if f.ociLayout != "" {
-		lock, err := f.waitLock.lock(cmd, f.ociLayout, f.dir)
-		if err != nil {
-			return err
-		}
-		defer lock.Release()
-	}
-	f.swept = sweptPrinter(cmd.ErrOrStderr())
-	manifestsDir, metadataDir, err := f.write(f.overwrite)
-	if err != nil {
-		return err
-	}
-	meta, err := bundle.ReadMetadata(os.DirFS(filepath.Dir(metadataDir)))
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	opts := []image.BuildOption{image.WithBuildNotes(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) })}
-	if f.baseImage != "" && f.baseImage != "scratch" {
-		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
-	}
-	built, err := bundleimage.Build(cmd.Context(), manifestsDir, metadataDir, meta.Annotations, opts...)
-	if err != nil {
-		return &exitError{code: exitInvalid, err: imageError(err)}
-	}
-	defer built.Close()
-	digest, err := built.Image.Digest()
-	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
-	}
-	where := f.tag
-	if f.ociLayout != "" {
-		where = "oci:" + f.ociLayout
-		err = layoutError(image.WriteImageLayout(f.ociLayout, strings.TrimPrefix(f.tag, image.ImagePrefix), built.Image, f.force, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }))
-	} else {
-		err = image.PushImage(cmd.Context(), f.tag, built.Image, regOpts...)
+	gen := bundle.GenerateOptions{Dir: f.dir, Package: f.pkg, Channels: f.channels, DefaultChannel: f.defaultChannel,
+		OutputDir: f.outputDir, BaseImage: f.baseImage, Overwrite: f.overwrite}
+	res, err := action.BundleBuild{Env: actionEnv(cmd, f.img, f.waitLock), Generate: gen, Tag: f.tag, OCILayout: f.ociLayout,
+		Force: f.force}.Run(cmd.Context())
+	var missing *bundle.MissingNamesError
+	var mismatch *bundle.AnnotationsMismatchError
+	if errors.As(err, &missing) || errors.As(err, &mismatch) {
+		return generateError(err)
 	}
 	if err != nil {
-		return &exitError{code: exitInvalid, err: imageError(err)}
+		return actionError(imageError(err), "alpha bundle build")
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "built bundle %s from %s and %s\n", where, manifestsDir, metadataDir)
-	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", where, digest)
+	fmt.Fprintf(cmd.ErrOrStderr(), "built bundle %s from %s and %s\n", res.Where, res.ManifestsDir, res.MetadataDir)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", res.Where, res.Digest)
 	return nil
 }

@@ -14,12 +14,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/declcfg/model"
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/image"
-	"github.com/operator-catalog/olmcat/internal/pathcheck"
-	"github.com/operator-catalog/olmcat/internal/writelock"
-	"github.com/operator-catalog/olmcat/registry/declcfgquery"
 )
 
 // buildFlags are the flags of olmcat build.
@@ -82,147 +78,62 @@ validate.`,
 	return cmd
 }
 
-// buildOptions turns the flags into build options.
-func (f *buildFlags) buildOptions() ([]image.BuildOption, error) {
-	platforms, err := image.ParsePlatforms(f.platforms)
-	if err != nil {
-		return nil, fmt.Errorf("--platform: %w", err)
-	}
-	opts := []image.BuildOption{image.WithPlatforms(platforms...)}
-	if !f.noServeCache {
-		opts = append(opts, image.WithServeCache(declcfgquery.PrebuildCache))
+// action is the build the flags ask for: the platforms, the binaries
+// (the running one standing for the host platform), the time of
+// SOURCE_DATE_EPOCH, and an OCI layout only with --push=false.
+func (f *buildFlags) action(dir, ref string) (action.Build, error) {
+	b := action.Build{Dir: dir, Ref: ref, BaseImage: f.baseImage, NoServeCache: f.noServeCache, OCILayout: f.ociLayout, Force: f.force}
+	var err error
+	if b.Platforms, err = image.ParsePlatforms(f.platforms); err != nil {
+		return b, fmt.Errorf("--platform: %w", err)
 	}
 	if exe, err := os.Executable(); err == nil && runtime.GOOS == "linux" {
-		opts = append(opts, image.WithBinary(v1.Platform{OS: "linux", Architecture: runtime.GOARCH}, exe))
+		b.Binaries = append(b.Binaries, action.Binary{Platform: v1.Platform{OS: "linux", Architecture: runtime.GOARCH}, File: exe})
 	}
-	for _, b := range f.binaries {
-		p, file, ok := strings.Cut(b, "=")
+	for _, bin := range f.binaries {
+		p, file, ok := strings.Cut(bin, "=")
 		if !ok || file == "" {
-			return nil, fmt.Errorf("--binary %q: want os/arch=FILE", b)
+			return b, fmt.Errorf("--binary %q: want os/arch=FILE", bin)
 		}
 		pl, err := image.ParsePlatform(p)
 		if err != nil {
-			return nil, fmt.Errorf("--binary: %w", err)
+			return b, fmt.Errorf("--binary: %w", err)
 		}
-		opts = append(opts, image.WithBinary(pl, file))
+		b.Binaries = append(b.Binaries, action.Binary{Platform: pl, File: file})
 	}
 	if v := os.Getenv("SOURCE_DATE_EPOCH"); v != "" {
 		sec, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since the epoch", v)
+			return b, fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since the epoch", v)
 		}
-		opts = append(opts, image.WithCreated(time.Unix(sec, 0)))
+		b.Created = time.Unix(sec, 0)
 	}
-	if !f.push && f.ociLayout == "" {
-		return nil, errors.New("--push=false needs --oci-layout DIR")
+	switch {
+	case !f.push && f.ociLayout == "":
+		return b, errors.New("--push=false needs --oci-layout DIR")
+	case f.push && f.ociLayout != "":
+		return b, errors.New("--oci-layout writes a layout instead of pushing: add --push=false")
+	case f.force && f.ociLayout == "":
+		return b, errors.New("--force only applies to --oci-layout")
 	}
-	if f.push && f.ociLayout != "" {
-		return nil, errors.New("--oci-layout writes a layout instead of pushing: add --push=false")
-	}
-	if f.force && f.ociLayout == "" {
-		return nil, errors.New("--force only applies to --oci-layout")
-	}
-	return opts, nil
+	return b, nil
 }
 
 func runBuild(cmd *cobra.Command, dir, ref string, f *buildFlags) error {
-	opts, regOpts, lock, err := f.prepare(cmd, ref, dir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	if f.baseImage != "" {
-		opts = append(opts, image.WithBaseImage(f.baseImage, regOpts...))
-	}
-	cfg, err := declcfg.LoadDir(cmd.Context(), dir)
-	if err == nil {
-		_, err = model.FromDeclcfg(cfg)
-	}
-	if err != nil {
-		return &exitError{code: exitInvalid, err: fmt.Errorf("build: %s is not a valid catalog: %w", dir, err)}
-	}
-	opts = append(opts, image.WithBuildNotes(func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }))
-	built, err := image.Build(cmd.Context(), dir, opts...)
-	if err != nil {
-		return &exitError{code: exitInvalid, err: imageError(err)}
-	}
-	defer built.Close()
-	cache := "with a pre-built serve cache"
-	if !built.ServeCache {
-		cache = "without a serve cache"
-	}
-	return f.publish(cmd, ref, built.Index, fmt.Sprintf("built %s from %s (%s, %s)", ref, dir, f.platforms, cache), regOpts)
-}
-
-// prepare checks the flags and the target ref before anything is built:
-// the build options, the registry options of pulls and the push, and
-// with --oci-layout the layout's write lock (the caller releases it once
-// the layout is written), never into an input (inputs, the binaries).
-func (f *buildFlags) prepare(cmd *cobra.Command, ref string, inputs ...string) ([]image.BuildOption, []image.Option, *writelock.Lock, error) {
-	opts, err := f.buildOptions()
-	if err != nil {
-		return nil, nil, nil, usageError(err)
-	}
-	var lock *writelock.Lock
-	if f.ociLayout != "" {
-		for _, b := range f.binaries {
-			if _, file, ok := strings.Cut(b, "="); ok {
-				inputs = append(inputs, file)
-			}
-		}
-		if err := pathcheck.Separate("OCI layout directory", f.ociLayout, inputs...); err != nil {
-			return nil, nil, nil, err
-		}
-		if lock, err = f.waitLock.lock(cmd, f.ociLayout, inputs...); err != nil {
-			return nil, nil, nil, err
-		}
-		if _, err := image.CheckLayoutDir(f.ociLayout, f.force); err != nil {
-			lock.Release()
-			return nil, nil, nil, layoutError(err)
-		}
-	}
-	regOpts, err := f.registry.options()
-	if err == nil {
-		_, err = image.ParseTarget(ref)
-		if err != nil {
-			err = fmt.Errorf("%w (write an OCI layout with --push=false --oci-layout DIR)", err)
-		}
-	}
-	if err != nil {
-		lock.Release()
-		return nil, nil, nil, usageError(err)
-	}
-	return opts, regOpts, lock, nil
-}
-
-// publish pushes idx to ref (or writes it to the --oci-layout), then says
-// done on stderr and prints ref's repository@digest on stdout.
-func (f *buildFlags) publish(cmd *cobra.Command, ref string, idx v1.ImageIndex, done string, regOpts []image.Option) error {
-	target, err := image.ParseTarget(ref)
+	b, err := f.action(dir, ref)
 	if err != nil {
 		return usageError(err)
 	}
-	digest, err := idx.Digest()
+	b.Env = actionEnv(cmd, f.registry, f.waitLock)
+	res, err := b.Run(cmd.Context())
 	if err != nil {
-		return &exitError{code: exitInvalid, err: err}
+		return actionError(imageError(err), "build")
 	}
-	if f.push {
-		err = image.Push(cmd.Context(), ref, idx, regOpts...)
-	} else {
-		err = layoutError(image.WriteLayout(f.ociLayout, strings.TrimPrefix(ref, image.ImagePrefix), idx, f.force, func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }))
+	cache := "with a pre-built serve cache"
+	if !res.ServeCache {
+		cache = "without a serve cache"
 	}
-	if err != nil {
-		return &exitError{code: exitInvalid, err: imageError(err)}
-	}
-	fmt.Fprintln(cmd.ErrOrStderr(), done)
-	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", target.Context().Name(), digest)
+	fmt.Fprintf(cmd.ErrOrStderr(), "built %s from %s (%s, %s)\n", ref, dir, f.platforms, cache)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", res.Name, res.Digest)
 	return nil
-}
-
-// layoutError names --force for an existing layout.
-func layoutError(err error) error {
-	if errors.Is(err, image.ErrLayoutExists) {
-		return usageError(fmt.Errorf("%w (--force replaces it)", err))
-	}
-	return err
 }

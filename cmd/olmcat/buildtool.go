@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/spf13/cobra"
-
-	"github.com/operator-catalog/olmcat/image"
 )
 
 func newBuildToolImageCmd(img *imageFlags) *cobra.Command {
@@ -37,17 +36,18 @@ binaries give the same digest.`,
   olmcat build-tool-image olmcat:dev --push=false --oci-layout bin/olmcat-image --binary linux/amd64=bin/olmcat-linux-amd64`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, regOpts, lock, err := f.prepare(cmd, args[0])
+			b, err := f.action("", args[0])
 			if err != nil {
-				return err
+				return usageError(err)
 			}
-			defer lock.Release()
-			built, err := image.BuildTool(opts...)
+			b.Env = actionEnv(cmd, f.registry, f.waitLock)
+			res, err := action.BuildToolImage{Build: b}.Run(cmd.Context())
 			if err != nil {
-				return &exitError{code: exitInvalid, err: imageError(err)}
+				return actionError(imageError(err), "build-tool-image")
 			}
-			defer built.Close()
-			return f.publish(cmd, args[0], built.Index, fmt.Sprintf("built %s (%s)", args[0], f.platforms), regOpts)
+			fmt.Fprintf(cmd.ErrOrStderr(), "built %s (%s)\n", args[0], f.platforms)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s@%s\n", res.Name, res.Digest)
+			return nil
 		},
 	}
 	fl := cmd.Flags()
