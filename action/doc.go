@@ -20,7 +20,8 @@
 // The verbs that read catalogs as opm's render family does are Render
 // (catalogs and bundles as one blob stream, with Legacy telling what a
 // sqlite input was), RenderTemplate and ConvertTemplate (opm alpha
-// render-template and convert-template), Graph (olmcat graph) and
+// render-template and convert-template), VerifyTemplates (templates a
+// migration wrote, rendered back and compared), Graph (olmcat graph) and
 // RenderGraph (opm alpha render-graph); Init (opm init's olm.package
 // blob) and GenerateDockerfile (opm generate dockerfile) start one.
 //

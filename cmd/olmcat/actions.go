@@ -14,7 +14,6 @@ import (
 	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
-	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
 // How the CLI runs the library's actions (package action): actionEnv is
@@ -144,10 +143,3 @@ type wordedError struct {
 
 func (e *wordedError) Error() string { return e.msg }
 func (e *wordedError) Unwrap() error { return e.err }
-
-// scratchDir is a marked temporary directory prefix* (tempdir.Scratch)
-// for a workflow not yet in package action; what killed runs left is
-// removed and told on stderr.
-func scratchDir(stderr io.Writer, prefix string) (*tempdir.Dir, error) {
-	return tempdir.Scratch(prefix, func(dir string) { fmt.Fprintln(stderr, action.AbandonedNote(dir)) })
-}
