@@ -15,7 +15,8 @@
 // layout or format), Validate, BundleLoad (a bundle ConfigMap as its
 // olm.bundle blob), BundleUnpack (a bundle image unpacked on a cluster
 // by OLM's Job), Build (a catalog image), BuildToolImage (olmcat's own
-// image) and BundleBuild (a bundle image).
+// image), BundleBuild (a bundle image) and List (opm alpha list's
+// model of an index).
 //
 // The verbs that read catalogs as opm's render family does are Render
 // (catalogs and bundles as one blob stream, with Legacy telling what a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg/model"
-	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
@@ -27,25 +27,21 @@ alpha list prints.`,
 	}
 }
 
-// listCmd holds the flags every alpha list subcommand shares.
-type listCmd struct {
-	img    *imageFlags
-	noWarn bool
-}
-
 // listCommand builds one alpha list subcommand writing its table with
 // write.
 func listCommand(img *imageFlags, use, short string, args cobra.PositionalArgs, write func(io.Writer, *model.Model, string) error) *cobra.Command {
-	lc := &listCmd{img: img}
+	var noWarn bool
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := lc.load(cmd, args[0])
+			res, err := action.List{Env: actionEnv(cmd, img, nil), Legacy: legacyHooks(cmd.ErrOrStderr(), "render", "", !noWarn),
+				Index: args[0]}.Run(cmd.Context())
 			if err != nil {
-				return err
+				return actionError(err, "list")
 			}
+			m := res.Model
 			pkg := ""
 			if len(args) > 1 {
 				pkg = args[1]
@@ -60,36 +56,9 @@ func listCommand(img *imageFlags, use, short string, args cobra.PositionalArgs, 
 			return tw.Flush()
 		},
 	}
-	c.Flags().BoolVar(&lc.noWarn, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
+	c.Flags().BoolVar(&noWarn, "no-deprecation-warning", false, "do not print the sqlite deprecation warning")
 	takesImages(c, imageSourceFlags)
 	return c
-}
-
-// load reads ref (a catalog directory or file, a sqlite index or an image
-// of either) into the validated model opm lists from.
-func (lc *listCmd) load(cmd *cobra.Command, ref string) (*model.Model, error) {
-	ctx := cmd.Context()
-	in, err := lc.img.resolve(ctx, ref, input.Either, "list", cmd.ErrOrStderr(), input.PreferSQLite())
-	if err != nil {
-		return nil, inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)} })
-	}
-	defer in.Close()
-	rin := renderInput{Input: in, name: ref}
-	if in.Kind == input.KindBundle {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("cannot list non-index %q", ref)}
-	}
-	cfg, err := loadRenderInput(ctx, rin, cmd.ErrOrStderr(), lc.noWarn)
-	if err != nil {
-		return nil, &exitError{code: exitInvalid, err: err}
-	}
-	if err := cfg.ResolveBundleObjects(); err != nil {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
-	}
-	m, err := model.FromDeclcfg(cfg)
-	if err != nil {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("list %s: %w", ref, err)}
-	}
-	return m, nil
 }
 
 func writePackages(w io.Writer, m *model.Model, _ string) error {

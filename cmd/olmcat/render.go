@@ -119,20 +119,6 @@ func legacyHooks(stderr io.Writer, verb, imgArgs string, warn bool) action.Legac
 	return l
 }
 
-// renderInput is a resolved argument of a command loading it as render
-// does (loadRenderInput), name as given.
-type renderInput struct {
-	*input.Input
-	name string
-}
-
-// loadRenderInput loads one resolved argument as render does
-// (action.Render.Load), telling on stderr what it finds.
-func loadRenderInput(ctx context.Context, in renderInput, stderr io.Writer, noDeprecationWarning bool) (*declcfg.DeclarativeConfig, error) {
-	r := action.Render{Env: action.Env{Log: lineWriter(stderr)}, Legacy: legacyHooks(stderr, "render", "", !noDeprecationWarning)}
-	return r.Load(ctx, in.name, in.Input)
-}
-
 // refuseBundleError is the error of a command (verb) that needs a
 // catalog when given the bundle be names: refuseBundle for an image, and
 // alike for a bundle directory.
