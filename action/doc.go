@@ -27,7 +27,8 @@
 // blob) and GenerateDockerfile (opm generate dockerfile) start one.
 //
 // The serving verbs are Parity (two catalogs compared call by call over
-// the registry API).
+// the registry API) and Serve, in package action/serve so that the slim
+// build runs it without linking this package's sqlite reader.
 //
 // Conventions every action follows:
 //

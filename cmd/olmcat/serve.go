@@ -5,16 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action/serve"
 	"github.com/operator-catalog/olmcat/input"
-	"github.com/operator-catalog/olmcat/internal/pathcheck"
-	"github.com/operator-catalog/olmcat/internal/runtimetune"
-	"github.com/operator-catalog/olmcat/registry"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 func newServeCmd(img *imageFlags) *cobra.Command {
@@ -90,60 +85,30 @@ type serveFlags struct {
 
 // runServe serves the catalog at path until the command's context ends.
 func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
-	logger, enforce, err := f.check(cmd, path)
+	logger, enforce, err := f.check(cmd)
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	hold := f.opm.holdOnLoadError()
-	var load func(context.Context) (registry.Querier, error)
-	var opts []registry.Option
-	in, err := f.openInput(cmd, path)
-	switch {
-	case err != nil && !hold:
-		return err
-	case err != nil:
-		// Served as NOT_SERVING with the reason, like a failed load.
-		openErr := err
-		load = func(context.Context) (registry.Querier, error) { return nil, openErr }
-	default:
-		defer in.Close()
-		if in.Kind == input.KindDeclcfg {
-			runtimetune.Enter(ctx, runtimetune.ServeDeclcfg)
-		}
-		load = f.loader(in, enforce, logger)
-		if f.opm.cacheOnly {
-			return cacheOnly(ctx, load, logger, path)
-		}
-		opts = f.server.options(in, f.cacheDir)
+	stderr := cmd.ErrOrStderr()
+	s := serve.Serve{Catalog: path, Port: f.port, CacheDir: f.cacheDir, CacheIntegrity: enforce, CacheOnly: f.opm.cacheOnly,
+		HoldOnLoadError: f.opm.holdOnLoadError(), WatchInterval: f.server.watchInterval, Reload: f.server.reload,
+		Limits: f.server.limits, Logger: logger}
+	s.Limits.SendBuffer = int64(f.server.sendBufferMB) << 20
+	s.Open = func(ctx context.Context, ref string) (*input.Input, error) {
+		in, err := f.imgFlags.resolve(ctx, ref, input.Catalog, "serve", stderr)
+		return in, inputError(err, func(err error) error { return fmt.Errorf("open catalog: %w", err) })
 	}
-	if hold {
-		opts = append(opts, registry.WithHoldOnLoadError())
+	s.OnSQLite = func(ctx context.Context, in *input.Input) error {
+		return serveSQLite(ctx, stderr, path, in.Path, imageFlagArgs(cmd.Flags()), f.noWarning)
 	}
-	profiler, err := f.opm.startPprof(ctx, logger)
-	if err != nil {
-		return err
-	}
-	defer profiler.stop()
-
-	// The port is bound before the catalog is loaded: a busy port
-	// fails at once, and health reports NOT_SERVING while loading.
-	lis, err := net.Listen("tcp", net.JoinHostPort("", strconv.Itoa(f.port)))
-	if err != nil {
-		return fmt.Errorf("listen on port %d: %w", f.port, err)
-	}
-	addr := lis.Addr().String()
-	logger.Info("listening on "+addr+"; loading the catalog (health NOT_SERVING until loaded)", "address", addr, "catalog", path)
-	ready := func(registry.Querier) {
-		profiler.ready()
-		logger.Info("serving on "+addr, "address", addr, "catalog", path, "kind", string(in.Kind))
-	}
-	return registry.ServeLoading(ctx, lis, load, ready, append(opts, registry.WithLogger(logger))...)
+	s.StartProfiler = func(ctx context.Context) (serve.Profiler, error) { return f.opm.startPprof(ctx, logger) }
+	_, err = s.Run(cmd.Context())
+	return err
 }
 
 // check validates serve's flags and returns its logger and whether the
 // cache's integrity is enforced.
-func (f *serveFlags) check(cmd *cobra.Command, path string) (*slog.Logger, bool, error) {
+func (f *serveFlags) check(cmd *cobra.Command) (*slog.Logger, bool, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return nil, false, usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
@@ -161,55 +126,5 @@ func (f *serveFlags) check(cmd *cobra.Command, path string) (*slog.Logger, bool,
 	if err != nil {
 		return nil, false, err
 	}
-	if f.cacheDir != "" {
-		// The cache is written there: never into the catalog.
-		if err := pathcheck.Separate("cache directory", f.cacheDir, path); err != nil {
-			return nil, false, err
-		}
-	}
 	return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level})), enforce, nil
-}
-
-// openInput resolves the catalog to serve (pulling an image, refusing a
-// bundle); a sqlite index gets the deprecation warning (the slim build
-// refuses it). The caller closes the input.
-func (f *serveFlags) openInput(cmd *cobra.Command, path string) (*input.Input, error) {
-	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
-	in, err := f.imgFlags.resolve(ctx, path, input.Catalog, "serve", stderr)
-	if err != nil {
-		return nil, inputError(err, func(err error) error { return fmt.Errorf("open catalog: %w", err) })
-	}
-	if in.Kind == input.KindSQLite {
-		if err := serveSQLite(ctx, stderr, path, in.Path, imageFlagArgs(cmd.Flags()), f.noWarning); err != nil {
-			in.Close()
-			return nil, err
-		}
-	}
-	return in, nil
-}
-
-// loader is the catalog load of a serve run: a declarative config with
-// the serve cache (opm's, which olmcat writes and reads in both of opm's
-// formats, and olmcat's snapshot beside it) and, when enforced, its
-// integrity check.
-func (f *serveFlags) loader(in *input.Input, enforce bool, logger *slog.Logger) func(context.Context) (registry.Querier, error) {
-	return func(ctx context.Context) (registry.Querier, error) {
-		opts := []source.Option{source.WithCacheDir(f.cacheDir), source.WithLogger(logger)}
-		if enforce {
-			opts = append(opts, source.WithCacheIntegrity())
-		}
-		return source.OpenInput(ctx, in, opts...)
-	}
-}
-
-// cacheOnly loads the catalog, which writes or checks the cache, and
-// stops: opm serve --cache-only, the step of opm's Dockerfile that
-// pre-populates an image's cache.
-func cacheOnly(ctx context.Context, load func(context.Context) (registry.Querier, error), logger *slog.Logger, path string) error {
-	q, err := load(ctx)
-	if err != nil {
-		return err
-	}
-	logger.Info("cache ready; not serving (--cache-only)", "catalog", path)
-	return q.Close()
 }

@@ -5,9 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/registry"
-	"github.com/operator-catalog/olmcat/registry/source"
 )
 
 // serverFlags are the flags of serve and registry serve that say how the
@@ -33,15 +31,4 @@ func (f *serveFlags) addServerFlags(fl *pflag.FlagSet) {
 	fl.DurationVar(&l.MinPingInterval, "keepalive-min-time", 10*time.Second, "disconnect clients that ping more often than this")
 	fl.IntVar(&s.sendBufferMB, "send-buffer-mb", 16, "MiB of large streamed messages (ListBundles with inline manifests) held for all clients at once; clients that do not read hold at most half (0: no limit)")
 	fl.DurationVar(&l.SendStall, "send-stall-timeout", 5*time.Second, "close the connection of a client that leaves a large message unread this long while others wait for the send buffer (0: never)")
-}
-
-// options are the registry options the flags give for the catalog in.
-func (s *serverFlags) options(in *input.Input, cacheDir string) []registry.Option {
-	l := s.limits
-	l.SendBuffer = int64(s.sendBufferMB) << 20
-	opts := []registry.Option{registry.WithLimits(l)}
-	if s.watchInterval > 0 {
-		opts = append(opts, registry.WithWatch(source.Fingerprint(in, cacheDir), s.watchInterval, s.reload))
-	}
-	return opts
 }
