@@ -3,19 +3,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"text/template"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/operator-catalog/olmcat/action"
-	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
-	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -102,30 +98,4 @@ func parseImageRefTemplate(text string) (*template.Template, error) {
 		return nil, fmt.Errorf("--alpha-image-ref-template: %w", err)
 	}
 	return t, nil
-}
-
-// legacyHooks tell on stderr what the actions of command verb find of
-// legacy sqlite indexes: the deprecation warning unless silenced (warn
-// false), suggesting commands with imgArgs (the image flags in use), and
-// the summary of each conversion, the remedies of its hints named.
-func legacyHooks(stderr io.Writer, verb, imgArgs string, warn bool) action.Legacy {
-	l := action.Legacy{Converted: func(ref string, rep *migrate.Report, err error) {
-		report.NameRemedies(rep, err)
-		report.WriteConversionSummary(stderr, verb, ref, rep)
-	}}
-	if warn {
-		l.Deprecated = func(ctx context.Context, ref, path string) { warnDeprecated(ctx, stderr, ref, path, imgArgs) }
-	}
-	return l
-}
-
-// refuseBundleError is the error of a command (verb) that needs a
-// catalog when given the bundle be names: refuseBundle for an image, and
-// alike for a bundle directory.
-func refuseBundleError(be *input.BundleError, verb string) error {
-	if be.Image {
-		return refuseBundle(be.Ref, verb)
-	}
-	return &exitError{code: exitInvalid, err: fmt.Errorf("%s %s: this is a bundle directory (manifests/ and metadata/), not a catalog; olmcat render %s prints its olm.bundle blob",
-		verb, be.Ref, be.Ref)}
 }
