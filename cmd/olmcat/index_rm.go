@@ -57,11 +57,7 @@ Deprecated: see the notice for the FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			names := packageList(operators)
-			steps := make([]string, 0, len(names))
-			for _, n := range names {
-				steps = append(steps, "rm -r catalog/"+shellQuote(n))
-			}
-			return c.run(cmd, action.RemovePackages{Packages: names, Permissive: permissive}, steps...)
+			return c.run(cmd, action.RemovePackages{Packages: names, Permissive: permissive}, removeSteps("catalog", names)...)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&operators, "operators", "o", nil, "comma separated list of operators to delete")

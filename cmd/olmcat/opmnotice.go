@@ -56,6 +56,16 @@ func quoteAll(refs []string) string {
 	return strings.Join(q, " ")
 }
 
+// removeSteps are the shell steps removing the folders of packages from
+// dir (what rm did).
+func removeSteps(dir string, packages []string) []string {
+	steps := make([]string, len(packages))
+	for i, p := range packages {
+		steps[i] = "rm -r " + dir + "/" + shellQuote(p)
+	}
+	return steps
+}
+
 // keepOnlyStep is a shell step removing every package folder of dir but
 // keep (what prune did).
 func keepOnlyStep(dir string, keep []string) string {

@@ -24,11 +24,7 @@ the FBC-native commands that do the same.`,
 		Args: noArgsRequiredFlags,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			names := packageList(packages)
-			var rms []string
-			for _, n := range names {
-				rms = append(rms, "rm -r catalog/"+shellQuote(n))
-			}
-			return c.run(cmd, action.RemovePackages{Packages: names, Permissive: permissive}, rms...)
+			return c.run(cmd, action.RemovePackages{Packages: names, Permissive: permissive}, removeSteps("catalog", names)...)
 		},
 	}
 	cmd.Flags().StringSliceVarP(&packages, "packages", "o", nil, "comma separated list of package names to be deleted")
