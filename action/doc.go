@@ -15,8 +15,9 @@
 // layout or format), Validate, BundleLoad (a bundle ConfigMap as its
 // olm.bundle blob), BundleUnpack (a bundle image unpacked on a cluster
 // by OLM's Job), Build (a catalog image), BuildToolImage (olmcat's own
-// image), BundleBuild (a bundle image) and List (opm alpha list's
-// model of an index).
+// image), BundleBuild (a bundle image), List (opm alpha list's model of
+// an index) and Migrate (a sqlite index, or a catalog image, as a
+// declarative config directory).
 //
 // The verbs that read catalogs as opm's render family does are Render
 // (catalogs and bundles as one blob stream, with Legacy telling what a

@@ -3,15 +3,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -54,18 +52,7 @@ kind of problem; see MIGRATION.md.`,
   olmcat migrate index.db catalog/ -o yaml --migrate-level bundle-object-to-csv-metadata
   olmcat migrate index.db catalog/ --keep-deprecated --report migrate-report.json`,
 		Args: exactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
-			if err != nil {
-				return usageError(err)
-			}
-			lock, err := f.waitLock.lock(cmd, args[1], args[0])
-			if err != nil {
-				return err
-			}
-			defer lock.Release()
-			return runMigrateArg(cmd, args[0], args[1], f, opts)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0], args[1], input.Either) },
 	}
 	fl := cmd.Flags()
 	f.image = img
@@ -110,73 +97,6 @@ func (f *migrateFlags) options() ([]migrate.Option, error) {
 		migrate.WithDropInvalidRelatedImages(f.dropInvalidRelatedImages),
 		migrate.WithDropInvalidBundles(f.dropInvalidBundles),
 	}, nil
-}
-
-// runMigrate migrates with a progress bar and prints the summary.
-// input names the database in messages (the image reference for an
-// image's database).
-func runMigrate(cmd *cobra.Command, input, dbPath, outDir string, f *migrateFlags, opts []migrate.Option) error {
-	stderr := cmd.ErrOrStderr()
-	runtimetune.Enter(cmd.Context(), migrateBudget(f))
-	var jsonFile, page *reportFile
-	defer func() { jsonFile.discard(); page.discard() }()
-	var err error
-	if f.report != "" {
-		if jsonFile, err = openReportFile(f.report, outDir, f.force, input, dbPath); err != nil {
-			return usageError(err)
-		}
-	}
-	if f.reportHTML != "" {
-		if page, err = openReportFile(f.reportHTML, outDir, f.force, input, dbPath); err != nil {
-			return usageError(err)
-		}
-	}
-	// No deprecation warning: it would tell the user to run this very
-	// command.
-	var bar *progress
-	opts = append(opts, migrate.WithProgress(func(done, total int) {
-		if bar == nil {
-			bar = newProgress(stderr, total, "migrating packages", false)
-		}
-		bar.Add(1)
-	}))
-	migrateFn := migrate.Migrate
-	if f.toTemplate != "" {
-		if migrateFn, err = f.templateMigrate(stderr, dbPath); err != nil {
-			return err
-		}
-	} else if f.verify {
-		opts = append(opts, migrate.WithBeforeCommit(verifyParity(stderr, dbPath)))
-	}
-	var graphs *report.MigrationGraphs
-	if f.reportHTML != "" {
-		graphs = report.NewMigrationGraphs()
-		opts = append(opts, migrate.WithPackageGraphs(graphs.Add))
-	}
-	rep, err := migrateFn(cmd.Context(), dbPath, outDir, opts...)
-	report.NameRemedies(rep, err)
-	if bar != nil {
-		bar.Done()
-	}
-	if rep != nil {
-		rep.Input = input
-		// The summary says whether the output was written.
-		report.WriteMigrationSummary(stderr, rep, err == nil)
-		if err != nil {
-			err = partialWrite{err}
-		}
-		if jsonFile != nil {
-			if werr := jsonFile.writeJSON(rep); werr != nil {
-				return partialWrite{errors.Join(err, werr)}
-			}
-		}
-		if page != nil {
-			if werr := page.write(func(w io.Writer) error { return report.WriteMigration(w, rep, graphs) }); werr != nil {
-				return partialWrite{errors.Join(err, werr)}
-			}
-		}
-	}
-	return err
 }
 
 // levelNames lists the migrate levels for flag help.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,8 +46,7 @@ local catalogs.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := f.options()
-			if err != nil {
+			if _, err := f.options(); err != nil {
 				return usageError(err)
 			}
 			in, err := unpackCatalogInput(args[0])
@@ -59,20 +57,7 @@ local catalogs.`,
 			if len(args) == 2 {
 				out = args[1]
 			}
-			lock, err := f.waitLock.lock(cmd, out, strings.TrimPrefix(args[0], image.LayoutPrefix))
-			if err != nil {
-				return err
-			}
-			defer lock.Release()
-			local, err := f.image.resolve(cmd.Context(), args[0], input.Catalog, "unpack", cmd.ErrOrStderr(), input.PreferSQLite())
-			if err != nil {
-				return inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: fmt.Errorf("unpack: %w", err)} })
-			}
-			defer local.Close()
-			if local.Kind == input.KindSQLite {
-				return runMigrate(cmd, args[0], local.Path, out, f, opts)
-			}
-			return writeImageConfigs(cmd, args[0], local.Path, out, f)
+			return f.run(cmd, args[0], out, input.Catalog)
 		},
 	}
 	fl := cmd.Flags()
