@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/operator-catalog/olmcat/action"
@@ -22,32 +21,6 @@ type bundleGenFlags struct {
 	swept func(dir string)
 }
 
-func newAlphaBundleGenerateCmd() *cobra.Command {
-	f := &bundleGenFlags{}
-	cmd := &cobra.Command{
-		Use:   "generate",
-		Short: "Generate the metadata/annotations.yaml and bundle.Dockerfile of a bundle directory",
-		Long: `Write <parent of --directory>/metadata/annotations.yaml (or, with
---output-dir, copy the manifests to <output-dir>/manifests/ and write
-<output-dir>/metadata/annotations.yaml) and ./bundle.Dockerfile, byte for
-byte as opm alpha bundle generate writes them. The media type is detected
-from the manifests (registry+v1 with a ClusterServiceVersion, helm for a
-chart, plain otherwise). --package and --channels are required: olmcat does
-not infer them from an appregistry package directory.`,
-		Example: `  olmcat alpha bundle generate -d ./etcd/0.9.4/manifests -p etcd -c alpha,stable -e stable`,
-		Args:    exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.dir == "" {
-				return usageError(errors.New(`required flag(s) "directory" not set`))
-			}
-			f.swept = sweptPrinter(cmd.ErrOrStderr())
-			return f.generate()
-		},
-	}
-	f.addFlags(cmd.Flags())
-	return cmd
-}
-
 // addFlags registers the flags generate and build share.
 func (f *bundleGenFlags) addFlags(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.dir, "directory", "d", "", "The directory where bundle manifests for a specific version are located.")
@@ -58,28 +31,19 @@ func (f *bundleGenFlags) addFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&f.baseImage, "base-image", "scratch", "Use a custom image pullspec as the base bundle image")
 }
 
-// generate writes annotations.yaml and bundle.Dockerfile.
+// generate writes <root>/metadata/annotations.yaml and
+// ./bundle.Dockerfile (bundle.Generate), replacing them as opm's generate
+// does.
 func (f *bundleGenFlags) generate() error {
-	_, _, err := f.write(true)
-	return err
-}
-
-// write generates <root>/metadata/annotations.yaml and
-// ./bundle.Dockerfile (bundle.Generate) and returns the bundle's
-// manifests and metadata dirs. Without overwrite (opm alpha bundle build
-// without --overwrite) an existing annotations.yaml must hold every
-// generated annotation and is kept, and so is an existing
-// bundle.Dockerfile.
-func (f *bundleGenFlags) write(overwrite bool) (manifestsDir, metadataDir string, err error) {
-	g, err := bundle.Generate(bundle.GenerateOptions{
+	_, err := bundle.Generate(bundle.GenerateOptions{
 		Dir: f.dir, Package: f.pkg, Channels: f.channels, DefaultChannel: f.defaultChannel,
-		OutputDir: f.outputDir, BaseImage: f.baseImage, Overwrite: overwrite,
+		OutputDir: f.outputDir, BaseImage: f.baseImage, Overwrite: true,
 		Swept: f.swept,
 	})
 	if err != nil {
-		return "", "", generateError(err)
+		return generateError(err)
 	}
-	return g.ManifestsDir, g.MetadataDir, nil
+	return nil
 }
 
 // generateError is the error of bundle.Generate as the command returns

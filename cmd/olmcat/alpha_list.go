@@ -98,13 +98,3 @@ func writeRow(w io.Writer, cells ...string) {
 	}
 	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
-
-// rangeArgs is cobra.RangeArgs with a usage exit code.
-func rangeArgs(lo, hi int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.RangeArgs(lo, hi)(cmd, args); err != nil {
-			return usageError(err)
-		}
-		return nil
-	}
-}

@@ -16,7 +16,7 @@ import (
 
 // newUnpackCmd is olmcat unpack: a catalog (index) image written as a
 // declarative config folder. It unpacks no bundle: olmcat bundle unpack
-// unpacks a bundle image on a cluster (bundle_unpack_cluster.go), olmcat
+// unpacks a bundle image on a cluster (bundle_unpack.go), olmcat
 // alpha bundle unpack into a local directory (alpha_bundle_unpack.go).
 func newUnpackCmd(img *imageFlags) *cobra.Command {
 	f := &migrateFlags{}
