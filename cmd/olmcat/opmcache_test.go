@@ -218,9 +218,10 @@ func TestServeStartsFromOPMCache(t *testing.T) {
 
 				opmAddr, _ := startOPM(t, opm, catalog)
 				olmcatAddr := strings.Replace(servingOn.FindStringSubmatch(log)[1], "[::]", "127.0.0.1", 1)
-				_, stderr, code := runCLI(t, "parity", "grpc://"+olmcatAddr, "grpc://"+opmAddr,
+				stdout, stderr, code := runCLI(t, "parity", "grpc://"+olmcatAddr, "grpc://"+opmAddr,
 					"--left-kind", "declcfg", "--right-kind", "declcfg", "--strict")
-				require.Equal(t, 0, code, stderr)
+				// The report names the call that differed and how.
+				require.Equal(t, 0, code, "%s\n%s", stdout, stderr)
 			})
 		}
 	}
