@@ -27,8 +27,8 @@ catalog image or a live server (grpc://host:port). Local sides are answered in
 process by the server olmcat serve uses (--loopback: over gRPC on 127.0.0.1).
 The check runs package by package, so memory does not grow with the catalog. Every package, channel, bundle, replaced or skipped
 name and provided or required GVK of either side is queried, plus not-found
-probes; answers are compared as data (unordered lists as sets, JSON values
-parsed).
+probes; answers are compared as data (unordered lists as sets, a pick among
+several candidates as those candidates, JSON values parsed).
 
 Each difference is a loss, or a known benign difference between the sqlite and
 the declarative config servers, named by its rule (see the "Rules seen"

@@ -173,8 +173,12 @@ func TestAddReadOnlyParent(t *testing.T) {
 	parent, home := filepath.Join(dir, "parent"), filepath.Join(dir, "home")
 	cat := filepath.Join(parent, "catalog")
 	copyTree(t, "../../fixtures/legacy/small-fbb/opm-migrate", cat)
+	// The bundle is copied beside it: the clone the tests run in may sit
+	// in a directory the unprivileged user cannot enter.
+	bundle := filepath.Join(dir, "bundle")
+	copyTree(t, filepath.Join(fixtureBundles, "community/kiali/1.24.0"), bundle)
 	require.NoError(t, os.Mkdir(home, 0o755))
-	run := exec.Command(bin, "add", cat, filepath.Join(fixtureBundles, "community/kiali/1.24.0"), "--mode", "semver")
+	run := exec.Command(bin, "add", cat, bundle, "--mode", "semver")
 	run.Env = append(os.Environ(), "HOME="+home, "TMPDIR="+home, "XDG_CACHE_HOME="+home, noDeprecationWarningEnv+"=1")
 	if os.Geteuid() == 0 {
 		const nobody = 65534

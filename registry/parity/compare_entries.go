@@ -28,11 +28,17 @@ func (d *differ) bundleThatReplaces(a [2]answer) {
 	}
 	l, r := a[0].bundle, a[1].bundle
 	if l.GetCsvName() != r.GetCsvName() {
-		// Benign only if each side could have given the other's answer.
+		// Where several bundles replace or skip the name, the API answers
+		// any one of them (the declarative config server picks by map
+		// order, so the real opm answers differently from run to run):
+		// the answer is the candidate set, as an unordered list is its
+		// members. Two answers that each side could have given are the
+		// same answer; the bundles themselves are compared by GetBundle,
+		// and a difference in the candidates by
+		// GetChannelEntriesThatReplace and the graph.
 		ck := ckey{d.c.pkg, d.c.channel}
 		lc, rc := d.cat.replacers(0, ck, d.c.name), d.cat.replacers(1, ck, d.c.name)
 		if lc[l.GetCsvName()] && lc[r.GetCsvName()] && rc[l.GetCsvName()] && rc[r.GetCsvName()] {
-			d.add(RuleBundleThatReplacesChoice, ".csvName", l.GetCsvName(), r.GetCsvName())
 			return
 		}
 		d.add(RuleEdgeMissing, ".csvName", l.GetCsvName(), r.GetCsvName())

@@ -77,11 +77,11 @@ func TestCompareRules(t *testing.T) {
 			want: nil,
 		},
 		{
-			name: "replacement choice among candidates",
+			name: "replacement choice among the same candidates is the same answer",
 			left: input.KindSQLite, right: input.KindDeclcfg,
 			c:    call{rpc: RPCGetBundleThatReplaces, pkg: "p", channel: "c", name: "b1"},
 			a:    [2]answer{ans(bundle("b2", nil)), ans(bundle("b3", nil))},
-			want: []string{RuleBundleThatReplacesChoice.Name},
+			want: nil,
 		},
 		{
 			name: "replacement that is no candidate",

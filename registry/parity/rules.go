@@ -47,8 +47,6 @@ var (
 		"for an entry that only skips the name, sqlite sets replaces to the queried name, the declarative config server to the bundle's own replaces"}
 	RuleProvideEntrySkipEdges = Rule{"provide-entry-skip-edges", Benign,
 		"provider entries come from sqlite's synthesized skip edges and dummy skip entries versus the declarative config entries' skips; same bundles, different edge rows"}
-	RuleBundleThatReplacesChoice = Rule{"bundle-that-replaces-choice", Benign,
-		"several bundles replace or skip the name in that channel; either server may return any of them"}
 	RuleErrorText = Rule{"error-text", Benign,
 		"both servers answered with an error; the messages differ in wording only"}
 	RuleListBundlesManifests = Rule{"list-bundles-manifests", Benign,
@@ -85,7 +83,7 @@ var Rules = []Rule{
 	RulePluralSQLiteOnly, RuleDeprecationFBCOnly, RuleGetBundleForChannelShape, RuleRequiredPropertiesFBCOnly,
 	RuleLabelConstraintAsProperty, RulePackagePropertySynthesized, RuleDeprecatedPropertyAsDeprecation,
 	RuleLatestProviderHeadVsNearest, RuleDefaultProviderChoice, RuleReplaceEntrySkipReplaces,
-	RuleProvideEntrySkipEdges, RuleBundleThatReplacesChoice, RuleErrorText, RuleListBundlesManifests,
+	RuleProvideEntrySkipEdges, RuleErrorText, RuleListBundlesManifests,
 	RuleListBundlesEdgeKind, RuleCSVMetadataManifests, RuleDeprecatedBundleDropped,
 	RulePackageMissing, RuleChannelMissing, RuleDefaultChannel, RuleHeadDiffers, RuleBundleMissing,
 	RulePropertyMissing, RulePropertyDiffers, RuleDependencyMissing, RuleAPIMissing, RuleEdgeMissing,

@@ -29,10 +29,22 @@ func TestStartPinnedSurvivesThreadExit(t *testing.T) {
 			cmd := exec.Command("sleep", "30")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 			errc := make(chan error, 1)
-			go func() {
+			release := make(chan struct{})
+			defer close(release)
+			var start func()
+			start = func() {
 				runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+				if syscall.Gettid() == syscall.Getpid() {
+					// The main thread is never ended (the runtime parks it
+					// when its locked goroutine exits), so the case would
+					// not be shown: hold it and start from another thread.
+					go start()
+					<-release
+					return
+				}
 				errc <- tc.start(cmd)
-			}()
+			}
+			go start()
 			require.NoError(t, <-errc)
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
