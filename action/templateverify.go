@@ -74,9 +74,9 @@ func (v VerifyTemplates) Run(ctx context.Context) (VerifyTemplatesResult, error)
 	var note string
 	switch {
 	case res.OK(true):
-		note = fmt.Sprintf("rendering the %d templates back (bundle images pulled) gives a catalog that parity --strict finds identical to the migrated one: %d calls, no difference", n, res.Calls)
+		note = fmt.Sprintf("rendering the %d templates back (bundle images pulled) gives a catalog that a strict parity check finds identical to the migrated one: %d calls, no difference", n, res.Calls)
 	case len(res.Graph) == 0 && restored.other == 0:
-		note = fmt.Sprintf("rendering the %d templates back (bundle images pulled) gives a catalog that parity --strict finds identical to the migrated one but for manifests the index had cleared and the bundle images restore: %d calls, %d differences, each a CSV or object the migrated bundle lacks (see the missing-manifests repairs)", n, res.Calls, restored.restored)
+		note = fmt.Sprintf("rendering the %d templates back (bundle images pulled) gives a catalog that a strict parity check finds identical to the migrated one but for manifests the index had cleared and the bundle images restore: %d calls, %d differences, each a CSV or object the migrated bundle lacks (see the missing-manifests repairs)", n, res.Calls, restored.restored)
 	default:
 		if v.Differ != nil {
 			if err := v.Differ(res); err != nil {

@@ -164,7 +164,7 @@ func TestMigrateToTemplateRenderBack(t *testing.T) {
 					verified = n.Detail
 				}
 			}
-			require.Contains(t, verified, "parity --strict finds identical to the migrated one")
+			require.Contains(t, verified, "a strict parity check finds identical to the migrated one")
 			require.Equal(t, tc.identical, strings.Contains(verified, "no difference"), verified)
 			for _, tf := range rep.Templates {
 				require.Equal(t, template.TypeBasic, tf.Type)
@@ -228,6 +228,6 @@ func TestMigrateToTemplateGeneratedIndex(t *testing.T) {
 	for _, tf := range rep.Templates {
 		require.Equal(t, template.ReasonChannelName, tf.Reason, tf.Detail)
 	}
-	require.Contains(t, stderr, "verified: rendering the 40 templates back (bundle images pulled) gives a catalog that parity --strict finds identical to the migrated one")
+	require.Contains(t, stderr, "verified: rendering the 40 templates back (bundle images pulled) gives a catalog that a strict parity check finds identical to the migrated one")
 	require.Contains(t, stderr, "no difference")
 }
