@@ -31,6 +31,7 @@ const (
 	specCRDs
 	specAPIServices
 	specInstall
+	specWebhooks
 	numSpecFields
 )
 
@@ -55,6 +56,7 @@ var specNames = [numSpecFields]string{
 	specCRDs:           "customresourcedefinitions",
 	specAPIServices:    "apiservicedefinitions",
 	specInstall:        "install",
+	specWebhooks:       "webhookdefinitions",
 }
 
 var specFields = func() map[string]specField {
@@ -298,6 +300,20 @@ func (c *CSV) APIServices() (APIServiceDefinitions, error) {
 	var d APIServiceDefinitions
 	err := c.decodeSpec(specAPIServices, &d)
 	return d, err
+}
+
+// InstallModes is spec.installModes.
+func (c *CSV) InstallModes() ([]InstallMode, error) {
+	var s []InstallMode
+	err := c.decodeSpec(specInstallModes, &s)
+	return s, err
+}
+
+// Webhooks is spec.webhookdefinitions.
+func (c *CSV) Webhooks() ([]WebhookDescription, error) {
+	var s []WebhookDescription
+	err := c.decodeSpec(specWebhooks, &s)
+	return s, err
 }
 
 // Kind is the CSV's kind, "" when absent or not a string.

@@ -116,3 +116,18 @@ func TestMetadata(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"kind":"ClusterServiceVersion","apiVersion":"operators.coreos.com/v1alpha1","metadata":{"name":"foo.v1","creationTimestamp":null,"annotations":{"a":"1\u003c","b":"2"}},"spec":{"install":{"strategy":"deployment","spec":{"deployments":null}},"version":"1.0.0","customresourcedefinitions":{},"apiservicedefinitions":{},"nativeAPIs":[{"group":"","version":"v1","kind":"Pod"}],"displayName":"Foo","description":"pkg","provider":{"name":"E"},"icon":[{"base64data":"QQ==","mediatype":"image/png"}],"cleanup":{"enabled":false},"relatedImages":[{"name":"x","image":"y"}]},"status":{"cleanup":{}}}`, string(csv))
 }
+
+// TestInstallModesAndWebhooks: the two spec fields OLM v1's install
+// checks read, keys matched case-insensitively.
+func TestInstallModesAndWebhooks(t *testing.T) {
+	c, err := ParseCSV([]byte(`{"spec":{"installModes":[{"type":"AllNamespaces","supported":true}],"WebhookDefinitions":[{"type":"ConversionWebhook","generateName":"c.example.com","deploymentName":"d","conversionCRDs":["a.example.com"]}]}}`))
+	require.NoError(t, err)
+	modes, err := c.InstallModes()
+	require.NoError(t, err)
+	assert.Equal(t, []InstallMode{{Type: "AllNamespaces", Supported: true}}, modes)
+	hooks, err := c.Webhooks()
+	require.NoError(t, err)
+	assert.Equal(t, []WebhookDescription{{Type: "ConversionWebhook", GenerateName: "c.example.com", DeploymentName: "d", ConversionCRDs: []string{"a.example.com"}}}, hooks)
+	_, err = (&CSV{spec: [numSpecFields][]byte{specWebhooks: []byte(`{}`)}}).Webhooks()
+	assert.ErrorContains(t, err, "spec.webhookdefinitions")
+}

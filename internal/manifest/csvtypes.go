@@ -85,6 +85,15 @@ type InstallMode struct {
 	Supported bool   `json:"supported"`
 }
 
+// WebhookDescription is one entry of spec.webhookdefinitions, with the
+// fields a check of what installs it reads.
+type WebhookDescription struct {
+	Type           string   `json:"type"`
+	GenerateName   string   `json:"generateName"`
+	DeploymentName string   `json:"deploymentName,omitempty"`
+	ConversionCRDs []string `json:"conversionCRDs,omitempty"`
+}
+
 // AppLink is a named URL (spec.links, spec.provider).
 type AppLink struct {
 	Name string `json:"name,omitempty"`
