@@ -27,6 +27,9 @@
 // RenderGraph (opm alpha render-graph); Init (opm init's olm.package
 // blob) and GenerateDockerfile (opm generate dockerfile) start one.
 //
+// V1Check reports, package by package, whether OLM v1 installs what
+// catalogs offer (package declcfg/v1check).
+//
 // The serving verbs are Parity (two catalogs compared call by call over
 // the registry API) and Serve, in package action/serve so that the slim
 // build runs it without linking this package's sqlite reader.

@@ -124,6 +124,14 @@ func (f facts) why() string {
 // or fetched), else from its olm.csv.metadata, else none.
 func readFacts(ctx context.Context, b *declcfg.Bundle, o options) facts {
 	csvJSON := b.CsvJSON
+	if csvJSON == "" && len(b.Objects) == 0 {
+		// A catalog made in memory (converted from a sqlite index) has
+		// its objects in the properties only.
+		one := &declcfg.DeclarativeConfig{Bundles: []declcfg.Bundle{*b}}
+		if one.ResolveBundleObjects() == nil {
+			csvJSON = one.Bundles[0].CsvJSON
+		}
+	}
 	var f facts
 	if csvJSON == "" && o.fetchCSV != nil {
 		csvJSON, f.fetchErr = o.fetchCSV(ctx, b)
