@@ -28,6 +28,7 @@ func addCommands(root *cobra.Command, img *imageFlags) {
 		newBuildToolImageCmd(img),
 		newAddCmd(img),
 		newGraphCmd(img),
+		newV1CheckCmd(img),
 		withSubcommands(newBundleCmd(),
 			newBundleExtractCmd(), newBundleLoadCmd(), newBundleUnpackCmd(), newBundleLocalCmd(), newBundleCopyCmd()),
 		newVersionCmd(),
