@@ -10,11 +10,14 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"strconv"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
@@ -39,8 +42,16 @@ type Serve struct {
 	// before the port is bound; its error stops the run (the slim build
 	// serves no sqlite index; the full one warns that it is deprecated).
 	OnSQLite func(ctx context.Context, in *input.Input) error
-	// Port is the TCP port served on (0 picks a free one).
-	Port int
+	// Port is the TCP port the gRPC API is served on (0 picks a free
+	// one); NoGRPC serves none (only the catalogd HTTP API).
+	Port   int
+	NoGRPC bool
+	// HTTPAddr, if set, is the address ([host]:port) catalogd's HTTP API
+	// is also served on (package catalogdhttp), the catalog named
+	// CatalogName there ("": the base name of the catalog's directory,
+	// file or image repository, made a DNS-1123 name).
+	HTTPAddr    string
+	CatalogName string
 	// CacheDir keeps the serve cache of a declarative config (opm's and
 	// olmcat's snapshot beside it) between runs; "" keeps none. With
 	// CacheIntegrity a cache that is not the catalog's as it is fails the
@@ -134,7 +145,30 @@ func (s Serve) Run(ctx context.Context) (Result, error) {
 	if s.HoldOnLoadError {
 		opts = append(opts, registry.WithHoldOnLoadError())
 	}
-	return Result{}, s.serve(ctx, in, load, logger, opts)
+	return Result{}, s.serveAll(ctx, in, err, load, logger, opts)
+}
+
+// serveAll serves the gRPC API, the catalogd HTTP API or both until ctx
+// ends or one of them fails (in, nil when the catalog did not open with
+// openErr, is what they serve).
+func (s *Serve) serveAll(ctx context.Context, in *input.Input, openErr error, load func(context.Context) (registry.Querier, error), logger *slog.Logger, opts []registry.Option) error {
+	if s.HTTPAddr == "" {
+		if s.NoGRPC {
+			return errors.New("nothing to serve: neither the gRPC API nor the catalogd HTTP API")
+		}
+		return s.serve(ctx, in, load, logger, opts)
+	}
+	lis, err := s.listenHTTP()
+	if err != nil {
+		return err
+	}
+	if s.NoGRPC {
+		return s.serveHTTP(ctx, lis, in, openErr, logger)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.serveHTTP(gctx, lis, in, openErr, logger) })
+	g.Go(func() error { return s.serve(gctx, in, load, logger, opts) })
+	return g.Wait()
 }
 
 // serve binds the port and serves the catalog load loads (in, nil when

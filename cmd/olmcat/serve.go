@@ -43,6 +43,11 @@ read-only. An image reference is pulled and its catalog extracted to a
 temporary directory first (see olmcat help for images in README.md).
 SIGINT/SIGTERM stop the server gracefully.
 
+--http ADDR also serves catalogd's (OLM v1) HTTP API for the catalog, named
+--catalog-name: /catalogs/<name>/api/v1/all and /metas as catalogd encodes
+them (a sqlite index as its lossless migration), with ETags; -p -1 serves
+that API alone. See MIGRATION.md.
+
 A catalog that does not load (missing, invalid, or its cache failing the
 integrity check) is an error: serve exits non-zero with it. Except as the
 main process of a Kubernetes container (PID 1, with the kubelet's
@@ -54,6 +59,7 @@ SIGTERM it exits with the error, which becomes the container's
 termination message.`,
 		Example: `  olmcat serve ./catalog -p 50051
   olmcat serve ./catalog --cache-dir /var/cache/olmcat
+  olmcat serve ./catalog --http :8080 -p -1   # catalogd's HTTP API only
   grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,7 +67,7 @@ termination message.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVarP(&f.port, "port", "p", 50051, "TCP port to serve on (0 picks a free port)")
+	fl.IntVarP(&f.port, "port", "p", 50051, "TCP port to serve the gRPC API on (0 picks a free port, -1 none: --http only)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "serve cache directory (opm's format; olmcat's snapshot goes to <dir>.olmcat): restarts on unchanged declarative configs start from it")
 	fl.BoolVar(&f.noWarning, "no-deprecation-warning", false, "do not print the sqlite deprecation warning (also "+noDeprecationWarningEnv+"=1)")
 	fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
@@ -69,6 +75,7 @@ termination message.`,
 	f.imgFlags = img
 	takesImages(cmd, imageSourceFlags)
 	f.addServerFlags(fl)
+	f.addHTTPFlags(fl)
 	return cmd
 }
 
@@ -81,6 +88,7 @@ type serveFlags struct {
 	imgFlags  *imageFlags
 	opm       opmServeFlags
 	server    serverFlags
+	http      httpFlags
 }
 
 // runServe serves the catalog at path until the command's context ends.
@@ -94,6 +102,7 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 		HoldOnLoadError: f.opm.holdOnLoadError(), WatchInterval: f.server.watchInterval, Reload: f.server.reload,
 		Limits: f.server.limits, Logger: logger}
 	s.Limits.SendBuffer = int64(f.server.sendBufferMB) << 20
+	f.applyHTTP(&s)
 	s.Open = func(ctx context.Context, ref string) (*input.Input, error) {
 		in, err := f.imgFlags.resolve(ctx, ref, input.Catalog, "serve", stderr)
 		return in, inputError(err, func(err error) error { return fmt.Errorf("open catalog: %w", err) })
@@ -119,8 +128,8 @@ func (f *serveFlags) check(cmd *cobra.Command) (*slog.Logger, bool, error) {
 	if f.server.reload && f.server.watchInterval <= 0 {
 		return nil, false, usageError(errors.New("--reload needs the watch: a positive --watch-interval"))
 	}
-	if f.port < 0 || f.port > 65535 {
-		return nil, false, usageError(fmt.Errorf("--port %d: want 0..65535", f.port))
+	if err := f.checkHTTP(); err != nil {
+		return nil, false, err
 	}
 	enforce, err := f.opm.enforceIntegrity(cmd.Flags(), f.cacheDir)
 	if err != nil {
