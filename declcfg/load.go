@@ -33,6 +33,7 @@ type loadOptions struct {
 	lean        bool            // WithLeanBundles
 	file        string          // WithFile, WithBlob: the one file to load
 	blob        *blobChoice     // WithBlob
+	finished    bool            // WithRootFinished
 }
 
 // WithConcurrency bounds the number of files decoded at once (default
@@ -51,7 +52,7 @@ func WithConcurrency(n int) LoadOption {
 // WithFile and WithBlob load one file or one blob of root instead.
 func LoadDir(ctx context.Context, root string, opts ...LoadOption) (*DeclarativeConfig, error) {
 	o := newLoadOptions(opts)
-	r, err := openRoot(root)
+	r, err := openRootAs(root, o.finished)
 	if err != nil {
 		return nil, err
 	}
@@ -98,13 +99,19 @@ func makeIfAny[T any](n int) []T {
 	return make([]T, 0, n)
 }
 
-func openRoot(root string) (*os.Root, error) {
+func openRoot(root string) (*os.Root, error) { return openRootAs(root, false) }
+
+// openRootAs is openRoot; finished skips the look for an unfinished
+// write (WithRootFinished).
+func openRootAs(root string, finished bool) (*os.Root, error) {
 	// A write of root killed after its commit record may have left it
 	// half replaced: finished first (or refused), never read as it is.
 	// Commands that detect their input (input.Classify) have done this
 	// already and said so; this covers every other reader.
-	if _, err := outdir.FinishForRead(root); err != nil {
-		return nil, fmt.Errorf("open catalog %s: %w", root, err)
+	if !finished {
+		if _, err := outdir.FinishForRead(root); err != nil {
+			return nil, fmt.Errorf("open catalog %s: %w", root, err)
+		}
 	}
 	st, err := os.Stat(root)
 	if err != nil {

@@ -39,6 +39,15 @@ func WithBlob(rel string, index int, raw []byte) LoadOption {
 	}
 }
 
+// WithRootFinished tells LoadDir that this reader has already read root
+// once, which finished any unfinished write of it (see openRoot), and
+// notices a file changed since (a server that stamped its files, reading
+// one blob back per call): LoadDir does not look for an unfinished write
+// again, which lists root and its parent directory on every call.
+func WithRootFinished() LoadOption {
+	return func(o *loadOptions) { o.finished = true }
+}
+
 // loadOne is LoadDir with WithFile or WithBlob.
 func loadOne(ctx context.Context, r *os.Root, root string, o loadOptions) (*DeclarativeConfig, error) {
 	rel := path.Clean(strings.ReplaceAll(o.file, string(os.PathSeparator), "/"))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -73,6 +74,9 @@ type fileSource struct {
 	pkgRefs map[string]blobRef
 	spans   *spanCache
 	cache   *lru.Cache[int32, blobManifests]
+	// rootFinished is set once a blob read found no unfinished write of
+	// dir (declcfg.WithRootFinished).
+	rootFinished atomic.Bool
 }
 
 // blobRef is where a blob is: file number and position in the file's
@@ -150,8 +154,18 @@ func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Without the blob's bytes at hand, its file is read up to it.
-	return declcfg.LoadDir(context.Background(), s.dir, declcfg.WithBlob(file, int(ref.Index), blob))
+	// Without the blob's bytes at hand, its file is read up to it. Once a
+	// read has found no unfinished write of dir (or finished it), the
+	// next ones do not look again: checkFile notices a file changed since.
+	opts := []declcfg.LoadOption{declcfg.WithBlob(file, int(ref.Index), blob)}
+	if s.rootFinished.Load() {
+		opts = append(opts, declcfg.WithRootFinished())
+	}
+	cfg, err := declcfg.LoadDir(context.Background(), s.dir, opts...)
+	if err == nil {
+		s.rootFinished.Store(true)
+	}
+	return cfg, err
 }
 
 // manifests decodes bundle i's blob again and converts its manifests as
