@@ -108,3 +108,33 @@ func TestV1CheckCatalogs(t *testing.T) {
 	_, err = action.V1Check{Catalogs: []string{filepath.Join(bad, "nope")}}.Run(context.Background())
 	assert.Error(t, err)
 }
+
+// TestV1CheckPullBundles: a picked bundle whose CSV the catalog does not
+// carry is read from its image; a pull that fails is told with the
+// unknowns.
+func TestV1CheckPullBundles(t *testing.T) {
+	env, refs := imageEnv(t, "../fixtures/bundles/opm-bundles/prometheus.0.15.0")
+	dir := filepath.Join(t.TempDir(), "catalog")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	blobs := `{"schema":"olm.package","name":"prometheus","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"prometheus","name":"stable","entries":[{"name":"prometheusoperator.0.15.0"}]}
+{"schema":"olm.bundle","package":"prometheus","name":"prometheusoperator.0.15.0","image":"` + refs[0] + `","properties":[{"type":"olm.package","value":{"packageName":"prometheus","version":"0.15.0"}}]}
+{"schema":"olm.package","name":"gone","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"gone","name":"stable","entries":[{"name":"gone.v1"}]}
+{"schema":"olm.bundle","package":"gone","name":"gone.v1","image":"` + refs[0] + `-missing","properties":[{"type":"olm.package","value":{"packageName":"gone","version":"1.0.0"}}]}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(blobs), 0o644))
+
+	res, err := action.V1Check{Env: env, Catalogs: []string{dir}}.Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, res.Reports, 2)
+	assert.Equal(t, v1check.StatusUnknown, res.Reports[1].Status())
+
+	res, err = action.V1Check{Env: env, Catalogs: []string{dir}, PullBundles: true}.Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, res.Reports, 2)
+	gone, prom := res.Reports[0], res.Reports[1]
+	assert.Equal(t, []v1check.Rule{v1check.RuleInstallMode}, prom.Blockers())
+	assert.Equal(t, v1check.StatusUnknown, gone.Status())
+	assert.Contains(t, gone.Findings[0].Detail, "fetching the bundle image failed: ")
+}
