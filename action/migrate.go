@@ -39,6 +39,9 @@ type Migrate struct {
 	// before it is migrated: it returns the migration to run instead of
 	// migrate.Migrate (nil: that one) and options added to Options.
 	Prepare func(ctx context.Context, name, dbPath string) (MigrateFunc, []migrate.Option, error)
+	// V1Check adds to a database's report what OLM v1 does with each
+	// converted package (Report.V1Check), checked as it is converted.
+	V1Check bool
 }
 
 // MigrateFunc is migrate.Migrate or a variant of it (migrate.ToTemplate).
@@ -109,6 +112,11 @@ func (m Migrate) migrate(ctx context.Context, name, dbPath string) (MigrateResul
 		}
 		opts = append(opts, extra...)
 	}
+	var v1 *v1Reports
+	if m.V1Check {
+		v1 = &v1Reports{ctx: ctx, catalog: name}
+		opts = append(opts, migrate.WithPackageGraphs(v1.add))
+	}
 	if m.Progress != nil {
 		var bar interface{ Add(int64) }
 		p := m.Progress("migrating packages")
@@ -128,6 +136,9 @@ func (m Migrate) migrate(ctx context.Context, name, dbPath string) (MigrateResul
 	rep, err := run(ctx, dbPath, m.Output, opts...)
 	if rep != nil {
 		rep.Input = name
+		if v1 != nil {
+			rep.V1Check = v1.sorted()
+		}
 	}
 	return MigrateResult{Report: rep}, err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/operator-catalog/olmcat/bundle"
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -136,4 +137,34 @@ func (c V1Check) fetchCSV(ctx context.Context, b *declcfg.Bundle) (string, error
 		return "", fmt.Errorf("%s holds no CSV", b.Image)
 	}
 	return got.CsvJSON, nil
+}
+
+// v1Reports collects the v1check reports of a migration's packages, as
+// the workers convert them (concurrently).
+type v1Reports struct {
+	ctx     context.Context
+	catalog string
+	mu      sync.Mutex
+	reports []*v1check.Report
+}
+
+// add checks a converted package; it has the signature of
+// migrate.WithPackageGraphs' callback and keeps only the report.
+func (v *v1Reports) add(_, after *declcfg.DeclarativeConfig) {
+	pkg := declcfg.PackageName(after)
+	if pkg == "" {
+		return
+	}
+	r := v1check.Check(v.ctx, v.catalog, pkg, after)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.reports = append(v.reports, r)
+}
+
+// sorted are the reports by package name.
+func (v *v1Reports) sorted() []*v1check.Report {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	slices.SortFunc(v.reports, func(a, b *v1check.Report) int { return strings.Compare(a.Package, b.Package) })
+	return v.reports
 }

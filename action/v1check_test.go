@@ -138,3 +138,22 @@ func TestV1CheckPullBundles(t *testing.T) {
 	assert.Equal(t, v1check.StatusUnknown, gone.Status())
 	assert.Contains(t, gone.Findings[0].Detail, "fetching the bundle image failed: ")
 }
+
+// TestMigrateV1Check: a migration asked for it reports what OLM v1 does
+// with each converted package, as V1Check of the index does.
+func TestMigrateV1Check(t *testing.T) {
+	res, err := action.Migrate{Input: smallIndex, Output: filepath.Join(t.TempDir(), "out"), V1Check: true}.Run(context.Background())
+	require.NoError(t, err)
+	want, err := action.V1Check{Catalogs: []string{smallIndex}}.Run(context.Background())
+	require.NoError(t, err)
+	require.Len(t, res.Report.V1Check, len(want.Reports))
+	for i, r := range res.Report.V1Check {
+		assert.Equal(t, want.Reports[i].Package, r.Package)
+		assert.Equal(t, want.Reports[i].V1Pick, r.V1Pick)
+		assert.Equal(t, want.Reports[i].Findings, r.Findings)
+	}
+
+	res, err = action.Migrate{Input: smallIndex, Output: filepath.Join(t.TempDir(), "out")}.Run(context.Background())
+	require.NoError(t, err)
+	assert.Nil(t, res.Report.V1Check)
+}

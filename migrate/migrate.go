@@ -345,8 +345,11 @@ func convertOne(ctx context.Context, db *legacy.DB, name string, o *options, are
 			}
 		}
 	}
-	if o.packageGraphs != nil {
-		o.packageGraphs(legacyGraphs(pd), res.cfg)
+	if len(o.packageGraphs) > 0 {
+		before := legacyGraphs(pd)
+		for _, fn := range o.packageGraphs {
+			fn(before, res.cfg)
+		}
 	}
 	return res, nil
 }

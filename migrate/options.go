@@ -62,8 +62,8 @@ type options struct {
 	migrateOnly []string
 	// packages limits the conversion to these packages (WithPackages).
 	packages map[string]bool
-	// packageGraphs sees each package's graphs (WithPackageGraphs).
-	packageGraphs func(before, after *declcfg.DeclarativeConfig)
+	// packageGraphs see each package's graphs (WithPackageGraphs).
+	packageGraphs []func(before, after *declcfg.DeclarativeConfig)
 }
 
 func newOptions(opts []Option) (*options, error) {
@@ -152,9 +152,10 @@ func WithBeforeCommit(fn func(ctx context.Context, dir string) error) Option {
 // converted package. Only the graph blobs of before are filled (package,
 // channels, bundles with their olm.package property, deprecations).
 // fn runs in the worker goroutines, concurrently, before the package is
-// written; it must not keep after, whose memory is reused.
+// written; it must not keep after, whose memory is reused. Each
+// WithPackageGraphs adds a callback; they run in the order given.
 func WithPackageGraphs(fn func(before, after *declcfg.DeclarativeConfig)) Option {
-	return func(o *options) { o.packageGraphs = fn }
+	return func(o *options) { o.packageGraphs = append(o.packageGraphs, fn) }
 }
 
 // refuseMigrateOnly is the error of Render and Load (named what) when

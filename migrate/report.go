@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/operator-catalog/olmcat/declcfg/v1check"
 	"github.com/operator-catalog/olmcat/internal/quote"
 	"github.com/operator-catalog/olmcat/legacy"
 )
@@ -235,6 +236,9 @@ type Report struct {
 	Problems []Finding `json:"problems"`
 	// Templates are the templates ToTemplate wrote, one per package.
 	Templates []TemplateFinding `json:"templates,omitempty"`
+	// V1Check is what OLM v1 does with each converted package, when the
+	// caller asked (package declcfg/v1check), by package name.
+	V1Check []*v1check.Report `json:"v1Check,omitempty"`
 }
 
 // ProblemsError is returned when the database holds unservable content.

@@ -23,6 +23,7 @@ type migrateFlags struct {
 	force                    bool
 	report                   string
 	reportHTML               string
+	v1Check                  bool
 	noDeprecationWarning     bool
 	dropInvalidRelatedImages bool
 	dropInvalidBundles       bool
@@ -65,6 +66,7 @@ kind of problem; see MIGRATION.md.`,
 	fl.BoolVar(&f.force, "force", false, "replace an existing non-empty output directory")
 	fl.StringVar(&f.report, "report", "", "write the migration report as JSON to `FILE`")
 	fl.StringVar(&f.reportHTML, "report-html", "", "write the migration report as one self-contained HTML page (summary, every repair and drop, each package's graph before and after) to `FILE`")
+	fl.BoolVar(&f.v1Check, "v1-check", false, "check what OLM v1 does with each converted package (olmcat v1-check): a line of totals, and a section in --report and --report-html")
 	fl.BoolVar(&f.noDeprecationWarning, "no-deprecation-warning", false, "accepted for scripts written for other commands; migrate prints no deprecation warning")
 	_ = fl.MarkHidden("no-deprecation-warning")
 	fl.BoolVar(&f.dropInvalidRelatedImages, "drop-invalid-related-images", false, "leave out related images with an invalid reference instead of failing")

@@ -28,7 +28,7 @@ import (
 // be (input.Catalog: an image, as unpack has it).
 func (f *migrateFlags) run(cmd *cobra.Command, arg, outDir string, want input.Want) error {
 	stderr := cmd.ErrOrStderr()
-	m := action.Migrate{Env: actionEnv(cmd, f.image, f.waitLock), Input: arg, Output: outDir, Force: f.force, Want: want}
+	m := action.Migrate{Env: actionEnv(cmd, f.image, f.waitLock), Input: arg, Output: outDir, Force: f.force, Want: want, V1Check: f.v1Check}
 	var err error
 	if m.Options, err = f.options(); err != nil {
 		return usageError(err)
@@ -105,6 +105,9 @@ func (r *migrateReports) open(f *migrateFlags, outDir, name, dbPath string) erro
 func (r *migrateReports) finish(stderr io.Writer, rep *migrate.Report, err error) error {
 	report.NameRemedies(rep, err)
 	report.WriteMigrationSummary(stderr, rep, err == nil)
+	if rep.V1Check != nil {
+		report.WriteMigrationV1Summary(stderr, rep)
+	}
 	if err != nil {
 		err = partialWrite{err}
 	}

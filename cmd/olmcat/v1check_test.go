@@ -139,3 +139,38 @@ func TestV1CheckGitHub(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Equal(t, "::notice title=olmcat v1-check::1 package(s): 1 installable, 0 blocked, 0 unknown\n", out)
 }
+
+// TestV1CheckMigrateReport: migrate --v1-check prints the totals and adds
+// the v1-check section to --report and --report-html.
+func TestV1CheckMigrateReport(t *testing.T) {
+	dir := t.TempDir()
+	jsonReport, page := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
+	_, stderr, code := runCLI(t, "migrate", v1Index, filepath.Join(dir, "out"), "--v1-check", "--report", jsonReport, "--report-html", page)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "OLM v1 (v1-check): 3 package(s): 1 installable, 2 blocked, 0 unknown\n")
+	data, err := os.ReadFile(jsonReport)
+	require.NoError(t, err)
+	var rep struct {
+		V1Check []struct {
+			Package  string
+			Findings []struct{ Rule string }
+		} `json:"v1Check"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rep))
+	require.Len(t, rep.V1Check, 3)
+	assert.Equal(t, "etcd", rep.V1Check[0].Package)
+	assert.Equal(t, "dependency", rep.V1Check[0].Findings[0].Rule)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<section id="v1check"><h2>OLM v1 (3 package(s): 1 installable, 2 blocked, 0 unknown)</h2>`)
+	assert.Contains(t, string(html), `<tr class="v1 problem" data-package="etcd" data-status="blocked"><td>etcd</td><td>etcdoperator.v0.9.2</td>`)
+	assert.Contains(t, string(html), `<tr class="v1rule" data-rule="dependency">`)
+	assert.Contains(t, string(html), `<section id="packages">`, "the graphs are still drawn")
+
+	_, stderr, code = runCLI(t, "migrate", v1Index, filepath.Join(dir, "out2"), "--report", jsonReport, "--force")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stderr, "v1-check")
+	data, err = os.ReadFile(jsonReport)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "v1Check")
+}

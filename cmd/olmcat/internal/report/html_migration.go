@@ -78,6 +78,7 @@ func WriteMigration(w io.Writer, rep *migrate.Report, graphs *MigrationGraphs) e
 		writeFindings(w, "drops", "Dropped", rep.Drops)
 		writeRepairs(w, rep)
 		writeFindings(w, "notes", "Notes", rep.Notes)
+		writeMigrationV1(w, rep)
 		return writePackages(w, rep, graphs)
 	})
 }
