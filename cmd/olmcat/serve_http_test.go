@@ -5,12 +5,15 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
 var httpReady = regexp.MustCompile(`catalogd HTTP API ready at (http://[^\s"]+)`)
@@ -19,6 +22,10 @@ var httpReady = regexp.MustCompile(`catalogd HTTP API ready at (http://[^\s"]+)`
 // process, alone (-p -1) and beside the gRPC API, and asks its catalogd
 // HTTP API for the catalog.
 func TestServeCommandHTTP(t *testing.T) {
+	reg := imagetest.New(t)
+	tmp, imgFlags := imageTestEnv(t)
+	dbImage := pushDBImage(t, reg, "small-fbb/index:v1", "../../fixtures/legacy/small-fbb/index.db")
+	fbcImage := pushConfigsImage(t, reg, "small-fbb/fbc:v1", "../../fixtures/legacy/small-fbb/opm-migrate")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -27,6 +34,8 @@ func TestServeCommandHTTP(t *testing.T) {
 		{"http only", []string{"-p", "-1", "../../fixtures/legacy/small-fbb/opm-migrate"}, "/catalogs/opm-migrate/api/v1/all"},
 		{"beside gRPC", []string{"-p", "0", "--catalog-name", "small", "../../fixtures/legacy/small-fbb/opm-migrate"}, "/catalogs/small/api/v1/all"},
 		{"sqlite", []string{"-p", "-1", "--no-deprecation-warning", "--catalog-name", "small", "../../fixtures/legacy/small-fbb/index.db"}, "/catalogs/small/api/v1/all"},
+		{"declarative config image", append([]string{"-p", "-1", fbcImage}, imgFlags...), "/catalogs/fbc/api/v1/all"},
+		{"sqlite image", append([]string{"-p", "-1", "--no-deprecation-warning", dbImage}, imgFlags...), "/catalogs/index/api/v1/all"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -55,6 +64,11 @@ func TestServeCommandHTTP(t *testing.T) {
 			require.Contains(t, string(body), `"defaultChannel":"beta"`)
 			cancel()
 			require.NoError(t, <-done)
+			ents, err := os.ReadDir(tmp)
+			require.NoError(t, err)
+			for _, e := range ents {
+				require.False(t, strings.HasPrefix(e.Name(), "olmcat-catalogd-"), "the served files' directory %s is left", e.Name())
+			}
 		})
 	}
 }
