@@ -28,7 +28,7 @@ func (s *Serve) listenHTTP() (net.Listener, error) {
 func (s *Serve) serveHTTP(ctx context.Context, lis net.Listener, in *input.Input, openErr error, logger *slog.Logger) error {
 	c := catalogdhttp.Config{Name: s.CatalogName, HoldOnLoadError: s.HoldOnLoadError, Logger: logger}
 	if in == nil {
-		c.Source = func(context.Context, func([]byte) error) error { return openErr }
+		c.Source = func(context.Context, catalogdhttp.Emit) error { return openErr }
 	} else {
 		c.Source = httpSource(in)
 		if c.Name == "" {
@@ -55,7 +55,7 @@ func httpSource(in *input.Input) catalogdhttp.Source {
 	case input.KindSQLite:
 		return sqliteSource(in.Path)
 	}
-	return func(context.Context, func([]byte) error) error {
+	return func(context.Context, catalogdhttp.Emit) error {
 		return fmt.Errorf("%s is a %s: not a catalog the catalogd HTTP API serves", in.Ref, in.Kind)
 	}
 }

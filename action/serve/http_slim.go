@@ -12,5 +12,5 @@ import (
 // sqliteSource refuses a legacy index: the slim build links no sqlite
 // (its OnSQLite refuses one before anything is served).
 func sqliteSource(string) catalogdhttp.Source {
-	return func(context.Context, func([]byte) error) error { return source.ErrNoSQLite }
+	return func(context.Context, catalogdhttp.Emit) error { return source.ErrNoSQLite }
 }

@@ -19,15 +19,28 @@ import (
 // directory per package, names sorted bytewise), and only one package
 // is held at a time.
 func sqliteSource(db string) catalogdhttp.Source {
-	return func(ctx context.Context, emit func([]byte) error) error {
+	return func(ctx context.Context, emit catalogdhttp.Emit) error {
 		var buf bytes.Buffer
 		_, err := migrate.Each(ctx, db, func(cfg *declcfg.DeclarativeConfig) error {
 			buf.Reset()
 			if err := declcfg.WriteStream(&buf, cfg, declcfg.FormatJSON); err != nil {
 				return err
 			}
-			return declcfg.DecodeStream(&buf, func(blob json.RawMessage, _ int) error { return emit(blob) })
+			where := "the migration of package " + packageOf(cfg)
+			return declcfg.DecodeStream(&buf, func(blob json.RawMessage, i int) error { return emit(blob, where, i) })
 		})
 		return err
 	}
+}
+
+// packageOf names the package of one package's catalog (as migrate.Each
+// hands them).
+func packageOf(cfg *declcfg.DeclarativeConfig) string {
+	switch {
+	case len(cfg.Packages) > 0:
+		return cfg.Packages[0].Name
+	case len(cfg.Bundles) > 0:
+		return cfg.Bundles[0].Package
+	}
+	return "(unnamed)"
 }

@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -17,7 +18,12 @@ import (
 // would serve them (its walk order), each as JSON; a blob is only valid
 // until emit returns. DirSource is the source of a declarative config;
 // the action layer builds the one of a legacy sqlite index.
-type Source func(ctx context.Context, emit func(blob []byte) error) error
+type Source func(ctx context.Context, emit Emit) error
+
+// Emit takes one blob of a Source, with where it is (its file and its
+// position there), which the error of a blob that does not encode
+// names. Its error stops the Source, which returns it.
+type Emit func(blob []byte, file string, index int) error
 
 // Snapshot is one load of the catalog as served: the encoded body in a
 // file (catalogd's catalog.jsonl) and the offset index of its blobs by
@@ -49,13 +55,9 @@ func Build(ctx context.Context, dir string, src Source) (*Snapshot, error) {
 	s := &Snapshot{f: f, bySchema: map[string][]int32{}, byPackage: map[string][]int32{}, byName: map[string][]int32{}}
 	h := sha256.New()
 	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 256<<10)
-	err = src(ctx, func(blob []byte) error {
-		line, k, err := Encode(blob)
-		if err != nil {
-			return err
-		}
+	err = encodeAll(ctx, src, runtime.GOMAXPROCS(0), func(line []byte, k Keys) error {
 		s.add(k, int64(len(line)))
-		_, err = bw.Write(line)
+		_, err := bw.Write(line)
 		return err
 	})
 	if err == nil {

@@ -3,7 +3,6 @@ package catalogdhttp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path"
 	"strings"
@@ -15,19 +14,16 @@ import (
 // blobs in catalogd's walk order (declcfg.WalkBlobs), as written in their
 // files.
 func DirSource(root string) Source {
-	return func(ctx context.Context, emit func([]byte) error) error {
+	return func(ctx context.Context, emit Emit) error {
 		return declcfg.WalkBlobs(ctx, root, func(file string, index int, blob json.RawMessage) error {
-			if err := emit(blob); err != nil {
-				return fmt.Errorf("load %s: blob #%d: %w", file, index, err)
-			}
-			return nil
+			return emit(blob, file, index)
 		})
 	}
 }
 
 // FileSource is the Source of a declarative config kept in one file.
 func FileSource(name string) Source {
-	return func(ctx context.Context, emit func([]byte) error) error {
+	return func(ctx context.Context, emit Emit) error {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
@@ -37,10 +33,7 @@ func FileSource(name string) Source {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := emit(blob); err != nil {
-				return fmt.Errorf("load %s: blob #%d: %w", name, index, err)
-			}
-			return nil
+			return emit(blob, name, index)
 		})
 	}
 }
