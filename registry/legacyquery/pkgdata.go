@@ -34,7 +34,11 @@ type pkgData struct {
 }
 
 // pkg returns the package's data, read on first use; nil when there is
-// no such package row.
+// no such package row. Calls that miss the cache for the same package at
+// once share one read: a client's concurrent calls about one package
+// (parity makes eight at a time) would otherwise each read it. The read
+// is not cancelled with one caller; each caller stops waiting when its
+// own context ends.
 func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
 	if p, ok := q.pkgs.Get(name); ok {
 		return p, nil
@@ -42,6 +46,25 @@ func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
 	if !q.knownPackage(name) {
 		return nil, nil
 	}
+	read := q.reads.DoChan(name, func() (any, error) {
+		if p, ok := q.pkgs.Get(name); ok { // read by a call that just finished
+			return p, nil
+		}
+		return q.readPkg(context.WithoutCancel(ctx), name)
+	})
+	select {
+	case r := <-read:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*pkgData), nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, ctx.Err())
+	}
+}
+
+// readPkg reads a package and keeps it in the cache.
+func (q *Querier) readPkg(ctx context.Context, name string) (*pkgData, error) {
 	pd, err := q.db.ReadPackage(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/operator-catalog/olmcat/internal/lru"
 	"github.com/operator-catalog/olmcat/legacy"
 	"github.com/operator-catalog/olmcat/registry"
@@ -69,8 +71,10 @@ type Querier struct {
 	opts options
 
 	packageNames []string
-	// pkgs holds recently read packages.
-	pkgs *lru.Cache[string, *pkgData]
+	// pkgs holds recently read packages; reads shares a read among the
+	// calls that miss it at once.
+	pkgs  *lru.Cache[string, *pkgData]
+	reads singleflight.Group
 	// infos keeps every package's name, default channel and channel heads
 	// once read (a few hundred bytes a package), so GetPackage and
 	// GetBundleForChannel, which OLM calls for every package on each
