@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/operator-catalog/olmcat/registry/api"
 )
@@ -37,34 +35,10 @@ func unary[Req any, Resp proto.Message](ctx context.Context, in Req, h func(cont
 		var zero Resp
 		return zero, err
 	}
-	if !validUTF8(out.ProtoReflect()) {
+	if !wireable(out) {
 		return wire(ctx, in)
 	}
 	return out, nil
-}
-
-// validUTF8 reports whether every string in m, nested ones included, is
-// UTF-8 (proto3 strings must be; api.proto declares no other syntax).
-func validUTF8(m protoreflect.Message) bool {
-	ok := true
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		switch {
-		case fd.Kind() == protoreflect.StringKind && fd.IsList():
-			for i := range v.List().Len() {
-				ok = ok && utf8.ValidString(v.List().Get(i).String())
-			}
-		case fd.Kind() == protoreflect.StringKind:
-			ok = utf8.ValidString(v.String())
-		case fd.Message() != nil && fd.IsList():
-			for i := range v.List().Len() {
-				ok = ok && validUTF8(v.List().Get(i).Message())
-			}
-		case fd.Message() != nil && !fd.IsMap():
-			ok = validUTF8(v.Message())
-		}
-		return ok
-	})
-	return ok
 }
 
 // stream runs a server-streaming handler in its own goroutine and returns
@@ -124,7 +98,7 @@ type serverEnd[T any, PT interface {
 var errNotWireable = errors.New("answer not marshalable")
 
 func (s serverEnd[T, PT]) Send(m *T) error {
-	if !validUTF8(PT(m).ProtoReflect()) {
+	if !wireable(PT(m)) {
 		s.p.refused = true
 		return errNotWireable
 	}

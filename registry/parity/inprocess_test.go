@@ -34,7 +34,7 @@ func TestInProcessMatchesLoopback(t *testing.T) {
 	}
 }
 
-// validUTF8 flags exactly the messages proto.Marshal refuses.
+// wireable and validUTF8 flag exactly the messages proto.Marshal refuses.
 func TestValidUTF8AgreesWithMarshal(t *testing.T) {
 	bad := string([]byte{0xff, 0xfe})
 	tests := []struct {
@@ -52,6 +52,7 @@ func TestValidUTF8AgreesWithMarshal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, marshalErr := proto.Marshal(tt.m)
 			assert.Equal(t, marshalErr == nil, validUTF8(tt.m.ProtoReflect()))
+			assert.Equal(t, marshalErr == nil, wireable(tt.m))
 		})
 	}
 }
