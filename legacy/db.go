@@ -252,9 +252,8 @@ func (db *DB) Close() error {
 // BundleManifests returns the csv column and the bundle column split into
 // objects for one operatorbundle row; nil values when the columns are NULL.
 func (db *DB) BundleManifests(ctx context.Context, bundleName string) (csv []byte, objects [][]byte, err error) {
-	var c, b []byte
-	row := db.db.QueryRowxContext(ctx, `SELECT csv, bundle FROM operatorbundle WHERE name = ?`, bundleName)
-	if err := row.Scan(&c, &b); err != nil {
+	c, b, err := db.bundleColumns(ctx, bundleName)
+	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil, fmt.Errorf("read %s: bundle %q: no operatorbundle row", db.path, bundleName)
 		}

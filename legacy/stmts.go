@@ -37,3 +37,26 @@ func (c *stmtCache) close() {
 		return true
 	})
 }
+
+// bundleColumns reads a bundle's csv and bundle columns (the first row of
+// that name) through the cached prepared statement: a server reads them
+// once per bundle it answers with, ten thousand times at 10,000 bundles,
+// and preparing the text each time took a third of the read. No such row
+// is sql.ErrNoRows.
+func (d *DB) bundleColumns(ctx context.Context, name string) (csv, bundle []byte, err error) {
+	rows, err := d.query(ctx, `SELECT csv, bundle FROM operatorbundle WHERE name = ?`, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, sql.ErrNoRows
+	}
+	if err := rows.Scan(&csv, &bundle); err != nil {
+		return nil, nil, err
+	}
+	return csv, bundle, rows.Close()
+}
