@@ -17,7 +17,7 @@ import (
 func (s *Serve) listenHTTP() (net.Listener, error) {
 	lis, err := net.Listen("tcp", s.HTTPAddr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s (--http): %w", s.HTTPAddr, err)
+		return nil, fmt.Errorf("listen on %s for the catalogd HTTP API: %w", s.HTTPAddr, err)
 	}
 	return lis, nil
 }
