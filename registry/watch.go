@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/operator-catalog/olmcat/internal/pollwatch"
 )
 
 // WithWatch makes ServeLoading watch the files it serves. fingerprint
@@ -23,13 +25,7 @@ import (
 // catalog. A reload that fails is logged and the server stays NOT_SERVING
 // until the files change again, when it is retried.
 //
-// Polling rather than inotify: inotify needs a watch on every
-// subdirectory, added as directories appear (racing with the writes in
-// them), loses events when its queue overflows and does not see the
-// catalog directory itself renamed or replaced; a fingerprint compares
-// the state as it is, whatever happened in between, at the cost of a
-// stat per file per interval (a catalog has one or a few files per
-// package).
+// Polling, not inotify: package pollwatch says why.
 func WithWatch(fingerprint func() (string, error), interval time.Duration, reload bool) Option {
 	return func(o *options) {
 		o.watch = &watchConfig{fingerprint: fingerprint, interval: interval, reload: reload}
@@ -46,19 +42,7 @@ type watchConfig struct {
 type watcher struct {
 	cfg    *watchConfig
 	logger *slog.Logger
-	// cur is the fingerprint of the files the served catalog was loaded
-	// from, or the error taking it gave since.
-	cur string
-}
-
-// take is the fingerprint now, or its error as a state of its own (a
-// catalog that stays unreadable is one change, not one per poll).
-func (c *watchConfig) take() (string, error) {
-	fp, err := c.fingerprint()
-	if err != nil {
-		return "error: " + err.Error(), err
-	}
-	return fp, nil
+	files  *pollwatch.Watch
 }
 
 // start takes the fingerprint of the files about to be loaded; a nil
@@ -67,10 +51,7 @@ func (c *watchConfig) start(logger *slog.Logger) *watcher {
 	if c == nil {
 		return nil
 	}
-	// A fingerprint that fails now (a writer at work) is a state like
-	// any other: the first poll that differs reloads.
-	fp, _ := c.take()
-	return &watcher{cfg: c, logger: logger, cur: fp}
+	return &watcher{cfg: c, logger: logger, files: pollwatch.Start(c.fingerprint)}
 }
 
 // errChanged is why a watched catalog is NOT_SERVING.
@@ -81,19 +62,7 @@ func (w *watcher) run(ctx context.Context, h *Health, load func(context.Context)
 	if w == nil {
 		return
 	}
-	t := time.NewTicker(w.cfg.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fp, err := w.cfg.take()
-		if fp == w.cur {
-			continue
-		}
-		w.cur = fp
+	w.files.Run(ctx, w.cfg.interval, func(ctx context.Context, err error) {
 		reason := errChanged
 		if err != nil {
 			reason = fmt.Errorf("%w: %w", errChanged, err)
@@ -101,7 +70,7 @@ func (w *watcher) run(ctx context.Context, h *Health, load func(context.Context)
 		if !w.cfg.reload {
 			h.markStale(fmt.Errorf("%w; restart the server to serve it", reason))
 			w.logger.Warn("catalog changed on disk: health NOT_SERVING until the server is restarted", "reason", reason.Error())
-			continue
+			return
 		}
 		if err != nil {
 			h.markStale(fmt.Errorf("%w; reloading it once it can be read", reason))
@@ -112,7 +81,7 @@ func (w *watcher) run(ctx context.Context, h *Health, load func(context.Context)
 		if err == nil {
 			w.reload(ctx, h, load)
 		}
-	}
+	})
 }
 
 // reload loads the catalog again and swaps it in, unless the load fails
@@ -128,7 +97,7 @@ func (w *watcher) reload(ctx context.Context, h *Health, load func(context.Conte
 		w.logger.Error("reload failed: health NOT_SERVING until the catalog changes again", "error", err.Error())
 		return
 	}
-	if after, _ := w.cfg.take(); after != w.cur {
+	if !w.files.Unchanged() {
 		q.Close()
 		w.logger.Info("catalog changed again while it was reloaded; reloading again")
 		return

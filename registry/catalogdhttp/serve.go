@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/operator-catalog/olmcat/internal/pollwatch"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
 )
 
@@ -70,7 +71,7 @@ func Serve(ctx context.Context, lis net.Listener, c Config) error {
 
 	w := &watch{c: &c, h: h, dir: dir.Path, log: log}
 	loadErr := w.first(ctx)
-	if loadErr != nil && ctx.Err() != nil {
+	if loadErr != nil && ctx.Err() != nil && errors.Is(loadErr, ctx.Err()) {
 		shutdown(ctx, srv)
 		return nil // stopped while loading: not a failure
 	}
@@ -112,28 +113,18 @@ func shutdown(ctx context.Context, srv *http.Server) {
 
 // watch loads the catalog and, with an interval, reloads it on change.
 type watch struct {
-	c   *Config
-	h   *Handler
-	dir string
-	log *slog.Logger
-	cur string // the fingerprint of the files served
-}
-
-// take is the fingerprint now, or its error as a state of its own.
-func (w *watch) take() (string, error) {
-	if w.c.Fingerprint == nil {
-		return "", nil
-	}
-	fp, err := w.c.Fingerprint()
-	if err != nil {
-		return "error: " + err.Error(), err
-	}
-	return fp, nil
+	c     *Config
+	h     *Handler
+	dir   string
+	log   *slog.Logger
+	files *pollwatch.Watch // nil without a Fingerprint
 }
 
 // first takes the fingerprint, then loads and serves the catalog.
 func (w *watch) first(ctx context.Context) error {
-	w.cur, _ = w.take()
+	if w.c.Fingerprint != nil {
+		w.files = pollwatch.Start(w.c.Fingerprint)
+	}
 	start := time.Now()
 	s, err := Build(ctx, w.dir, w.c.Source)
 	if err != nil {
@@ -150,32 +141,20 @@ var errChanged = errors.New("the catalog changed on disk since it was loaded")
 
 // run polls the fingerprint until ctx ends.
 func (w *watch) run(ctx context.Context) {
-	if w.c.Fingerprint == nil || w.c.Interval <= 0 {
+	if w.files == nil || w.c.Interval <= 0 {
 		return
 	}
-	t := time.NewTicker(w.c.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		fp, err := w.take()
-		if fp == w.cur {
-			continue
-		}
-		w.cur = fp
+	w.files.Run(ctx, w.c.Interval, func(ctx context.Context, err error) {
 		if !w.c.Reload {
 			w.h.Unavailable(fmt.Errorf("%w; restart the server to serve it", errChanged))
 			w.log.Warn("catalog changed on disk: not served until the server is restarted")
-			continue
+			return
 		}
 		w.h.Unavailable(fmt.Errorf("%w; reloading it", errChanged))
 		if err == nil {
 			w.reload(ctx)
 		}
-	}
+	})
 }
 
 // reload loads the changed catalog and serves it, unless it fails or the
@@ -189,7 +168,7 @@ func (w *watch) reload(ctx context.Context) {
 		}
 		return
 	}
-	if after, _ := w.take(); after != w.cur {
+	if !w.files.Unchanged() {
 		s.Close()
 		return
 	}

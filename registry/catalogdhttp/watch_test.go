@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,12 +91,15 @@ func TestServeLoadError(t *testing.T) {
 		done <- catalogdhttp.Serve(ctx, lis, catalogdhttp.Config{Name: "c", Source: catalogdhttp.DirSource(dir), HoldOnLoadError: true, Logger: logger})
 	}()
 	s := &server{base: "http://" + lis.Addr().String(), client: http.DefaultClient}
+	// 503 until loaded too: wait for the load's failure as the reason.
 	require.Eventually(t, func() bool {
 		resp, err := http.Get(s.base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
+		if err != nil {
+			return false
 		}
-		return err == nil && resp.StatusCode == http.StatusServiceUnavailable
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return err == nil && resp.StatusCode == http.StatusServiceUnavailable && strings.Contains(string(body), "must be a string")
 	}, 30*time.Second, 10*time.Millisecond)
 	resp, _ := s.do(t, "GET", "/catalogs/c/api/v1/all", nil)
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
