@@ -17,8 +17,12 @@ import (
 )
 
 // readyHandler is a slog.Handler that hands on the URL of /all the
-// catalogd HTTP API logs once its catalog is loaded.
-type readyHandler struct{ url chan string }
+// catalogd HTTP API logs once its catalog is loaded, and tells when the
+// gRPC API logs that it serves.
+type readyHandler struct {
+	url  chan string
+	grpc chan struct{}
+}
 
 func (h readyHandler) Enabled(context.Context, slog.Level) bool { return true }
 func (h readyHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
@@ -27,14 +31,18 @@ func (h readyHandler) Handle(_ context.Context, r slog.Record) error {
 	if url, ok := strings.CutPrefix(r.Message, "catalogd HTTP API ready at "); ok {
 		h.url <- url
 	}
+	if strings.HasPrefix(r.Message, "serving on ") {
+		h.grpc <- struct{}{}
+	}
 	return nil
 }
 
 // startHTTP runs s (its catalogd HTTP API on a free loopback port) until
-// the test ends and returns the URL of /all it logs.
+// the test ends and returns the URL of /all it logs, once the gRPC API
+// (unless NoGRPC) serves too: a stop while a catalog loads is an error.
 func startHTTP(t *testing.T, s serve.Serve) string {
 	t.Helper()
-	h := readyHandler{url: make(chan string, 1)}
+	h := readyHandler{url: make(chan string, 1), grpc: make(chan struct{}, 1)}
 	s.Logger = slog.New(h)
 	s.HTTPAddr = "127.0.0.1:0"
 	s.Open = resolve
@@ -48,15 +56,24 @@ func startHTTP(t *testing.T, s serve.Serve) string {
 		cancel()
 		require.NoError(t, <-done)
 	})
+	var url string
 	select {
-	case url := <-h.url:
-		return url
+	case url = <-h.url:
 	case err := <-done:
 		require.FailNow(t, "Run returned before serving", "%v", err)
 	case <-time.After(60 * time.Second):
 		require.FailNow(t, "no catalogd HTTP API ready line logged")
 	}
-	return ""
+	if !s.NoGRPC {
+		select {
+		case <-h.grpc:
+		case err := <-done:
+			require.FailNow(t, "Run returned before serving", "%v", err)
+		case <-time.After(60 * time.Second):
+			require.FailNow(t, "no gRPC serving line logged")
+		}
+	}
+	return url
 }
 
 // get returns the body of url.
