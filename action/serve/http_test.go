@@ -17,11 +17,11 @@ import (
 )
 
 // readyHandler is a slog.Handler that hands on the URL of /all the
-// catalogd HTTP API logs once its catalog is loaded, and tells when the
-// gRPC API logs that it serves.
+// catalogd HTTP API logs once its catalog is loaded, and the address the
+// gRPC API logs once it serves.
 type readyHandler struct {
 	url  chan string
-	grpc chan struct{}
+	grpc chan string
 }
 
 func (h readyHandler) Enabled(context.Context, slog.Level) bool { return true }
@@ -31,8 +31,8 @@ func (h readyHandler) Handle(_ context.Context, r slog.Record) error {
 	if url, ok := strings.CutPrefix(r.Message, "catalogd HTTP API ready at "); ok {
 		h.url <- url
 	}
-	if strings.HasPrefix(r.Message, "serving on ") {
-		h.grpc <- struct{}{}
+	if addr, ok := strings.CutPrefix(r.Message, "serving on "); ok {
+		h.grpc <- addr
 	}
 	return nil
 }
@@ -42,7 +42,15 @@ func (h readyHandler) Handle(_ context.Context, r slog.Record) error {
 // (unless NoGRPC) serves too: a stop while a catalog loads is an error.
 func startHTTP(t *testing.T, s serve.Serve) string {
 	t.Helper()
-	h := readyHandler{url: make(chan string, 1), grpc: make(chan struct{}, 1)}
+	url, _ := startBoth(t, s)
+	return url
+}
+
+// startBoth is startHTTP, also returning the address the gRPC API serves
+// on ("" with NoGRPC).
+func startBoth(t *testing.T, s serve.Serve) (string, string) {
+	t.Helper()
+	h := readyHandler{url: make(chan string, 1), grpc: make(chan string, 1)}
 	s.Logger = slog.New(h)
 	s.HTTPAddr = "127.0.0.1:0"
 	s.Open = resolve
@@ -64,16 +72,17 @@ func startHTTP(t *testing.T, s serve.Serve) string {
 	case <-time.After(60 * time.Second):
 		require.FailNow(t, "no catalogd HTTP API ready line logged")
 	}
+	var grpcAddr string
 	if !s.NoGRPC {
 		select {
-		case <-h.grpc:
+		case grpcAddr = <-h.grpc:
 		case err := <-done:
 			require.FailNow(t, "Run returned before serving", "%v", err)
 		case <-time.After(60 * time.Second):
 			require.FailNow(t, "no gRPC serving line logged")
 		}
 	}
-	return url
+	return url, grpcAddr
 }
 
 // get returns the body of url.
