@@ -10,6 +10,16 @@
 # RPC's calls, errors (non-OK answers; there must be none), p50 and p99
 # latency, and the server's peak RSS (VmHWM) after the load.
 #
+# olmcat also serves catalogd's HTTP API (--http), and at the same time
+# as the gRPC load CLIENTS more clients, each on connections of its own,
+# load it (see httpMix in scripts/servebench/httpload.go): a tenth fetch
+# /all whole and as many with gzip, a fifth revalidate /all
+# (If-None-Match, If-Modified-Since: 304), the rest query /metas by
+# package round robin; per endpoint it prints the requests, errors (an
+# unexpected status, encoding or size; there must be none), p50 and p99
+# latency (to the end of the body). The peak RSS is the server's under
+# both loads.
+#
 # Then the stalled-client case (STALLED clients, default 40; 0 skips
 # it): a catalog of CSV_BUNDLES bundles (default 4) without images, each
 # a single CSV of CSV_BYTES (default 5 MB), so ListBundles streams their
@@ -62,7 +72,9 @@ for entry in "${servers[@]}"; do
 	read -r -a cmd <<<"${entry#*|}"
 	for c in $CLIENTS; do
 		echo "$label, $c clients:"
-		"$PROBER" -timeout 5m -ghz "$GHZ" -clients "$c" -duration "$DURATION" -dir "$work" -- "${cmd[@]}"
+		http=()
+		if [ "${label#olmcat}" != "$label" ]; then http=(-http); fi
+		"$PROBER" -timeout 5m -ghz "$GHZ" "${http[@]}" -clients "$c" -duration "$DURATION" -dir "$work" -- "${cmd[@]}"
 	done
 done
 STALLED=${STALLED:-40}

@@ -27,6 +27,7 @@ type load struct {
 	duration time.Duration // how long each ghz sends
 	dir      string        // where the request data and reports go
 	stall    stall         // the stalled-client case instead, when stall.clients > 0
+	http     httpOpts      // the catalogd HTTP API the server also serves
 }
 
 // rpcLoad is one RPC of the mix and the clients that call it.

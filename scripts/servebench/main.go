@@ -9,6 +9,11 @@
 // -stalled N it reports the peak RSS after one ListBundles, then with N
 // clients that open ListBundles and never read, after one more drain
 // beside them (stall.go); -write-csv-catalog writes that case's catalog.
+// With -http the server also serves catalogd's HTTP API (olmcat serve
+// --http; -no-grpc turns the gRPC API off), ready once /healthz is 200;
+// -ghz then runs an HTTP load beside the gRPC one (httpload.go), and
+// -http-bench times the first byte of /all and of metas queries and the
+// whole /all body instead (http.go, scripts/bench-serve-http.sh).
 //
 // The server command is given after "--" and must take "-p PORT" (the
 // port is appended). Used by scripts/bench-serve-*.sh:
@@ -25,8 +30,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,8 +41,6 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthgrpc "google.golang.org/grpc/health/grpc_health_v1"
-
-	"github.com/operator-catalog/olmcat/registry/api"
 )
 
 func main() {
@@ -51,6 +56,9 @@ func main() {
 	writeCatalog := flag.String("write-csv-catalog", "", "write the stalled-client case's catalog (one package, bundles of a single large CSV, no images) into this new directory and exit")
 	csvBytes := flag.Int("csv-bytes", 5_000_000, "size of each CSV of -write-csv-catalog")
 	csvBundles := flag.Int("csv-bundles", 4, "bundles of -write-csv-catalog")
+	flag.BoolVar(&ld.http.serve, "http", false, "also serve catalogd's HTTP API (olmcat serve --http, --catalog-name "+benchCatalog+"), wait for its /healthz, and run an HTTP load beside -ghz's")
+	flag.BoolVar(&ld.http.noGRPC, "no-grpc", false, "serve no gRPC API (-p -1; with -http)")
+	flag.BoolVar(&ld.http.bench, "http-bench", false, "with -http: once /healthz is 200, time the first byte of /all and of metas queries and the whole /all body with and without gzip")
 	flag.Parse()
 	if *writeCatalog != "" {
 		if err := writeBigCSVCatalog(*writeCatalog, *csvBundles, *csvBytes); err != nil {
@@ -59,8 +67,12 @@ func main() {
 		}
 		return
 	}
+	if (ld.http.noGRPC || ld.http.bench) && !ld.http.serve {
+		fmt.Fprintln(os.Stderr, "servebench: -no-grpc and -http-bench need -http")
+		os.Exit(2)
+	}
 	if flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: servebench [-list] [-ghz GHZ -clients N -duration D -dir DIR] -- SERVER-COMMAND [ARG ...]")
+		fmt.Fprintln(os.Stderr, "usage: servebench [-list] [-http [-no-grpc] [-http-bench]] [-ghz GHZ -clients N -duration D -dir DIR] -- SERVER-COMMAND [ARG ...]")
 		os.Exit(2)
 	}
 	if err := run(flag.Args(), *list, *timeout, ld); err != nil {
@@ -71,23 +83,47 @@ func main() {
 
 // result is one measured server start.
 type result struct {
-	ready                time.Duration
+	ready, httpReady     time.Duration
 	hwmReady, hwmListed  int64 // kB
 	rssListed            int64 // kB
 	load                 []rpcResult
+	httpLoad             []httpResult
+	httpBench            httpBench
 	hwmLoaded            int64 // kB, after the load
 	hwmNoStall, hwmStall int64 // kB, after ListBundles without and with stalled clients
 	bundles              int
 	cpu                  time.Duration
 }
 
-func run(argv []string, list bool, timeout time.Duration, ld load) error {
+// serverArgs appends the ports to the server command: -p PORT (-p -1
+// without gRPC, then addr is "") and, with -http, the catalogd HTTP API's
+// flags.
+func serverArgs(argv []string, ld load) (args []string, addr string, api httpAPI, err error) {
 	port, err := freePort()
+	if err != nil {
+		return nil, "", api, err
+	}
+	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	args = slices.Concat(argv[1:], []string{"-p", strconv.Itoa(port)})
+	if ld.http.noGRPC {
+		args, addr = slices.Concat(argv[1:], []string{"-p", "-1"}), ""
+	}
+	if ld.http.serve {
+		var extra []string
+		if extra, api, err = httpArgs(); err != nil {
+			return nil, "", api, err
+		}
+		args = append(args, extra...)
+	}
+	return args, addr, api, nil
+}
+
+func run(argv []string, list bool, timeout time.Duration, ld load) error {
+	args, addr, api, err := serverArgs(argv, ld)
 	if err != nil {
 		return err
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cmd := exec.Command(argv[0], append(argv[1:], "-p", strconv.Itoa(port))...)
+	cmd := exec.Command(argv[0], args...)
 	var stderr tail
 	cmd.Stdout = io.Discard
 	cmd.Stderr = &stderr
@@ -95,9 +131,13 @@ func run(argv []string, list bool, timeout time.Duration, ld load) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	r, err := measure(cmd.Process.Pid, addr, start, list, timeout, exited, ld)
+	// Closed once the server exited: every wait below selects on it.
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	r, err := measure(cmd.Process.Pid, addr, api, start, list, timeout, exited, ld)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
@@ -111,7 +151,19 @@ func run(argv []string, list bool, timeout time.Duration, ld load) error {
 	if ps := cmd.ProcessState; ps != nil {
 		r.cpu = ps.UserTime() + ps.SystemTime()
 	}
+	return report(r, list, ld)
+}
+
+// report prints what run measured.
+func report(r result, list bool, ld load) error {
+	if ld.http.bench {
+		printHTTPBench(r.httpReady, r.hwmReady, r.httpBench, r.hwmLoaded)
+		return nil
+	}
 	fmt.Printf("serving %.3f s, peak RSS at serving %d MB", r.ready.Seconds(), r.hwmReady/1024)
+	if ld.http.serve {
+		fmt.Printf(", /healthz 200 %.3f s", r.httpReady.Seconds())
+	}
 	if ld.stall.clients > 0 {
 		printStall(ld.stall, r.bundles, r.hwmNoStall, r.hwmStall)
 		return nil
@@ -119,6 +171,9 @@ func run(argv []string, list bool, timeout time.Duration, ld load) error {
 	if ld.ghz != "" {
 		fmt.Printf(", CPU %.2f s, load of %d clients for %s:\n", r.cpu.Seconds(), ld.clients, ld.duration)
 		printLoad(r.load, r.hwmLoaded)
+		if ld.http.serve {
+			return printHTTPLoad(r.httpLoad)
+		}
 		return nil
 	}
 	if list {
@@ -128,74 +183,102 @@ func run(argv []string, list bool, timeout time.Duration, ld load) error {
 	return nil
 }
 
-func measure(pid int, addr string, start time.Time, list bool, timeout time.Duration, exited <-chan error, ld load) (result, error) {
+// measure waits until the server is ready (gRPC SERVING unless addr is
+// "", /healthz 200 with -http), then runs what the flags ask for.
+func measure(pid int, addr string, api httpAPI, start time.Time, list bool, timeout time.Duration, exited <-chan struct{}, ld load) (result, error) {
 	var r result
-	// gRPC's default reconnect backoff starts at one second: the first
-	// attempts fail while the server starts, and the backoff, not the
-	// server, would be measured.
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+	var conn *grpc.ClientConn
+	var err error
+	if addr != "" {
+		if conn, err = dialGRPC(addr); err != nil {
+			return r, err
+		}
+		defer conn.Close()
+		if r.ready, err = waitServing(conn, start, timeout, exited); err != nil {
+			return r, err
+		}
+	}
+	if ld.http.serve {
+		if r.httpReady, err = waitHealthz(api, start, timeout, exited); err != nil {
+			return r, err
+		}
+	}
+	if r.hwmReady, err = procStatus(pid, "VmHWM"); err != nil {
+		return r, err
+	}
+	switch {
+	case ld.http.bench:
+		if r.httpBench, err = runHTTPBench(api); err != nil {
+			return r, err
+		}
+	case ld.stall.clients > 0:
+		r.hwmNoStall, r.hwmStall, r.bundles, err = runStall(pid, conn, addr, ld.stall)
+		return r, err
+	case ld.ghz != "":
+		if r.load, r.httpLoad, err = runLoads(conn, addr, api, ld); err != nil {
+			return r, err
+		}
+	case list:
+		if r.bundles, err = drain(conn); err != nil {
+			return r, err
+		}
+		if r.hwmListed, err = procStatus(pid, "VmHWM"); err != nil {
+			return r, err
+		}
+		r.rssListed, err = procStatus(pid, "VmRSS")
+		return r, err
+	default:
+		return r, nil
+	}
+	r.hwmLoaded, err = procStatus(pid, "VmHWM")
+	return r, err
+}
+
+// runLoads runs the gRPC load and, with -http, the HTTP load at the same
+// time.
+func runLoads(conn *grpc.ClientConn, addr string, api httpAPI, ld load) ([]rpcResult, []httpResult, error) {
+	var httpRes []httpResult
+	var httpErr error
+	var wg sync.WaitGroup
+	if ld.http.serve {
+		wg.Go(func() { httpRes, httpErr = runHTTPLoad(api, ld) })
+	}
+	grpcRes, err := runLoad(conn, addr, ld)
+	wg.Wait()
+	return grpcRes, httpRes, errors.Join(err, httpErr)
+}
+
+// dialGRPC is a client of addr that reconnects quickly: gRPC's default
+// reconnect backoff starts at one second, the first attempts fail while
+// the server starts, and the backoff, not the server, would be measured.
+func dialGRPC(addr string) (*grpc.ClientConn, error) {
+	return grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           backoff.Config{BaseDelay: 5 * time.Millisecond, Multiplier: 1.1, MaxDelay: 20 * time.Millisecond},
 			MinConnectTimeout: time.Second,
 		}))
-	if err != nil {
-		return r, err
-	}
-	defer conn.Close()
+}
+
+// waitServing polls grpc.health.v1 until SERVING and returns the time
+// since start.
+func waitServing(conn *grpc.ClientConn, start time.Time, timeout time.Duration, exited <-chan struct{}) (time.Duration, error) {
 	health := healthgrpc.NewHealthClient(conn)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		resp, err := health.Check(ctx, &healthgrpc.HealthCheckRequest{})
 		cancel()
 		if err == nil && resp.GetStatus() == healthgrpc.HealthCheckResponse_SERVING {
-			r.ready = time.Since(start)
-			break
+			return time.Since(start), nil
 		}
 		select {
-		case err := <-exited:
-			return r, fmt.Errorf("server exited before SERVING: %v", err)
+		case <-exited:
+			return 0, errors.New("server exited before SERVING")
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Since(start) > timeout {
-			return r, errors.New("not SERVING before the timeout")
+			return 0, errors.New("not SERVING before the timeout")
 		}
 	}
-	if r.hwmReady, err = procStatus(pid, "VmHWM"); err != nil {
-		return r, err
-	}
-	if ld.stall.clients > 0 {
-		r.hwmNoStall, r.hwmStall, r.bundles, err = runStall(pid, conn, addr, ld.stall)
-		return r, err
-	}
-	if ld.ghz != "" {
-		if r.load, err = runLoad(conn, addr, ld); err != nil {
-			return r, err
-		}
-		r.hwmLoaded, err = procStatus(pid, "VmHWM")
-		return r, err
-	}
-	if !list {
-		return r, nil
-	}
-	stream, err := api.NewRegistryClient(conn).ListBundles(context.Background(), &api.ListBundlesRequest{}, grpc.MaxCallRecvMsgSize(1<<30))
-	if err != nil {
-		return r, fmt.Errorf("ListBundles: %w", err)
-	}
-	for {
-		_, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return r, fmt.Errorf("ListBundles: %w", err)
-		}
-		r.bundles++
-	}
-	if r.hwmListed, err = procStatus(pid, "VmHWM"); err != nil {
-		return r, err
-	}
-	r.rssListed, err = procStatus(pid, "VmRSS")
-	return r, err
 }
 
 // procStatus reads a kB field of /proc/PID/status.
