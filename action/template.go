@@ -14,6 +14,7 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -48,7 +49,12 @@ func (r RenderTemplate) Run(ctx context.Context) (RenderTemplateResult, error) {
 	if err != nil {
 		return RenderTemplateResult{}, usage("RenderTemplate.MigrateLevel", err)
 	}
-	render, err := r.bundleRenderer(level == migrate.MigrateLevelCSVMetadata)
+	scratch, err := tempdir.Scratch("olmcat-render-template-", func(dir string) { r.log(AbandonedNote(dir)) })
+	if err != nil {
+		return RenderTemplateResult{}, fmt.Errorf("rendering template: %w", err)
+	}
+	defer scratch.Remove()
+	render, err := r.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, scratch.Path)
 	if err != nil {
 		return RenderTemplateResult{}, err
 	}
@@ -86,8 +92,11 @@ func (r RenderTemplate) read() (data []byte, name, root string, err error) {
 // rendered as Render renders it, image field as typed; a bundle
 // directory (manifests/ and metadata/) renders with an empty image.
 // Catalog images and other inputs are refused. The errors of a pull are
-// returned as they are.
-func (e Env) bundleRenderer(csvMetadata bool) (template.BundleRenderer, error) {
+// returned as they are. Images are extracted into scratch, the run's own
+// directory: each extraction sweeps the abandoned directories of its
+// parent first, and the system temporary directory (often thousands of
+// entries) would be listed once per bundle image.
+func (e Env) bundleRenderer(csvMetadata bool, scratch string) (template.BundleRenderer, error) {
 	var opts []image.Option
 	if e.ImageOptions != nil {
 		var err error
@@ -95,6 +104,7 @@ func (e Env) bundleRenderer(csvMetadata bool) (template.BundleRenderer, error) {
 			return nil, err
 		}
 	}
+	opts = append(opts, image.WithTempDir(scratch))
 	e.ImageOptions = func() ([]image.Option, error) { return opts, nil }
 	warn := bundle.WithWarnings(func(msg string) { e.log("warning: " + msg) })
 	return func(ctx context.Context, ref string) (*declcfg.Bundle, error) {

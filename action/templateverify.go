@@ -45,15 +45,15 @@ type VerifyTemplatesResult struct {
 // Run asks for the image options first, then migrates, renders and
 // compares; it tells the note as it finds it.
 func (v VerifyTemplates) Run(ctx context.Context) (VerifyTemplatesResult, error) {
-	render, err := v.bundleRenderer(v.MigrateLevel == migrate.MigrateLevelCSVMetadata)
-	if err != nil {
-		return VerifyTemplatesResult{}, err
-	}
 	scratch, err := tempdir.Scratch("olmcat-verify-templates-", func(dir string) { v.log(AbandonedNote(dir)) })
 	if err != nil {
 		return VerifyTemplatesResult{}, fmt.Errorf("verify: %w", err)
 	}
 	defer scratch.Remove()
+	render, err := v.bundleRenderer(v.MigrateLevel == migrate.MigrateLevelCSVMetadata, scratch.Path)
+	if err != nil {
+		return VerifyTemplatesResult{}, err
+	}
 	migrated, rendered := filepath.Join(scratch.Path, "migrated"), filepath.Join(scratch.Path, "rendered")
 	if _, err := migrate.Migrate(ctx, v.Database, migrated, v.Options...); err != nil {
 		return VerifyTemplatesResult{}, fmt.Errorf("verify: migrate: %w", err)
