@@ -34,10 +34,16 @@ type RenderTemplate struct {
 	// only migrate.MigrateLevelCSVMetadata changes them (as opm's flag
 	// does; MigrateLevelAll leaves them as they are).
 	MigrateLevel migrate.Level
+	// Out, when set, receives the rendered catalog in Format (json or
+	// yaml), once the whole template has rendered, and the result holds
+	// no Config: the bundles wait in a file of the run's scratch
+	// directory meanwhile, not in memory (see template.RenderTo).
+	Out    io.Writer
+	Format declcfg.Format
 }
 
 // RenderTemplateResult is the rendered catalog, blobs in the template's
-// order.
+// order (nil when RenderTemplate.Out received it).
 type RenderTemplateResult struct {
 	Config *declcfg.DeclarativeConfig
 }
@@ -65,6 +71,12 @@ func (r RenderTemplate) Run(ctx context.Context) (RenderTemplateResult, error) {
 	opts := []template.Option{template.WithFile(name), template.WithRefRoot(root), template.WithBundleRenderer(render)}
 	if r.Type != "" {
 		opts = append(opts, template.WithType(r.Type))
+	}
+	if r.Out != nil {
+		if err := template.RenderTo(ctx, r.Out, r.Format, data, scratch.Path, opts...); err != nil {
+			return RenderTemplateResult{}, fmt.Errorf("rendering template: %w", err)
+		}
+		return RenderTemplateResult{}, nil
 	}
 	cfg, err := template.Render(ctx, data, opts...)
 	if err != nil {

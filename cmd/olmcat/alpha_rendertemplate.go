@@ -50,13 +50,21 @@ errors name the template file, entry and field.`,
 			if err != nil {
 				return usageError(fmt.Errorf("--migrate-level: %w", err))
 			}
-			res, err := action.RenderTemplate{Env: actionEnv(cmd, img, nil), File: file, In: cmd.InOrStdin(), Type: t,
-				MigrateLevel: level}.Run(cmd.Context())
+			r := action.RenderTemplate{Env: actionEnv(cmd, img, nil), File: file, In: cmd.InOrStdin(), Type: t,
+				MigrateLevel: level}
+			if output != "mermaid" {
+				// The action writes as it streams: rendered bundles wait
+				// on disk, not in memory.
+				r.Out, r.Format = cmd.OutOrStdout(), declcfg.Format(output)
+			}
+			res, err := r.Run(cmd.Context())
 			if err != nil {
 				return actionError(err, "render-template")
 			}
-			cfg := res.Config
-			return writeRendered(cmd.OutOrStdout(), cfg, output)
+			if output != "mermaid" {
+				return nil
+			}
+			return writeMermaid(cmd.OutOrStdout(), res.Config)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "json", "output format: json, yaml or mermaid")
@@ -81,20 +89,15 @@ func templateArgs(args []string) (template.Type, string, error) {
 	return t, args[1], err
 }
 
-// writeRendered writes a rendered catalog as json, yaml or mermaid; it is
-// formatted in memory first so that a failure writes nothing.
-func writeRendered(w io.Writer, cfg *declcfg.DeclarativeConfig, output string) error {
+// writeMermaid draws a rendered catalog's upgrade graph; it is drawn in
+// memory first so that a failure writes nothing.
+func writeMermaid(w io.Writer, cfg *declcfg.DeclarativeConfig) error {
 	var buf bytes.Buffer
-	var err error
-	if output == "mermaid" {
-		var g *graph.Graph
-		// opm's render-template draws with render-graph's v0 semantics
-		// (skipped bundles and skip edges styled), whatever the flags.
-		if g, err = graph.Build(cfg); err == nil {
-			err = graph.WriteMermaid(&buf, g, graph.MermaidV0Semantics(true))
-		}
-	} else {
-		err = declcfg.WriteStream(&buf, cfg, declcfg.Format(output), declcfg.KeepEntryOrder())
+	// opm's render-template draws with render-graph's v0 semantics
+	// (skipped bundles and skip edges styled), whatever the flags.
+	g, err := graph.Build(cfg)
+	if err == nil {
+		err = graph.WriteMermaid(&buf, g, graph.MermaidV0Semantics(true))
 	}
 	if err != nil {
 		return &exitError{code: exitInvalid, err: err}

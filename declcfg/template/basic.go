@@ -43,7 +43,7 @@ func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.
 		}
 		refs[i] = b.Image
 	}
-	rendered, err := renderAll(ctx, refs, o, func(i int) (string, string) { return entryName(cfg.Bundles[i].Origin.Index), "image" })
+	rendered, err := renderAll(ctx, refs, o, false, func(i int) (string, string) { return entryName(cfg.Bundles[i].Origin.Index), "image" })
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,6 @@ func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.
 			return nil, &Error{File: o.file, Entry: entryName(cfg.Bundles[i].Origin.Index), Field: "image",
 				Err: fmt.Errorf("%q renders bundle %s of package %q, which the template has no olm.package entry for", refs[i], b.Name, b.Package)}
 		}
-		b.CsvJSON = "" // only the semver template reads it (package icon)
 		cfg.Bundles[i] = *b
 	}
 	return cfg, nil
@@ -83,10 +82,12 @@ func loadEntries(entries []json.RawMessage, o options) (*declcfg.DeclarativeConf
 	return cfg, nil
 }
 
-// renderAll renders refs with up to o.limit at once; the result is in
-// refs order. where names the entry and field of ref i for errors; the
-// first failing ref in order is reported.
-func renderAll(ctx context.Context, refs []string, o options, where func(i int) (entry, field string)) ([]*declcfg.Bundle, error) {
+// renderAll renders refs with up to o.limit at once and hands each
+// bundle to o.keep as it is rendered; the result, what the keeper kept,
+// is in refs order. Only the semver template reads a bundle's CSV (the
+// package icon): without csv it is dropped. where names the entry and
+// field of ref i for errors; the first failing ref in order is reported.
+func renderAll(ctx context.Context, refs []string, o options, csv bool, where func(i int) (entry, field string)) ([]*declcfg.Bundle, error) {
 	out := make([]*declcfg.Bundle, len(refs))
 	errs := make([]error, len(refs))
 	ctx, cancel := context.WithCancel(ctx)
@@ -102,14 +103,20 @@ func renderAll(ctx context.Context, refs []string, o options, where func(i int) 
 				if err == nil && b == nil {
 					err = errors.New("renders no bundle")
 				}
+				if err == nil {
+					// The objects are in the properties already; the
+					// copies are only kept for the CSV (package icon).
+					b.Objects = nil
+					if !csv {
+						b.CsvJSON = ""
+					}
+					b, err = o.keep.keep(i, b)
+				}
 				if err != nil {
 					errs[i] = err
 					cancel()
 					continue
 				}
-				// The objects are in the properties already; the
-				// copies are only kept for the CSV (package icon).
-				b.Objects = nil
 				out[i] = b
 			}
 		}()

@@ -219,7 +219,7 @@ func (s *Semver) matching(cfg *declcfg.DeclarativeConfig, byImage map[string]*de
 		if err := try.normalize(""); err != nil {
 			return nil, ReasonBlobs, err.Error()
 		}
-		out, err := try.generate(byImage, "")
+		out, err := try.generate(byImage, "", inMemory{}.full)
 		if err != nil {
 			var te *Error
 			if errors.As(err, &te) {

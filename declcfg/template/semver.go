@@ -176,7 +176,7 @@ func renderSemver(ctx context.Context, doc json.RawMessage, o options) (*declcfg
 	if len(refs) == 0 {
 		return nil, &Error{File: o.file, Err: errors.New("render: no bundles specified or no bundles could be rendered")}
 	}
-	rendered, err := renderAll(ctx, refs, o, func(i int) (string, string) { return where[refs[i]], "image" })
+	rendered, err := renderAll(ctx, refs, o, true, func(i int) (string, string) { return where[refs[i]], "image" })
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +184,13 @@ func renderSemver(ctx context.Context, doc json.RawMessage, o options) (*declcfg
 	for i, b := range rendered {
 		byImage[refs[i]] = b
 	}
-	return s.generate(byImage, o.file)
+	return s.generate(byImage, o.file, o.keep.full)
 }
 
 // generate builds the package, channels and bundles from the rendered
-// bundles of the template's images.
-func (s *Semver) generate(byImage map[string]*declcfg.Bundle, file string) (*declcfg.DeclarativeConfig, error) {
+// bundles of the template's images (as a keeper kept them: full gives
+// the whole bundle, for the default channel head's CSV).
+func (s *Semver) generate(byImage map[string]*declcfg.Bundle, file string, full func(*declcfg.Bundle) (*declcfg.Bundle, error)) (*declcfg.DeclarativeConfig, error) {
 	var pkg, pkgEntry string
 	lists := map[Archetype][]versioned{}
 	for _, a := range Archetypes {
@@ -229,7 +230,11 @@ func (s *Semver) generate(byImage map[string]*declcfg.Bundle, file string) (*dec
 	if head := channelHead(out.Channels, out.Packages[0].DefaultChannel); head != "" {
 		for _, b := range byImage {
 			if b.Name == head {
-				fillPackageMeta(&out.Packages[0], b)
+				whole, err := full(b)
+				if err != nil {
+					return nil, &Error{File: file, Err: fmt.Errorf("bundle %s: %w", b.Name, err)}
+				}
+				fillPackageMeta(&out.Packages[0], whole)
 				break
 			}
 		}

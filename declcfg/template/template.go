@@ -94,6 +94,7 @@ type options struct {
 	typ    Type
 	render BundleRenderer
 	limit  int
+	keep   keeper
 }
 
 // WithFile names the template in errors ("<stdin>" by default).
@@ -115,7 +116,7 @@ func WithBundleRenderer(r BundleRenderer) Option { return func(o *options) { o.r
 func WithConcurrency(n int) Option { return func(o *options) { o.limit = n } }
 
 func makeOptions(opts []Option) options {
-	o := options{file: "<stdin>", root: ".", limit: 4}
+	o := options{file: "<stdin>", root: ".", limit: 4, keep: inMemory{}}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -133,7 +134,12 @@ func makeOptions(opts []Option) options {
 // Render renders the template in data (JSON or YAML; only the first
 // document is read, as opm does) into a declarative config.
 func Render(ctx context.Context, data []byte, opts ...Option) (*declcfg.DeclarativeConfig, error) {
-	o := makeOptions(opts)
+	return render(ctx, data, makeOptions(opts))
+}
+
+// render is Render with the options made, their keeper deciding what of
+// each rendered bundle the config holds.
+func render(ctx context.Context, data []byte, o options) (*declcfg.DeclarativeConfig, error) {
 	doc, err := firstDocument(data)
 	if err != nil {
 		return nil, &Error{File: o.file, Err: err}

@@ -45,6 +45,22 @@ func renderFile(t *testing.T, file string, csvMetadata bool, opts ...Option) (*d
 	return Render(context.Background(), data, opts...)
 }
 
+// renderFileTo is renderFile through RenderTo, bundles spilled to a
+// temporary directory that is empty again afterwards.
+func renderFileTo(t *testing.T, file string, csvMetadata bool, f declcfg.Format, opts ...Option) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(templatesDir, file))
+	require.NoError(t, err)
+	opts = append([]Option{WithFile(file), WithRefRoot(templatesDir), WithBundleRenderer(fixtureRenderer(csvMetadata))}, opts...)
+	var buf bytes.Buffer
+	dir := t.TempDir()
+	require.NoError(t, RenderTo(context.Background(), &buf, f, data, dir, opts...))
+	left, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, left, "the spill file is removed")
+	return buf.String()
+}
+
 // formatMermaid stands for render-template's -o mermaid: the upgrade graph
 // drawn as opm alpha render-graph draws it.
 const formatMermaid declcfg.Format = "mermaid"
@@ -102,6 +118,10 @@ func TestRenderMatchesOPM(t *testing.T) {
 			cfg, err := renderFile(t, tc.template, tc.csvMetadata, opts...)
 			require.NoError(t, err)
 			assert.Empty(t, cmp.Diff(golden(t, tc.golden), write(t, cfg, tc.format)), "render differs from opm's (-opm +olmcat)")
+			if tc.format != formatMermaid {
+				assert.Empty(t, cmp.Diff(golden(t, tc.golden), renderFileTo(t, tc.template, tc.csvMetadata, tc.format, opts...)),
+					"RenderTo differs from opm's (-opm +olmcat)")
+			}
 		})
 	}
 }
