@@ -1,44 +1,93 @@
 #!/usr/bin/env bash
-# Catalog templates at benchmark size: render-template of the migrated
-# generated index as one basic template (its BUNDLES bundle images served
-# by scripts/fixtureregistry -synthetic on a loopback registry and pulled
-# through a registries.conf mirror under their own names), olmcat and the
-# real opm side by side, and migrate --to-template semver of the index.
-# Wall time, CPU and peak RSS, medians of RUNS (opm: OPM_RUNS) runs.
+# Catalog templates at benchmark sizes: for each of SIZES bundles,
+# render-template of the migrated generated index as one basic template
+# (its bundle images served by scripts/fixtureregistry -synthetic on a
+# loopback registry and pulled through a registries.conf mirror under
+# their own names), olmcat and the real opm side by side, and migrate
+# --to-template semver of the index. Wall time, CPU and peak RSS, medians
+# of RUNS (opm: OPM_RUNS) runs, then a table per size with the peak RSS
+# growth from the smallest size to the largest (flat memory: at most 1.5x)
+# and the load average before and after (timings of a busy machine are
+# noisy).
 #
-#   scripts/bench-template.sh                     # the 10,000-bundle index of bench-lib.sh
-#   OPM=~/.cache/opm-v1.73.0/opm OPM_RUNS=1 scripts/bench-template.sh
+#   scripts/bench-template.sh                       # 250, 2,500 and 10,000 bundle images
+#   SIZES=2500 RUNS=1 scripts/bench-template.sh
+#   OPM=~/.cache/opm-v1.73.0/opm OPM_RUNS=1 SIZES=250 scripts/bench-template.sh
 #
-# olmcat pulls with an empty layer cache each run (--image-cache-dir in a
-# fresh directory), as opm has none. The growth of --to-template with
-# catalog size: COMMANDS=to-template scripts/bench-growth.sh.
+# Indexes and migrations are kept under BENCH_DIR (default /tmp/bench) as
+# index-N.db and catalog-N, generated when missing, as bench-growth.sh
+# keeps them. olmcat pulls with an empty layer cache each run
+# (--image-cache-dir in a fresh directory), as opm has none; opm runs
+# only when OPM is executable. The growth of --to-template with catalog
+# size alone: COMMANDS=to-template scripts/bench-growth.sh.
 source "$(dirname "$0")/bench-lib.sh"
+BENCH_DIR=${BENCH_DIR:-/tmp/bench}
+SIZES=${SIZES:-250 2500 10000}
+RUNS=${RUNS:-3}
 OPM=${OPM:-$HOME/.cache/opm-v1.73.0/opm}
 OPM_RUNS=${OPM_RUNS:-1}
 PORT=${PORT:-5055}
-bench_setup bench-template
 scratch=$(mktemp -d)
-trap 'kill "$reg" 2>/dev/null || true; rm -rf "$scratch"' EXIT
-go build -o "$scratch/fixtureregistry" ./scripts/fixtureregistry
-"$scratch/fixtureregistry" -addr "127.0.0.1:$PORT" -synthetic "$BUNDLES" > "$scratch/registry.log" 2>&1 &
-reg=$!
-until grep -q ready "$scratch/registry.log"; do sleep 1; kill -0 "$reg"; done
-cat "$scratch/registry.log"
+reg=
+trap 'if [ -n "$reg" ]; then kill "$reg" 2>/dev/null || true; fi; rm -rf "$scratch"' EXIT
 
-"$BIN" alpha convert-template basic "$CATALOG" > "$scratch/basic.json"
-echo "template: $(grep -c '"image"' "$scratch/basic.json") bundle images, $(du -h "$scratch/basic.json" | cut -f1)"
-conf=$scratch/registries.conf
-printf '[[registry]]\nprefix = "quay.io/olmcat-bench"\nlocation = "127.0.0.1:%s/olmcat-bench"\ninsecure = true\n' "$PORT" > "$conf"
+load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-BENCH_STDOUT=$scratch/olmcat.json BENCH_BEFORE_EACH="rm -rf $scratch/cache" bench_run "olmcat alpha render-template" \
-	"$BIN" alpha render-template "$scratch/basic.json" --registries-conf "$conf" --image-cache-dir "$scratch/cache"
-if [ -x "$OPM" ]; then
-	mkdir -p "$scratch/home/.config/containers"
-	echo '{"default":[{"type":"insecureAcceptAnything"}]}' > "$scratch/home/.config/containers/policy.json"
-	cp "$conf" "$scratch/home/.config/containers/registries.conf"
-	HOME="$scratch/home" RUNS=$OPM_RUNS BENCH_STDOUT=$scratch/opm.json bench_run "opm alpha render-template" \
-		"$OPM" alpha render-template "$scratch/basic.json" --use-http
-	if cmp -s "$scratch/olmcat.json" "$scratch/opm.json"; then echo "outputs: identical"; else echo "outputs: DIFFER"; fi
+# bench_size N benchmarks the templates of the N-bundle index.
+bench_size() {
+	local n=$1
+	DB=$BENCH_DIR/index-$n.db CATALOG=$BENCH_DIR/catalog-$n BUNDLES=$n bench_setup bench-template
+	NO_BUILD=1
+	local cat=$BENCH_DIR/catalog-$n db=$BENCH_DIR/index-$n.db
+	"$scratch/fixtureregistry" -addr "127.0.0.1:$PORT" -synthetic "$n" >"$scratch/registry.log" 2>&1 &
+	reg=$!
+	until grep -q ready "$scratch/registry.log"; do sleep 1; kill -0 "$reg"; done
+	cat "$scratch/registry.log"
+	"$BIN" alpha convert-template basic "$cat" >"$scratch/basic.json"
+	echo "template: $(grep -c '"image"' "$scratch/basic.json") bundle images, $(du -h "$scratch/basic.json" | cut -f1)"
+	local conf=$scratch/registries.conf
+	printf '[[registry]]\nprefix = "quay.io/olmcat-bench"\nlocation = "127.0.0.1:%s/olmcat-bench"\ninsecure = true\n' "$PORT" >"$conf"
+
+	BENCH_STDOUT=$scratch/olmcat.json BENCH_BEFORE_EACH="rm -rf $scratch/cache" bench_run "$n olmcat alpha render-template" \
+		"$BIN" alpha render-template "$scratch/basic.json" --registries-conf "$conf" --image-cache-dir "$scratch/cache"
+	rss[$n]=$BENCH_RSS wall[$n]=$BENCH_WALL cpu[$n]=$BENCH_CPU
+	opm[$n]=-
+	if [ -x "$OPM" ]; then
+		mkdir -p "$scratch/home/.config/containers"
+		echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$scratch/home/.config/containers/policy.json"
+		cp "$conf" "$scratch/home/.config/containers/registries.conf"
+		HOME="$scratch/home" RUNS=$OPM_RUNS BENCH_STDOUT=$scratch/opm.json bench_run "$n opm alpha render-template" \
+			"$OPM" alpha render-template "$scratch/basic.json" --use-http
+		if cmp -s "$scratch/olmcat.json" "$scratch/opm.json"; then echo "outputs: identical"; else echo "outputs: DIFFER"; fi
+		opm[$n]="$BENCH_WALL/$BENCH_CPU/$BENCH_RSS"
+	fi
+	BENCH_BEFORE_EACH="rm -rf $scratch/t" bench_run "$n olmcat migrate --to-template semver" \
+		"$BIN" migrate --to-template semver "$db" "$scratch/t"
+	tt[$n]="$BENCH_WALL/$BENCH_CPU/$BENCH_RSS"
+	rm -rf "$scratch/t" "$scratch/cache" "$scratch/olmcat.json" "$scratch/opm.json"
+	kill "$reg"
+	wait "$reg" 2>/dev/null || true
+	reg=
+}
+
+before=$(load_avg)
+echo "load average before: $before"
+if [ -z "${NO_BUILD:-}" ]; then
+	go build -o "$BIN" ./cmd/olmcat
+	go build -o "$PROBER" ./scripts/servebench
+	NO_BUILD=1
 fi
-BENCH_BEFORE_EACH="rm -rf $scratch/t" bench_run "olmcat migrate --to-template semver" \
-	"$BIN" migrate --to-template semver "$DB" "$scratch/t"
+go build -o "$scratch/fixtureregistry" ./scripts/fixtureregistry
+declare -A rss wall cpu opm tt
+for n in $SIZES; do
+	bench_size "$n"
+done
+after=$(load_avg)
+
+printf '\n%-8s %10s %10s %14s %22s %22s\n' images "wall (s)" "CPU (s)" "peak RSS (MB)" "opm wall/CPU/RSS" "to-template wall/CPU/RSS"
+for n in $SIZES; do
+	printf '%-8s %10s %10s %14s %22s %22s\n' "$n" "${wall[$n]}" "${cpu[$n]}" "${rss[$n]}" "${opm[$n]}" "${tt[$n]}"
+done
+first=${SIZES%% *} last=${SIZES##* }
+printf 'peak RSS growth %s -> %s images: %.2fx (medians of %s runs; load average before: %s, after: %s)\n' "$first" "$last" \
+	"$(awk -v a="${rss[$first]}" -v b="${rss[$last]}" 'BEGIN {print (a > 0 ? b / a : 0)}')" "$RUNS" "$before" "$after"
