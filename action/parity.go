@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 
+	"github.com/operator-catalog/olmcat/action/serve"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/registry/catalogdhttp"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
@@ -38,6 +40,10 @@ type Parity struct {
 	// Locate has the differences located in a side's files: see
 	// Located.
 	Locate bool
+	// ViaGRPC reads the local sides of a blob check (see Run) through
+	// the registry gRPC API, as OLM v0 does (parity.GRPCSide), instead
+	// of as catalogd would serve their files.
+	ViaGRPC bool
 	// Reports, if set, gives the reports the check passes its calls and
 	// differences to as it runs (parity.Report), once the sides are
 	// resolved: at is the catalog they can point into (nil unless
@@ -84,6 +90,9 @@ func (p Parity) Check() error {
 		for _, line := range in.Finished {
 			p.log(line)
 		}
+		if in.Kind == input.KindCatalogd && s.kind != "" {
+			return usagef(s.option, "%s is a catalogd server: a kind names the backend of a live gRPC server only", s.ref)
+		}
 		if in.Kind == input.KindGRPC && s.kind == "" {
 			return usagef(s.option, "%s is a live server: %s (the sqlite vs declarative config rules apply only between those two backends)",
 				s.ref, NameKind)
@@ -97,7 +106,12 @@ func (p Parity) Check() error {
 const NameKind = "name its kind, sqlite or declcfg"
 
 // Run checks the options, resolves the sides (pulling images) and runs
-// the check, showing its steps through Env.Progress("parity"). A
+// the check, showing its steps through Env.Progress("parity"). When a
+// side is a catalogd server (http(s)://…/catalogs/<name>) the check
+// compares blobs, as OLM v1 reads them (parity.CheckBlobs): each local
+// side as catalogd would serve it (CatalogdSource; with ViaGRPC, as its
+// gRPC server answers), a grpc:// side rebuilt from its answers; else
+// it compares the answers of the registry gRPC API (parity.Check). A
 // difference is no error: see ParityResult.Result.OK.
 func (p Parity) Run(ctx context.Context) (ParityResult, error) {
 	if err := p.Check(); err != nil {
@@ -110,6 +124,10 @@ func (p Parity) Run(ctx context.Context) (ParityResult, error) {
 	}
 	opts := []parity.Option{parity.WithConcurrency(p.Concurrency), parity.WithKinds(p.LeftKind, p.RightKind),
 		parity.WithLoopback(p.Loopback), parity.WithMaxDiffs(p.MaxDiffs)}
+	blobs, err := p.blobSides(sides)
+	if err != nil {
+		return ParityResult{}, err
+	}
 	if p.Reports != nil {
 		var at *Located
 		if p.Locate {
@@ -124,8 +142,47 @@ func (p Parity) Run(ctx context.Context) (ParityResult, error) {
 	if p.Progress != nil {
 		opts = append(opts, parity.WithProgress(checkProgress{p.Progress("parity")}))
 	}
-	res, err := parity.Check(ctx, sides[0], sides[1], opts...)
+	var res *parity.Result
+	if blobs != nil {
+		res, err = parity.CheckBlobs(ctx, blobs[0], blobs[1], opts...)
+	} else {
+		res, err = parity.Check(ctx, sides[0], sides[1], opts...)
+	}
 	return ParityResult{Result: res}, err
+}
+
+// blobSides are the sides of a blob check, nil when no side is a
+// catalogd server; sides are the refs as resolved (an image's extracted
+// catalog).
+func (p Parity) blobSides(sides [2]string) (*[2]parity.BlobSide, error) {
+	var ins [2]*input.Input
+	catalogd := false
+	for i, ref := range sides {
+		in, err := input.Classify(ref)
+		if err != nil {
+			return nil, err
+		}
+		ins[i], catalogd = in, catalogd || in.Kind == input.KindCatalogd
+	}
+	if !catalogd {
+		return nil, nil
+	}
+	var out [2]parity.BlobSide
+	for i, in := range ins {
+		ref := [2]string{p.Left, p.Right}[i]
+		switch {
+		case in.Kind == input.KindCatalogd:
+			out[i] = parity.BlobSide{Ref: ref, Kind: in.Kind, Backend: in.Kind, Blobs: catalogdhttp.Remote{Base: in.Addr}.Source()}
+		case in.Kind == input.KindGRPC:
+			out[i] = parity.GRPCSide(in.Path, in.Kind, [2]input.Kind{p.LeftKind, p.RightKind}[i])
+		case p.ViaGRPC:
+			out[i] = parity.GRPCSide(in.Path, in.Kind, in.Kind)
+			out[i].Ref = ref
+		default:
+			out[i] = parity.BlobSide{Ref: ref, Kind: in.Kind, Backend: in.Kind, Blobs: serve.CatalogdSource(in)}
+		}
+	}
+	return &out, nil
 }
 
 // resolveSides resolves the two sides: a catalog image is pulled and

@@ -2,6 +2,7 @@ package input
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,9 @@ import (
 const GRPCScheme = "grpc://"
 
 // Classify tells what ref names without loading or pulling it:
-// grpc://host:port is a live server (not dialled); an image reference
+// grpc://host:port is a live server (not dialled); an http:// or https://
+// URL is a catalog served over catalogd's HTTP API (not fetched; Addr is
+// the URL without a trailing slash); an image reference
 // (docker://REF, oci:DIR[:REF], oci-archive:FILE[:REF], or a missing path
 // that names a registry: see readReference) is KindImage; a directory is a
 // declarative config; a regular file starting with the sqlite 3 header is
@@ -33,6 +36,13 @@ func Classify(ref string) (*Input, error) {
 			return nil, fmt.Errorf("%s: missing host:port after %s", ref, GRPCScheme)
 		}
 		return &Input{Ref: ref, Kind: KindGRPC, Path: ref, Addr: addr}, nil
+	}
+	if lower := strings.ToLower(ref); strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
+		u, err := url.Parse(ref)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("%s: not a catalogd base URL (http(s)://host[:port]/catalogs/<name>)", ref)
+		}
+		return &Input{Ref: ref, Kind: KindCatalogd, Path: ref, Addr: strings.TrimRight(ref, "/")}, nil
 	}
 	r, note, err := readReference(ref)
 	if err != nil {

@@ -2,7 +2,8 @@
 // catalog or bundle argument names (a declarative config directory or
 // file, a legacy sqlite index, a bundle directory, a container image
 // given as a registry reference or an oci:/oci-archive: layout, or a live
-// grpc:// server) with its one Kind enum, and makes it local: an image is
+// grpc:// server or an http(s):// catalogd URL) with its one Kind enum,
+// and makes it local: an image is
 // pulled and only its catalog (or bundle) extracted through package image,
 // which reads its labels to tell a catalog image from a bundle image.
 //

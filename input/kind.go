@@ -23,6 +23,9 @@ const (
 	KindBundle Kind = "bundle"
 	// KindGRPC is a live registry server, grpc://host:port (not dialled).
 	KindGRPC Kind = "grpc"
+	// KindCatalogd is a catalog served over OLM v1 catalogd's HTTP API:
+	// its base URL, http(s)://host[:port]/catalogs/<name> (not fetched).
+	KindCatalogd Kind = "catalogd"
 	// KindImage is a container image reference not pulled yet: what
 	// Classify returns for one. Resolve pulls it and returns what the
 	// image holds.
@@ -30,8 +33,9 @@ const (
 )
 
 // Want says what a caller accepts, and so how Resolve reads what could be
-// either a catalog or a bundle. A grpc:// address is KindGRPC whatever is
-// wanted: only a server (serve, parity) can read one, and the other
+// either a catalog or a bundle. A grpc:// address is KindGRPC, and an
+// http(s):// URL KindCatalogd, whatever is wanted: only parity reads them
+// (serve a grpc:// one too), and the other
 // callers refuse it in their own words, as any kind they cannot read.
 type Want uint8
 

@@ -22,7 +22,8 @@ type Input struct {
 	// directory or the database file) or, for a bundle image, the
 	// directory holding its manifests/ and metadata/. Empty for KindImage.
 	Path string
-	// Addr is host:port for KindGRPC, empty otherwise.
+	// Addr is host:port for KindGRPC, the base URL for KindCatalogd,
+	// empty otherwise.
 	Addr string
 	// Image is the image reference (Ref without any docker:// prefix)
 	// when Ref names an image, empty for a local input.

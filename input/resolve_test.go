@@ -60,6 +60,7 @@ func TestResolve(t *testing.T) {
 		{name: "blob file", ref: "testdata/catalog.json", want: input.Either, kind: input.KindDeclcfgFile},
 		{name: "sqlite index", ref: sqliteFixture, want: input.Catalog, kind: input.KindSQLite},
 		{name: "live server", ref: "grpc://127.0.0.1:50051", want: input.Catalog, kind: input.KindGRPC},
+		{name: "catalogd server", ref: "http://127.0.0.1:8080/catalogs/ops", want: input.Catalog, kind: input.KindCatalogd},
 		{name: "bundle dir read as a catalog", ref: "testdata/bundle", want: input.Catalog, kind: input.KindDeclcfg},
 		{name: "bundle dir", ref: "testdata/bundle", want: input.Either, kind: input.KindBundle, has: "metadata/annotations.yaml"},
 		{name: "bundle dir wanted alone", ref: "testdata/bundle", want: input.Bundle, kind: input.KindBundle},

@@ -30,7 +30,7 @@ func (s *Serve) serveHTTP(ctx context.Context, lis net.Listener, in *input.Input
 	if in == nil {
 		c.Source = func(context.Context, catalogdhttp.Emit) error { return openErr }
 	} else {
-		c.Source = httpSource(in)
+		c.Source = CatalogdSource(in)
 		if c.Name == "" {
 			c.Name = defaultCatalogName(in)
 		}
@@ -44,9 +44,11 @@ func (s *Serve) serveHTTP(ctx context.Context, lis net.Listener, in *input.Input
 	return catalogdhttp.Serve(ctx, lis, c)
 }
 
-// httpSource is where the blobs of in come from: the files of a
-// declarative config, the lossless conversion of a legacy index.
-func httpSource(in *input.Input) catalogdhttp.Source {
+// CatalogdSource is the catalog catalogd would serve of the resolved
+// input in: the files of a declarative config, the lossless conversion of
+// a legacy index (what olmcat migrate writes). Serve's HTTP API serves it
+// and parity compares a catalogd server with it.
+func CatalogdSource(in *input.Input) catalogdhttp.Source {
 	switch in.Kind {
 	case input.KindDeclcfg:
 		return catalogdhttp.DirSource(in.Path)

@@ -19,30 +19,31 @@ func newParityCmd(img *imageFlags) *cobra.Command {
 	f := &parityFlags{}
 	cmd := &cobra.Command{
 		Use:   "parity <left> <right>",
-		Short: "Check that two catalogs answer the registry gRPC API the same way",
-		Long: `Serve two catalogs and compare their answers to every api.Registry RPC.
+		Short: "Check that two catalogs serve the same answers, over the registry gRPC API or catalogd's HTTP API",
+		Long: `Compare what two catalogs serve, answer by answer. A side is a sqlite
+index, a declarative config directory, a catalog image, a live server
+grpc://host:port (its backend named by --left-kind/--right-kind: sqlite or
+declcfg) or OLM v1's catalogd: http(s)://host/catalogs/<name>.
 
-Each side is a legacy sqlite index, a declarative config directory, a
-catalog image or a live server (grpc://host:port). Local sides are answered in
-process by the server olmcat serve uses (--loopback: over gRPC on 127.0.0.1).
-The check runs package by package, so memory does not grow with the catalog. Every package, channel, bundle, replaced or skipped
-name and provided or required GVK of either side is queried, plus not-found
-probes; answers are compared as data (unordered lists as sets, a pick among
-several candidates as those candidates, JSON values parsed).
+Over gRPC, every api.Registry RPC about every package, channel, bundle,
+replaced or skipped name and provided or required GVK of either side is made
+on both (local sides answered in process by olmcat serve's server;
+--loopback: over 127.0.0.1), plus not-found probes, and the upgrade graph of
+every channel is compared directly. With a catalogd side, blobs are compared
+as OLM v1 reads them, then the order of /api/v1/all; the other side is read as
+catalogd would serve its files (a legacy index: its migration), or with
+--via-grpc as its gRPC server answers (OLM v0's view; a grpc:// side always).
+Answers are compared as data (unordered lists as sets), package by package.
 
-Each difference is a loss, or a known benign difference between the sqlite and
-the declarative config servers, named by its rule (see the "Rules seen"
-section). Those rules apply only between a sqlite and a declarative config
-backend: between two sides of the same kind every difference is a loss. A
-live server's backend is not detectable, so a grpc:// side needs --left-kind or
---right-kind (sqlite or declcfg). Besides the calls, the upgrade graph of every
-channel (entries, replaces, skips, skipRange) is compared directly; any graph
-difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
-1 a loss (or, with --strict, any difference), 2 usage.`,
+Each difference is a loss, or benign and named by its rule (see "Rules seen"):
+the known differences between the sqlite and declarative config servers, what
+the gRPC API cannot carry. Exit: 0 parity, 1 a loss (--strict: any), 2 usage.`,
 		Example: `  olmcat parity index.db ./catalog
   olmcat parity index.db grpc://localhost:50051 --right-kind declcfg -o json > parity.json
   olmcat parity ./old-catalog ./new-catalog --strict
-  olmcat parity index.db ./catalog -o junit > parity-junit.xml`,
+  olmcat parity index.db ./catalog -o junit > parity-junit.xml
+  olmcat parity ./catalog https://catalogd-service.olmv1-system.svc/catalogs/my-catalog
+  olmcat parity index.db http://localhost:8080/catalogs/index --via-grpc`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runParity(cmd, args, f) },
 	}
@@ -51,6 +52,7 @@ difference is a loss, whatever the per-call rules say. Exit status: 0 parity,
 	fl.BoolVar(&f.strict, "strict", false, "fail on benign differences too")
 	fl.IntVar(&f.maxDiffs, "max-diffs", 10, "differences shown in text output (losses first); with -o json, only when given: differences written (in the order found)")
 	fl.IntVar(&f.concurrency, "concurrency", parity.DefaultConcurrency, "calls made at once")
+	fl.BoolVar(&f.viaGRPC, "via-grpc", false, "with a catalogd side: read the local side through its registry gRPC server, as OLM v0 does, instead of as catalogd would serve its files")
 	fl.BoolVar(&f.loopback, "loopback", false, "serve local sides over gRPC on 127.0.0.1 and query them through the wire (slower; the answers are the same)")
 	fl.StringVar(&f.kinds[0], "left-kind", "", "backend of a grpc:// left side: sqlite or declcfg (required for a live server; local sides are detected)")
 	fl.StringVar(&f.kinds[1], "right-kind", "", "backend of a grpc:// right side: sqlite or declcfg (required for a live server; local sides are detected)")
@@ -74,6 +76,7 @@ type parityFlags struct {
 	force       bool
 	kinds       [2]string // --left-kind, --right-kind
 	loopback    bool
+	viaGRPC     bool
 }
 
 // runParity checks the two sides and prints the result: -o json, junit
@@ -117,7 +120,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 func (f *parityFlags) action(cmd *cobra.Command, args []string, out *parityOutput) action.Parity {
 	p := action.Parity{Env: actionEnv(cmd, f.imgFlags, nil), Left: args[0], Right: args[1],
 		LeftKind: input.Kind(f.kinds[0]), RightKind: input.Kind(f.kinds[1]), Concurrency: f.concurrency,
-		MaxDiffs: f.maxDiffs, Loopback: f.loopback, Locate: f.output == "github", Reports: out.reports}
+		MaxDiffs: f.maxDiffs, Loopback: f.loopback, ViaGRPC: f.viaGRPC, Locate: f.output == "github", Reports: out.reports}
 	if f.output != "text" {
 		// The streamed reports get every difference; the result keeps none.
 		p.MaxDiffs = 0
@@ -139,7 +142,7 @@ func (f *parityFlags) openPage(args []string) (*reportFile, error) {
 	}
 	var local []string
 	for _, ref := range args {
-		if in, err := input.Classify(ref); err == nil && in.Kind != input.KindGRPC {
+		if in, err := input.Classify(ref); err == nil && in.Kind != input.KindGRPC && in.Kind != input.KindCatalogd {
 			local = append(local, ref)
 		}
 	}

@@ -95,9 +95,9 @@ func (o *parityOutput) finish(res *parity.Result, page *reportFile) error {
 		}
 	}
 	if !res.OK(o.flags.strict) {
-		what := fmt.Sprintf("%d of %d calls lost data", res.LossCalls, res.Calls)
+		what := fmt.Sprintf("%d of %d %s lost data", res.LossCalls, res.Calls, res.Unit())
 		if res.LossCalls == 0 {
-			what = fmt.Sprintf("%d of %d calls differ (benign, failing with --strict)", res.BenignCalls, res.Calls)
+			what = fmt.Sprintf("%d of %d %s differ (benign, failing with --strict)", res.BenignCalls, res.Calls, res.Unit())
 		}
 		return &exitError{code: exitInvalid, err: errors.New("parity check failed: " + what)}
 	}

@@ -125,3 +125,39 @@ func (s *Snapshot) remove() {
 	s.f.Close()
 	os.Remove(s.f.Name())
 }
+
+// Keys returns the schema, package and name of every blob, in served
+// order. A blob without a schema is in no index, so its Keys are all
+// empty, as /metas sees it.
+func (s *Snapshot) Keys() []Keys {
+	keys := make([]Keys, s.Blobs())
+	for v, ids := range s.bySchema {
+		for _, id := range ids {
+			keys[id].Schema = v
+		}
+	}
+	for v, ids := range s.byPackage {
+		for _, id := range ids {
+			keys[id].Package = v
+		}
+	}
+	for v, ids := range s.byName {
+		for _, id := range ids {
+			keys[id].Name = v
+		}
+	}
+	return keys
+}
+
+// Blob reads blob i (in served order, from 0) as served, newline
+// included.
+func (s *Snapshot) Blob(i int) ([]byte, error) {
+	if i < 0 || i >= s.Blobs() {
+		return nil, fmt.Errorf("blob %d: out of range (%d blobs)", i, s.Blobs())
+	}
+	b := make([]byte, s.offs[i+1]-s.offs[i])
+	if _, err := s.f.ReadAt(b, s.offs[i]); err != nil {
+		return nil, fmt.Errorf("read blob %d of the served catalog: %w", i, err)
+	}
+	return b, nil
+}

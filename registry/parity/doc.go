@@ -25,4 +25,13 @@
 // registry gRPC reference. The package owns that classification and the
 // Result it produces; the Reports (and PackageReports) it feeds while the
 // check runs are how a caller writes the outcome in its own formats.
+//
+// CheckBlobs compares two catalogs as OLM v1's catalogd serves them
+// instead: blob by blob (named by schema, package and name, compared as
+// JSON, lists as multisets), then the order of /api/v1/all. A side is a
+// catalogd server (catalogdhttp.Remote), local files as catalogd would
+// serve them, or a catalog rebuilt from the registry gRPC API
+// (GRPCSide: OLM v0's view); each is encoded as catalogd stores it into
+// a temporary file first, so again only an index of offsets is in
+// memory. Its rules name what OLM v1 reads that OLM v0 never sees.
 package parity

@@ -77,9 +77,10 @@ func (t *tally) packageDone(name string, u *unitResult) {
 	}
 }
 
-// unitStats counts a package's calls per RPC, in RPCs order.
+// unitStats counts a package's calls per RPC (or blob kind), in report
+// order.
 func unitStats(u *unitResult) []RPCStats {
-	all := make([]RPCStats, len(RPCs))
+	all := make([]RPCStats, len(statNames))
 	for i, c := range u.calls {
 		st := &all[rpcOrder[c.rpc]]
 		st.RPC = c.rpc

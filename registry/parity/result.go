@@ -66,6 +66,9 @@ type SideInfo struct {
 
 // Result is the outcome of Check.
 type Result struct {
+	// Mode is how the sides were compared: ModeRPC (Check) or ModeBlobs
+	// (CheckBlobs), whose Stats count blobs per BlobKinds, not calls.
+	Mode  string     `json:"mode"`
 	Left  SideInfo   `json:"left"`
 	Right SideInfo   `json:"right"`
 	Stats []RPCStats `json:"stats"`
@@ -88,6 +91,15 @@ type Result struct {
 	// rules say. GraphChannels counts the channels compared.
 	Graph         []GraphDiff `json:"graph"`
 	GraphChannels int         `json:"graphChannels"`
+}
+
+// Unit is what Stats and Calls count: "calls" (ModeRPC) or "blobs"
+// (ModeBlobs).
+func (r *Result) Unit() string {
+	if r.Mode == ModeBlobs {
+		return "blobs"
+	}
+	return "calls"
 }
 
 // Losses returns the loss differences kept in Diffs.
@@ -126,7 +138,7 @@ func (r *Result) Err(strict bool) error {
 		failing, what, calls, n = r.Diffs, "difference(s)", r.LossCalls+r.BenignCalls, r.DiffCounts[Loss]+r.DiffCounts[Benign]
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "parity %s vs %s: %d %s in %d call(s)", r.Left.Ref, r.Right.Ref, n, what, calls)
+	fmt.Fprintf(&b, "parity %s vs %s: %d %s in %d of %d %s", r.Left.Ref, r.Right.Ref, n, what, calls, r.Calls, r.Unit())
 	if len(r.Graph) > 0 {
 		fmt.Fprintf(&b, ", %d upgrade graph difference(s) (first: %s)", len(r.Graph), r.Graph[0])
 	}

@@ -59,6 +59,16 @@ var (
 		"the migration dropped a bundle carrying olm.deprecated that the sqlite server still served (OLM never installs it; olm-docs#274)"}
 )
 
+// Benign rules of a blob check (CheckBlobs).
+var (
+	RuleBlobOrder = Rule{"blob-order", Benign,
+		"the same blobs are served in another order: catalogd serves a catalog in its file walk order; OLM v1 reads the whole stream, so only a reader of byte ranges sees the order"}
+	RuleListOrder = Rule{"list-order", Benign,
+		"a list holds the same elements in another order; no list of a declarative config blob (properties, channel entries, skips, related images) is ordered in meaning"}
+	RuleNotCarriedByGRPC = Rule{"not-carried-by-grpc", Benign,
+		"the registry gRPC API has no field for this (a package's description and icon, a bundle's related images), so the catalog rebuilt from a gRPC server cannot have it: OLM v1 reads it from catalogd, OLM v0 never sees it"}
+)
+
 // Loss rules: anything not covered by a benign rule.
 var (
 	RulePackageMissing    = Rule{"package-missing", Loss, "a package is served by one side only"}
@@ -76,6 +86,7 @@ var (
 	RuleManifestsDiffer   = Rule{"manifests-differ", Loss, "csvJson or bundle objects differ"}
 	RuleFieldDiffers      = Rule{"field-differs", Loss, "a field has a different value"}
 	RuleErrorVsAnswer     = Rule{"error-vs-answer", Loss, "one side answered, the other returned an error"}
+	RuleBlobMissing       = Rule{"blob-missing", Loss, "a blob (by schema, package and name) is served by one side only"}
 )
 
 // Rules lists every rule, benign first, for documentation and JSON output.
@@ -85,7 +96,9 @@ var Rules = []Rule{
 	RuleLatestProviderHeadVsNearest, RuleDefaultProviderChoice, RuleReplaceEntrySkipReplaces,
 	RuleProvideEntrySkipEdges, RuleErrorText, RuleListBundlesManifests,
 	RuleListBundlesEdgeKind, RuleCSVMetadataManifests, RuleDeprecatedBundleDropped,
+	RuleBlobOrder, RuleListOrder, RuleNotCarriedByGRPC,
 	RulePackageMissing, RuleChannelMissing, RuleDefaultChannel, RuleHeadDiffers, RuleBundleMissing,
 	RulePropertyMissing, RulePropertyDiffers, RuleDependencyMissing, RuleAPIMissing, RuleEdgeMissing,
 	RuleEntryMissing, RuleProviderDiffers, RuleManifestsDiffer, RuleFieldDiffers, RuleErrorVsAnswer,
+	RuleBlobMissing,
 }

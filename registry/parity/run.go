@@ -60,11 +60,11 @@ func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options)
 	}
 	r.cat = newCatalog(backends, [2]indexSource{r.spills[0], r.spills[1]})
 	r.cat.remote = [2]bool{sides[0].kind == input.KindGRPC, sides[1].kind == input.KindGRPC}
-	res = &Result{
+	res = &Result{Mode: ModeRPC,
 		Left:  SideInfo{Ref: sides[0].ref, Kind: sides[0].kind, Backend: backends[0]},
 		Right: SideInfo{Ref: sides[1].ref, Kind: sides[1].kind, Backend: backends[1]},
 	}
-	r.t = newTally(res, o.maxDiffs, o.reports)
+	r.t = newTally(res, RPCs, o.maxDiffs, o.reports)
 	for _, rep := range o.reports {
 		if err := rep.Begin(res.Left, res.Right); err != nil {
 			return nil, fmt.Errorf("write report: %w", err)

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"container/heap"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -13,6 +14,7 @@ import (
 type tally struct {
 	mu      sync.Mutex
 	res     *Result
+	names   []string // the stats' names (RPCs, or BlobKinds), in report order
 	stats   map[string]*RPCStats
 	kept    diffHeap
 	max     int // < 0: keep every difference
@@ -20,9 +22,9 @@ type tally struct {
 	err     error // the reports' first error
 }
 
-func newTally(res *Result, maxDiffs int, reports []Report) *tally {
-	t := &tally{res: res, stats: map[string]*RPCStats{}, max: maxDiffs, reports: reports}
-	for _, rpc := range RPCs {
+func newTally(res *Result, names []string, maxDiffs int, reports []Report) *tally {
+	t := &tally{res: res, names: names, stats: map[string]*RPCStats{}, max: maxDiffs, reports: reports}
+	for _, rpc := range names {
 		t.stats[rpc] = &RPCStats{RPC: rpc}
 	}
 	res.RulesSeen = map[string]int{}
@@ -100,7 +102,7 @@ func (t *tally) graph(diffs []GraphDiff, channels int) {
 func (t *tally) finish() {
 	r := t.res
 	r.Stats = nil
-	for _, rpc := range RPCs {
+	for _, rpc := range t.names {
 		r.Stats = append(r.Stats, *t.stats[rpc])
 	}
 	r.Calls, r.BenignCalls, r.LossCalls = 0, 0, 0
@@ -114,10 +116,14 @@ func (t *tally) finish() {
 	r.DiffsOmitted = r.DiffCounts[Loss] + r.DiffCounts[Benign] - len(r.Diffs)
 }
 
-// rpcOrder ranks the RPCs as they are reported.
+// statNames are the names Stats count under: the RPCs of a check over
+// the registry API, then the blob kinds of a check over catalogd's.
+var statNames = append(slices.Clone(RPCs), BlobKinds...)
+
+// rpcOrder ranks the stats' names as they are reported.
 var rpcOrder = func() map[string]int {
 	m := map[string]int{}
-	for i, n := range RPCs {
+	for i, n := range statNames {
 		m[n] = i
 	}
 	return m

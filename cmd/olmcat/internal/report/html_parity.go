@@ -17,19 +17,24 @@ import (
 func WriteParity(w io.Writer, res *parity.Result) error {
 	title := fmt.Sprintf("Parity of %s and %s", res.Left.Ref, res.Right.Ref)
 	return page(w, title, func(w io.Writer) error {
-		verdict := "parity: all calls identical"
+		unit := res.Unit()
+		verdict := "parity: all " + unit + " identical"
 		switch {
 		case res.LossCalls > 0:
-			verdict = fmt.Sprintf("loss: %d of %d calls lost data", res.LossCalls, res.Calls)
+			verdict = fmt.Sprintf("loss: %d of %d %s lost data", res.LossCalls, res.Calls, unit)
 		case res.BenignCalls > 0:
-			verdict = fmt.Sprintf("parity: no loss in %d calls (%d with benign differences)", res.Calls, res.BenignCalls)
+			verdict = fmt.Sprintf("parity: no loss in %d %s (%d with benign differences)", res.Calls, unit, res.BenignCalls)
 		}
 		fmt.Fprintf(w, "<section id=\"summary\"><h2>Summary</h2>\n<table>\n")
 		fmt.Fprintf(w, "<tr><th>left</th><td>%s (%s)</td></tr>\n<tr><th>right</th><td>%s (%s)</td></tr>\n",
 			esc(res.Left.Ref), esc(string(res.Left.Kind)), esc(res.Right.Ref), esc(string(res.Right.Kind)))
 		fmt.Fprintf(w, "<tr><th>verdict</th><td id=\"verdict\">%s</td></tr>\n</table></section>\n", esc(verdict))
 
-		fmt.Fprint(w, "<section id=\"rpcs\"><h2>Calls per RPC</h2>\n<table>\n<tr><th>RPC</th><th>calls</th><th>identical</th><th>benign</th><th>losses</th></tr>\n")
+		heading, kind := "Calls per RPC", "RPC"
+		if res.Mode == parity.ModeBlobs {
+			heading, kind = "Blobs per kind", "blob kind"
+		}
+		fmt.Fprintf(w, "<section id=\"rpcs\"><h2>%s</h2>\n<table>\n<tr><th>%s</th><th>%s</th><th>identical</th><th>benign</th><th>losses</th></tr>\n", heading, kind, unit)
 		var tot parity.RPCStats
 		for _, s := range res.Stats {
 			fmt.Fprintf(w, "<tr class=\"rpc\" data-rpc=\"%s\"><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td></tr>\n",

@@ -91,8 +91,8 @@ func (g *parityGitHub) write(s string) {
 }
 
 // where finds the blob a difference is about among its package's
-// places: the bundle the request or path names, else the channel, else
-// the package. ListPackages is about no one package's blob.
+// places: the blob a blob check names, the bundle the request or path
+// names, else the channel, else the package. ListPackages is about no one package's blob.
 func (g *parityGitHub) where(places []declcfg.Place, pkg string, d parity.Diff) ghWhere {
 	if d.RPC == parity.RPCListPackages {
 		return ghWhere{}
@@ -107,6 +107,11 @@ func (g *parityGitHub) where(places []declcfg.Place, pkg string, d parity.Diff) 
 		// The path names the bundle: [package/channel/bundle]...
 		if p := strings.SplitN(strings.TrimPrefix(d.Path, "["), "]", 2)[0]; strings.Count(p, "/") == 2 {
 			req["csvName"] = p[strings.LastIndexByte(p, '/')+1:]
+		}
+	}
+	if schema := req["schema"]; schema != "" { // a blob check names the blob
+		if at := g.place(places, schema, req["name"]); at.file != "" {
+			return at
 		}
 	}
 	if at := g.place(places, declcfg.SchemaBundle, req["csvName"]); at.file != "" {
@@ -135,11 +140,11 @@ func (g *parityGitHub) place(places []declcfg.Place, schema, name string) ghWher
 func parityVerdict(r *parity.Result, strict bool) string {
 	switch {
 	case r.LossCalls > 0 || len(r.Graph) > 0:
-		return fmt.Sprintf("LOSS: %d of %d calls lost data; %d upgrade graph difference(s)", r.LossCalls, r.Calls, len(r.Graph))
+		return fmt.Sprintf("LOSS: %d of %d %s lost data; %d upgrade graph difference(s)", r.LossCalls, r.Calls, r.Unit(), len(r.Graph))
 	case strict && r.BenignCalls > 0:
-		return fmt.Sprintf("DIFFERENT (strict): %d of %d calls differ (all benign)", r.BenignCalls, r.Calls)
+		return fmt.Sprintf("DIFFERENT (strict): %d of %d %s differ (all benign)", r.BenignCalls, r.Calls, r.Unit())
 	case r.BenignCalls > 0:
-		return fmt.Sprintf("PARITY: no loss in %d calls (%d with benign differences)", r.Calls, r.BenignCalls)
+		return fmt.Sprintf("PARITY: no loss in %d %s (%d with benign differences)", r.Calls, r.Unit(), r.BenignCalls)
 	}
-	return fmt.Sprintf("PARITY: %d calls, all identical", r.Calls)
+	return fmt.Sprintf("PARITY: %d %s, all identical", r.Calls, r.Unit())
 }

@@ -100,7 +100,7 @@ func (j *jsonReport) End(res *parity.Result) error {
 		name string
 		v    any
 	}{
-		{"diffsOmitted", total - j.written}, {"stats", res.Stats}, {"calls", res.Calls},
+		{"mode", res.Mode}, {"diffsOmitted", total - j.written}, {"stats", res.Stats}, {"calls", res.Calls},
 		{"benignCalls", res.BenignCalls}, {"lossCalls", res.LossCalls}, {"diffCounts", res.DiffCounts},
 		{"rulesSeen", res.RulesSeen}, {"graph", res.Graph},
 	} {

@@ -26,7 +26,11 @@ func WriteParityJSON(w io.Writer, r *parity.Result) error {
 func WriteParityText(w io.Writer, r *parity.Result, maxDiffs int, strict bool) error {
 	fmt.Fprintf(w, "parity: %s (%s) vs %s (%s)\n\n", quote.Name(r.Left.Ref), r.Left.Kind, quote.Name(r.Right.Ref), r.Right.Kind)
 	const row = "%-36s %7v %10v %8v %7v\n"
-	fmt.Fprintf(w, row, "RPC", "CALLS", "IDENTICAL", "BENIGN", "LOSSES")
+	kind, count := "RPC", "CALLS"
+	if r.Mode == parity.ModeBlobs {
+		kind, count = "BLOB KIND", "BLOBS"
+	}
+	fmt.Fprintf(w, row, kind, count, "IDENTICAL", "BENIGN", "LOSSES")
 	var tot parity.RPCStats
 	for _, s := range r.Stats {
 		fmt.Fprintf(w, row, s.RPC, s.Calls, s.Identical, s.Benign, s.Losses)
@@ -48,7 +52,9 @@ func WriteParityText(w io.Writer, r *parity.Result, maxDiffs int, strict bool) e
 		}
 	}
 
-	fmt.Fprintf(w, "\nUpgrade graphs: %d channel(s) compared, %d difference(s)\n", r.GraphChannels, len(r.Graph))
+	if r.Mode != parity.ModeBlobs { // a blob check compares the channels as blobs
+		fmt.Fprintf(w, "\nUpgrade graphs: %d channel(s) compared, %d difference(s)\n", r.GraphChannels, len(r.Graph))
+	}
 	for i, g := range r.Graph {
 		if i == max(maxDiffs, 1) {
 			fmt.Fprintf(w, "  ... %d more (-o json has them all)\n", len(r.Graph)-i)
