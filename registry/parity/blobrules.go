@@ -91,18 +91,18 @@ func (bc *blobCheck) explain(k blobKey, f valueDiff, dropped map[string]bool) Ru
 // rebuilt from a sqlite index serves and that carry olm.deprecated: the
 // migration drops them (RuleDeprecatedBundleDropped), with their
 // channel entries.
-func (bc *blobCheck) droppedDeprecated(keys []blobKey) (map[string]bool, error) {
+func (bc *blobCheck) droppedDeprecated(pairs []blobPair) (map[string]bool, error) {
 	r := bc.rebuiltSide()
 	if !bc.fromSQLite(r) {
 		return nil, nil
 	}
 	out := map[string]bool{}
-	for _, k := range keys {
-		id, ok := bc.ids[r][k]
-		if _, other := bc.ids[1-r][k]; k.schema != BlobBundle || !ok || other {
+	for _, p := range pairs {
+		if p.key.schema != BlobBundle || p.ids[r] < 0 || p.ids[1-r] >= 0 {
 			continue
 		}
-		b, err := bc.snaps[r].Blob(id)
+		k := p.key
+		b, err := bc.snaps[r].Blob(int(p.ids[r]))
 		if err != nil {
 			return nil, err
 		}

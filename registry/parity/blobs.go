@@ -119,29 +119,40 @@ func runBlobs(ctx context.Context, sides [2]BlobSide, snaps [2]*catalogdhttp.Sna
 		}
 	}
 	bc := newBlobCheck(sides, snaps)
-	groups := bc.groups()
 	if o.progress != nil {
-		o.progress.Start(len(groups) + 1)
+		o.progress.Start(len(bc.list[0]) + len(bc.list[1]))
 		defer o.progress.Done()
 	}
-	for _, keys := range groups {
+	err := bc.eachGroup(func(pairs []blobPair) error {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
-		u, err := bc.compareGroup(keys)
+		u, err := bc.compareGroup(pairs)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i, c := range u.calls {
 			t.diffs(u.diffs[i])
 			t.call(c.rpc, worst(u.diffs[i]))
 		}
-		if pkg := keys[0].group; pkg != "" {
+		if pkg := pairs[0].key.group; pkg != "" {
 			t.packageDone(pkg, u)
 		}
 		if o.progress != nil {
-			o.progress.Add(1)
+			served := 0 // the group's blobs, counted per side
+			for _, p := range pairs {
+				for _, id := range p.ids {
+					if id >= 0 {
+						served++
+					}
+				}
+			}
+			o.progress.Add(served)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !sides[0].Rebuilt && !sides[1].Rebuilt {
 		diffs := bc.order()

@@ -224,3 +224,31 @@ func TestCheckBlobsSQLiteVsMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckBlobsRepeatedKeys: blobs with the same schema, package and
+// name (as catalogd stores them, unchecked) are matched in served order,
+// and schema-less ones among the blobs of no package.
+func TestCheckBlobsRepeatedKeys(t *testing.T) {
+	write := func(blobs string) string {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "catalog.json"), []byte(blobs), 0o644))
+		return dir
+	}
+	full := write(`{"schema":"olm.package","name":"p"}
+{"schema":"x.note","package":"p","name":"n","text":"one"}
+{"schema":"x.note","package":"p","name":"n","text":"two"}
+{"comment":"no schema"}
+`)
+	short := write(`{"schema":"olm.package","name":"p"}
+{"schema":"x.note","package":"p","name":"n","text":"one"}
+{"comment":"no schema"}
+`)
+	res, err := CheckBlobs(context.Background(), dirSide(full), remoteSide(serveCatalogd(t, "full", full)))
+	require.NoError(t, err)
+	assert.True(t, res.OK(true))
+	assert.Equal(t, 5, res.Calls, "four blobs and the order")
+
+	res, err = CheckBlobs(context.Background(), dirSide(full), dirSide(short))
+	require.NoError(t, err)
+	assert.Equal(t, []diffKey{{BlobOther, "schema=x.note package=p name=n #2", "", RuleBlobMissing.Name}}, keys(res.Diffs))
+}
