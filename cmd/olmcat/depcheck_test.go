@@ -50,8 +50,10 @@ var depRules = []struct {
 	// internal/ is the ground floor: shared utilities and test harnesses
 	// that depend on nothing of the module above them (the oracle, which
 	// depends on nothing, may build a harness's inputs). The pod harness
-	// runs the images the image package builds: it may use image.
-	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal", "bundle/annotation"}, except: []string{"internal/testutil/podrun"}},
+	// runs the images the image package builds: it may use image. The
+	// catalogd test server serves with registry/catalogdhttp.
+	{pkg: "internal/...", forbidden: []string{"*"}, allow: []string{"internal", "bundle/annotation"}, except: []string{"internal/testutil/podrun", "internal/testutil/catalogdtest"}},
+	{pkg: "internal/testutil/catalogdtest", forbidden: []string{"*"}, allow: []string{"internal", "registry/catalogdhttp", "declcfg"}},
 	{pkg: "internal/testutil/podrun/...", forbidden: []string{"*"}, allow: []string{"internal", "image", "bundle/annotation"}},
 	// The bundle format, reading a bundle from files (which declcfg's
 	// index ops use), generating its metadata and validating it: no

@@ -1,49 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogdtest"
 	"github.com/operator-catalog/olmcat/registry/catalogdhttp"
 )
-
-// serveCatalogd serves dir over catalogd's HTTP API on a loopback port
-// until the test ends; it returns the catalog's base URL once loaded.
-func serveCatalogd(t *testing.T, dir string) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- catalogdhttp.Serve(ctx, lis, catalogdhttp.Config{Name: "ops", Source: catalogdhttp.DirSource(dir),
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-	})
-	base := "http://" + lis.Addr().String()
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 10*time.Millisecond)
-	return base + "/catalogs/ops"
-}
 
 // TestParityCatalogd: parity against a catalogd server compares blobs,
 // against the files, a legacy index (as OLM v0 read it) and a live
@@ -51,7 +18,7 @@ func serveCatalogd(t *testing.T, dir string) string {
 func TestParityCatalogd(t *testing.T) {
 	fixture := func(name, what string) string { return filepath.Join("..", "..", "fixtures", "legacy", name, what) }
 	smallDB, smallDir, edgeDir := fixture("small-fbb", "index.db"), fixture("small-fbb", "opm-migrate"), fixture("edge-substitutes", "opm-migrate")
-	url := serveCatalogd(t, smallDir)
+	url := catalogdtest.Serve(t, "ops", catalogdhttp.DirSource(smallDir))
 	for _, tc := range []struct {
 		name   string
 		args   []string

@@ -3,8 +3,6 @@ package parity
 import (
 	"context"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,37 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogdtest"
 	"github.com/operator-catalog/olmcat/registry/catalogdhttp"
 )
-
-// serveCatalogd serves dir as catalogd does (catalogdhttp.Serve) on a
-// loopback port until the test ends and returns the catalog's base URL
-// once it is loaded.
-func serveCatalogd(t *testing.T, name, dir string) string {
-	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- catalogdhttp.Serve(ctx, lis, catalogdhttp.Config{Name: name, Source: catalogdhttp.DirSource(dir),
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		assert.NoError(t, <-done)
-	})
-	base := "http://" + lis.Addr().String()
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 30*time.Second, 10*time.Millisecond)
-	return base + "/catalogs/" + name
-}
 
 func remoteSide(base string) BlobSide {
 	return BlobSide{Ref: base, Kind: input.KindCatalogd, Backend: input.KindCatalogd, Blobs: catalogdhttp.Remote{Base: base}.Source()}
@@ -62,7 +32,7 @@ func TestCheckBlobsSameCatalog(t *testing.T) {
 	for _, name := range fixtureNames(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := fixtureOPM(name)
-			base := serveCatalogd(t, "ops", dir)
+			base := catalogdtest.Serve(t, "ops", catalogdhttp.DirSource(dir))
 			for _, tc := range []struct {
 				name        string
 				left, right BlobSide
@@ -117,7 +87,7 @@ func TestCheckBlobsDifferences(t *testing.T) {
 		// The package blob last: the same blobs, in another order.
 		return append(out[1:], out[0])
 	})
-	base := serveCatalogd(t, "changed", changed)
+	base := catalogdtest.Serve(t, "changed", catalogdhttp.DirSource(changed))
 	res, err := CheckBlobs(context.Background(), dirSide(dir), remoteSide(base))
 	require.NoError(t, err)
 	assert.Equal(t, []diffKey{
@@ -191,7 +161,7 @@ func TestCheckBlobsHTTPvsGRPC(t *testing.T) {
 	for _, name := range fixtureNames(t) {
 		t.Run(name, func(t *testing.T) {
 			dir := fixtureOPM(name)
-			base := serveCatalogd(t, "ops", dir)
+			base := catalogdtest.Serve(t, "ops", catalogdhttp.DirSource(dir))
 			res, err := CheckBlobs(context.Background(), remoteSide(base), GRPCSide(dir, input.KindDeclcfg, input.KindDeclcfg))
 			require.NoError(t, err)
 			assert.Empty(t, res.Losses())
@@ -211,7 +181,7 @@ func TestCheckBlobsSQLiteVsMigration(t *testing.T) {
 	benign := []string{RuleNotCarriedByGRPC.Name, RuleListOrder.Name, RuleRequiredPropertiesFBCOnly.Name, RuleDeprecatedBundleDropped.Name}
 	for _, name := range fixtureNames(t) {
 		t.Run(name, func(t *testing.T) {
-			base := serveCatalogd(t, "ops", fixtureOPM(name))
+			base := catalogdtest.Serve(t, "ops", catalogdhttp.DirSource(fixtureOPM(name)))
 			res, err := CheckBlobs(context.Background(), GRPCSide(fixtureDB(name), input.KindSQLite, input.KindSQLite), remoteSide(base))
 			require.NoError(t, err)
 			assert.Empty(t, res.Losses())
@@ -243,7 +213,7 @@ func TestCheckBlobsRepeatedKeys(t *testing.T) {
 {"schema":"x.note","package":"p","name":"n","text":"one"}
 {"comment":"no schema"}
 `)
-	res, err := CheckBlobs(context.Background(), dirSide(full), remoteSide(serveCatalogd(t, "full", full)))
+	res, err := CheckBlobs(context.Background(), dirSide(full), remoteSide(catalogdtest.Serve(t, "full", catalogdhttp.DirSource(full))))
 	require.NoError(t, err)
 	assert.True(t, res.OK(true))
 	assert.Equal(t, 5, res.Calls, "four blobs and the order")
