@@ -40,6 +40,10 @@ type RenderTemplate struct {
 	// directory meanwhile, not in memory (see template.RenderTo).
 	Out    io.Writer
 	Format declcfg.Format
+	// StandIns, without Out, reduces each rendered bundle of Config to
+	// its name, package, image and olm.package properties as it is
+	// rendered: all an upgrade graph reads (see template.RenderStandIns).
+	StandIns bool
 }
 
 // RenderTemplateResult is the rendered catalog, blobs in the template's
@@ -78,7 +82,11 @@ func (r RenderTemplate) Run(ctx context.Context) (RenderTemplateResult, error) {
 		}
 		return RenderTemplateResult{}, nil
 	}
-	cfg, err := template.Render(ctx, data, opts...)
+	renderCfg := template.Render
+	if r.StandIns {
+		renderCfg = template.RenderStandIns
+	}
+	cfg, err := renderCfg(ctx, data, opts...)
 	if err != nil {
 		return RenderTemplateResult{}, fmt.Errorf("rendering template: %w", err)
 	}

@@ -52,10 +52,12 @@ errors name the template file, entry and field.`,
 			}
 			r := action.RenderTemplate{Env: actionEnv(cmd, img, nil), File: file, In: cmd.InOrStdin(), Type: t,
 				MigrateLevel: level}
+			// Rendered bundles wait on disk (json, yaml) or are reduced
+			// to what the graph reads (mermaid), not held in memory.
 			if output != "mermaid" {
-				// The action writes as it streams: rendered bundles wait
-				// on disk, not in memory.
 				r.Out, r.Format = cmd.OutOrStdout(), declcfg.Format(output)
+			} else {
+				r.StandIns = true
 			}
 			res, err := r.Run(cmd.Context())
 			if err != nil {

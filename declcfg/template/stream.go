@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -30,6 +31,39 @@ type inMemory struct{}
 
 func (inMemory) keep(_ int, b *declcfg.Bundle) (*declcfg.Bundle, error) { return b, nil }
 func (inMemory) full(b *declcfg.Bundle) (*declcfg.Bundle, error)        { return b, nil }
+
+// standIns is RenderStandIns' keeper: it holds a stand-in of each bundle
+// (name, package, image, the olm.package properties) and nothing else.
+type standIns struct{}
+
+// keep copies what it keeps: a string or value that is part of a larger
+// one (the bundle's manifests) would hold all of it.
+func (standIns) keep(_ int, b *declcfg.Bundle) (*declcfg.Bundle, error) {
+	stand := &declcfg.Bundle{Schema: b.Schema, Name: strings.Clone(b.Name), Package: strings.Clone(b.Package),
+		Image: strings.Clone(b.Image), Origin: b.Origin}
+	for _, p := range b.Properties {
+		if p.Type == declcfg.PropertyPackage {
+			stand.Properties = append(stand.Properties, declcfg.Property{Type: p.Type, Value: bytes.Clone(p.Value)})
+		}
+	}
+	return stand, nil
+}
+
+// full has only the stand-in: the semver template's package gets no
+// icon or description from it.
+func (standIns) full(b *declcfg.Bundle) (*declcfg.Bundle, error) { return b, nil }
+
+// RenderStandIns renders the template in data as Render does, each
+// rendered bundle reduced as it is rendered to a stand-in with its name,
+// package, image and olm.package properties (its version): all an
+// upgrade graph reads, in memory flat in the bundles' manifests. The
+// semver template's package has no icon or description then: the config
+// is for drawing, not for writing.
+func RenderStandIns(ctx context.Context, data []byte, opts ...Option) (*declcfg.DeclarativeConfig, error) {
+	o := makeOptions(opts)
+	o.keep = standIns{}
+	return render(ctx, data, o)
+}
 
 // spill is RenderTo's keeper: each bundle is written, formatted as the
 // output wants it, to a file as it is rendered, and the render holds a
@@ -75,12 +109,7 @@ func (s *spill) keep(i int, b *declcfg.Bundle) (*declcfg.Bundle, error) {
 	}
 	nBlob := int64(buf.Len())
 	buf.WriteString(b.CsvJSON)
-	stand := &declcfg.Bundle{Schema: b.Schema, Name: b.Name, Package: b.Package, Image: b.Image, Origin: b.Origin}
-	for _, p := range b.Properties {
-		if p.Type == declcfg.PropertyPackage {
-			stand.Properties = append(stand.Properties, p)
-		}
-	}
+	stand, _ := standIns{}.keep(i, b)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i >= len(s.recs) { // the number of refs is known once the template is parsed

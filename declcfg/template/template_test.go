@@ -121,7 +121,14 @@ func TestRenderMatchesOPM(t *testing.T) {
 			if tc.format != formatMermaid {
 				assert.Empty(t, cmp.Diff(golden(t, tc.golden), renderFileTo(t, tc.template, tc.csvMetadata, tc.format, opts...)),
 					"RenderTo differs from opm's (-opm +olmcat)")
+				return
 			}
+			data, err := os.ReadFile(filepath.Join(templatesDir, tc.template))
+			require.NoError(t, err)
+			opts = append([]Option{WithFile(tc.template), WithRefRoot(templatesDir), WithBundleRenderer(fixtureRenderer(tc.csvMetadata))}, opts...)
+			lean, err := RenderStandIns(context.Background(), data, opts...)
+			require.NoError(t, err)
+			assert.Empty(t, cmp.Diff(golden(t, tc.golden), write(t, lean, tc.format)), "RenderStandIns draws another graph (-opm +olmcat)")
 		})
 	}
 }
