@@ -1,10 +1,12 @@
 package action
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,14 +15,16 @@ import (
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/v1check"
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/tempdir"
+	"github.com/operator-catalog/olmcat/registry/catalogdhttp"
 )
 
 // V1Check reports, package by package, whether OLM v1 (operator-controller
 // v1.11.0, a default ClusterExtension) installs what catalogs offer, as
 // package declcfg/v1check tells: each catalog (a declarative config
-// directory, a legacy sqlite index converted as Migrate converts it, or
-// an image of either) is read one package at a time, and only the
-// reports are kept.
+// directory, a legacy sqlite index converted as Migrate converts it, an
+// image of either, or what a catalogd server serves at its base URL) is
+// read one package at a time, and only the reports are kept.
 type V1Check struct {
 	Env
 	// Catalogs are the catalogs, as ClusterCatalogs of equal priority.
@@ -79,7 +83,12 @@ func (c V1Check) Run(ctx context.Context) (V1CheckResult, error) {
 
 // checkCatalog adds the reports of the packages of catalog ref to res.
 func (c V1Check) checkCatalog(ctx context.Context, ref string, res *V1CheckResult, opts []v1check.Option) error {
-	src, err := openIndex(ctx, c.Env, ref, false)
+	local, release, err := c.fetchCatalogd(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("v1-check %s: %w", ref, err)
+	}
+	defer release()
+	src, err := openIndex(ctx, c.Env, local, false)
 	if err != nil {
 		if pulled(err) {
 			return err
@@ -87,6 +96,7 @@ func (c V1Check) checkCatalog(ctx context.Context, ref string, res *V1CheckResul
 		return fmt.Errorf("v1-check %s: %w", ref, err)
 	}
 	defer src.Close()
+	src.name = ref
 	var bar interface {
 		Add(int64)
 		Done()
@@ -114,6 +124,37 @@ func (c V1Check) checkCatalog(ctx context.Context, ref string, res *V1CheckResul
 	}
 	res.Unloadable = append(res.Unloadable, CatalogError{Catalog: ref, Err: err})
 	return nil
+}
+
+// fetchCatalogd copies the catalog a catalogd server serves at ref (its
+// /api/v1/all, bounded as catalogdhttp.Remote bounds it) into a
+// declarative config directory in a scratch directory that release
+// removes, and returns that directory; any other ref is returned as it
+// is. The catalog is what OLM v1 reads, so it is checked as served.
+func (c V1Check) fetchCatalogd(ctx context.Context, ref string) (local string, release func(), err error) {
+	in, err := input.Classify(ref)
+	if err != nil || in.Kind != input.KindCatalogd {
+		return ref, func() {}, nil // what ref is, openIndex tells
+	}
+	dir, err := tempdir.Scratch("olmcat-v1check-", func(d string) { c.log(AbandonedNote(d)) })
+	if err != nil {
+		return "", nil, err
+	}
+	release = func() { _ = dir.Remove() }
+	f, err := os.Create(filepath.Join(dir.Path, "catalog.json"))
+	if err == nil {
+		w := bufio.NewWriterSize(f, 256<<10)
+		err = catalogdhttp.Remote{Base: in.Addr}.Source()(ctx, func(blob []byte, _ string, _ int) error {
+			_, err := w.Write(blob)
+			return err
+		})
+		err = errors.Join(err, w.Flush(), f.Close())
+	}
+	if err != nil {
+		release()
+		return "", nil, err
+	}
+	return dir.Path, release, nil
 }
 
 // fetchCSV pulls the image of bundle b and reads its CSV.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/declcfg/v1check"
+	"github.com/operator-catalog/olmcat/internal/testutil/catalogdtest"
+	"github.com/operator-catalog/olmcat/registry/catalogdhttp"
 )
 
 // v1Totals counts a check's packages by status and its blockers by rule.
@@ -156,4 +158,29 @@ func TestMigrateV1Check(t *testing.T) {
 	res, err = action.Migrate{Input: smallIndex, Output: filepath.Join(t.TempDir(), "out")}.Run(context.Background())
 	require.NoError(t, err)
 	assert.Nil(t, res.Report.V1Check)
+}
+
+// TestV1CheckCatalogd: a catalogd server's catalog is checked as it
+// serves it, the same as its files.
+func TestV1CheckCatalogd(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // where the fetched catalogs go
+	url := catalogdtest.Serve(t, "small", catalogdhttp.DirSource(smallCatalog))
+	fromURL, err := action.V1Check{Catalogs: []string{url}}.Run(context.Background())
+	require.NoError(t, err)
+	fromDir, err := action.V1Check{Catalogs: []string{smallCatalog}}.Run(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, fromURL.Unloadable)
+	require.Len(t, fromURL.Reports, len(fromDir.Reports))
+	for i, r := range fromURL.Reports {
+		assert.Equal(t, url, r.Catalog)
+		assert.Equal(t, fromDir.Reports[i].Package, r.Package)
+		assert.Equal(t, fromDir.Reports[i].V1Pick, r.V1Pick)
+		assert.Equal(t, fromDir.Reports[i].Blockers(), r.Blockers(), r.Package)
+	}
+
+	_, err = action.V1Check{Catalogs: []string{url + "-missing"}}.Run(context.Background())
+	require.ErrorContains(t, err, "404 Not Found")
+	matches, err := filepath.Glob(filepath.Join(os.TempDir(), "olmcat-v1check-*"))
+	require.NoError(t, err)
+	assert.Empty(t, matches, "the fetched catalogs are removed")
 }

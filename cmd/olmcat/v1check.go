@@ -23,7 +23,7 @@ func newV1CheckCmd(img *imageFlags) *cobra.Command {
 		pullBundles bool
 	)
 	cmd := &cobra.Command{
-		Use:   "v1-check <dir|index.db|image>...",
+		Use:   "v1-check <dir|index.db|image|catalogd-url>...",
 		Short: "Report, package by package, whether OLM v1 can install a catalog",
 		Long: `v1-check answers "can OLM v1 install this?" for every package of the
 catalogs, as operator-controller v1.11.0 resolves a ClusterExtension that names
@@ -35,12 +35,14 @@ APIServices, media types, catalogs that do not load, the same package in
 several catalogs), and the notes: webhooks (cert-manager needed), upgrade
 edges OLM v1 no longer follows, deprecations. Several catalogs are
 ClusterCatalogs of equal priority. Catalogs are read one package at a time;
-a sqlite index is converted as migrate converts it.
+a sqlite index is converted as migrate converts it, and a catalogd server's
+catalog (http(s)://host/catalogs/<name>) is read as it serves it.
 Exit status 0 when every package installs, 1 when one is blocked (or, with
 --fail-on, has a finding of one of the rules named), 2 bad usage.`,
 		Example: `  olmcat v1-check ./catalog
   olmcat v1-check index.db -o json | jq '.packages[] | select(.status=="blocked")'
-  olmcat v1-check ./catalog -o junit --fail-on dependency,install-mode > v1-junit.xml`,
+  olmcat v1-check ./catalog -o junit --fail-on dependency,install-mode > v1-junit.xml
+  olmcat v1-check http://localhost:8080/catalogs/catalog`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runV1Check(cmd, args, output, failOn, pullBundles, img)
