@@ -162,13 +162,19 @@ func TestCheckBlobsHTTPvsGRPC(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := fixtureOPM(name)
 			base := catalogdtest.Serve(t, "ops", catalogdhttp.DirSource(dir))
-			res, err := CheckBlobs(context.Background(), remoteSide(base), GRPCSide(dir, input.KindDeclcfg, input.KindDeclcfg))
-			require.NoError(t, err)
-			assert.Empty(t, res.Losses())
-			for rule := range res.RulesSeen {
-				assert.Contains(t, []string{RuleNotCarriedByGRPC.Name, RuleListOrder.Name}, rule)
+			for _, grpc := range []BlobSide{
+				GRPCSide(dir, input.KindDeclcfg, input.KindDeclcfg),            // answered in process
+				GRPCSide(serveGRPC(t, dir), input.KindGRPC, input.KindDeclcfg), // over loopback TCP
+			} {
+				res, err := CheckBlobs(context.Background(), remoteSide(base), grpc)
+				require.NoError(t, err)
+				assert.Empty(t, res.Losses(), grpc.Ref)
+				for rule := range res.RulesSeen {
+					assert.Contains(t, []string{RuleNotCarriedByGRPC.Name, RuleListOrder.Name}, rule)
+				}
+				assert.Positive(t, res.RulesSeen[RuleNotCarriedByGRPC.Name], "bundle objects, related images")
+				assert.Zero(t, res.Stats[len(res.Stats)-1].Calls, "the order of a rebuilt catalog is not compared")
 			}
-			assert.Zero(t, res.Stats[len(res.Stats)-1].Calls, "the order of a rebuilt catalog is not compared")
 		})
 	}
 }
