@@ -73,7 +73,14 @@ func loadEntries(entries []json.RawMessage, o options) (*declcfg.DeclarativeConf
 	cfg := &declcfg.DeclarativeConfig{}
 	rel := filepath.Base(o.file)
 	for i, e := range entries {
-		c, err := declcfg.LoadDir(context.Background(), o.root, declcfg.WithBlob(rel, i, e))
+		lopts := []declcfg.LoadOption{declcfg.WithBlob(rel, i, e)}
+		if i > 0 {
+			// The first load finished any unfinished write of the
+			// root; each further one would list the root and its
+			// parent again, once per entry.
+			lopts = append(lopts, declcfg.WithRootFinished())
+		}
+		c, err := declcfg.LoadDir(context.Background(), o.root, lopts...)
 		if err != nil {
 			return nil, &Error{File: o.file, Entry: entryName(i), Err: err}
 		}
