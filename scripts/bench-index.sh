@@ -28,24 +28,15 @@ if [ ! -x "$OPM" ]; then
 	echo "bench-index: no opm at $OPM (set OPM)" >&2
 	exit 2
 fi
-go build -o bin/benchregistry ./scripts/benchregistry
 BIN=$(realpath "$BIN")
 DB=$(realpath "$DB")
 CATALOG=$(realpath "$CATALOG")
 work=$(mktemp -d /tmp/bench-index.XXXXXX)
-bundle_dirs=$(ls -d "$PWD"/fixtures/bundles/community/cockroachdb/*/ "$PWD"/fixtures/bundles/small-fbb/bar-bundle-*/ "$PWD"/fixtures/bundles/small-fbb/baz-bundle-v1.0.0/ | sed 's:/$::' | paste -sd,)
-bin/benchregistry -index "$DB" -bundles "$bundle_dirs" >"$work/registry.out" 2>&1 &
-reg=$!
-trap 'kill $reg 2>/dev/null; rm -rf "$work"' EXIT
-until grep -q '^ready$' "$work/registry.out"; do
-	if ! kill -0 "$reg" 2>/dev/null; then
-		cat "$work/registry.out" >&2
-		exit 1
-	fi
-	sleep 0.5
-done
-index=$(awk '$1 == "index" {print $2}' "$work/registry.out")
-bundles=$(awk '$1 == "bundle" {print $2}' "$work/registry.out" | paste -sd,)
+BENCH_REG=
+trap 'if [ -n "$BENCH_REG" ]; then kill "$BENCH_REG" 2>/dev/null; fi; rm -rf "$work"' EXIT
+bench_index_registry "$work"
+index=$BENCH_INDEX_IMAGE
+bundles=$BENCH_BUNDLE_IMAGES
 keep=$(ls "$CATALOG" | head -10 | paste -sd,)
 echo "index image $index, $(tr ',' '\n' <<<"$bundles" | wc -l) bundle images, keeping packages $keep"
 cd "$work"

@@ -39,23 +39,15 @@ bench_size() {
 	DB=$BENCH_DIR/index-$n.db CATALOG=$BENCH_DIR/catalog-$n BUNDLES=$n bench_setup bench-template
 	NO_BUILD=1
 	local cat=$BENCH_DIR/catalog-$n db=$BENCH_DIR/index-$n.db
-	"$scratch/fixtureregistry" -addr "127.0.0.1:$PORT" -synthetic "$n" >"$scratch/registry.log" 2>&1 &
-	reg=$!
-	until grep -q ready "$scratch/registry.log"; do sleep 1; kill -0 "$reg"; done
-	cat "$scratch/registry.log"
-	"$BIN" alpha convert-template basic "$cat" >"$scratch/basic.json"
-	echo "template: $(grep -c '"image"' "$scratch/basic.json") bundle images, $(du -h "$scratch/basic.json" | cut -f1)"
+	CATALOG=$cat bench_template_inputs "$n" "$scratch"
+	reg=$BENCH_REG
 	local conf=$scratch/registries.conf
-	printf '[[registry]]\nprefix = "quay.io/olmcat-bench"\nlocation = "127.0.0.1:%s/olmcat-bench"\ninsecure = true\n' "$PORT" >"$conf"
 
 	BENCH_STDOUT=$scratch/olmcat.json BENCH_BEFORE_EACH="rm -rf $scratch/cache" bench_run "$n olmcat alpha render-template" \
 		"$BIN" alpha render-template "$scratch/basic.json" --registries-conf "$conf" --image-cache-dir "$scratch/cache"
 	rss[$n]=$BENCH_RSS wall[$n]=$BENCH_WALL cpu[$n]=$BENCH_CPU
 	opm[$n]=-
 	if [ -x "$OPM" ]; then
-		mkdir -p "$scratch/home/.config/containers"
-		echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$scratch/home/.config/containers/policy.json"
-		cp "$conf" "$scratch/home/.config/containers/registries.conf"
 		HOME="$scratch/home" RUNS=$OPM_RUNS BENCH_STDOUT=$scratch/opm.json bench_run "$n opm alpha render-template" \
 			"$OPM" alpha render-template "$scratch/basic.json" --use-http
 		if cmp -s "$scratch/olmcat.json" "$scratch/opm.json"; then echo "outputs: identical"; else echo "outputs: DIFFER"; fi
@@ -77,7 +69,6 @@ if [ -z "${NO_BUILD:-}" ]; then
 	go build -o "$PROBER" ./scripts/servebench
 	NO_BUILD=1
 fi
-go build -o "$scratch/fixtureregistry" ./scripts/fixtureregistry
 declare -A rss wall cpu opm tt
 for n in $SIZES; do
 	bench_size "$n"
