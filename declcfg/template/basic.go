@@ -5,26 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 )
 
 // basicTemplate is the olm.template.basic document.
 type basicTemplate struct {
-	Schema  string            `json:"schema"`
-	Entries []json.RawMessage `json:"entries"`
+	Schema  string      `json:"schema"`
+	Entries entryLoader `json:"entries"`
 }
 
 // renderBasic loads the entries as catalog blobs and replaces every
 // olm.bundle entry, which may only carry schema and image, by the
 // rendered bundle. Other blobs pass through unchanged.
 func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.DeclarativeConfig, error) {
-	var bt basicTemplate
+	bt := basicTemplate{Entries: entryLoader{o: o}}
 	if err := json.Unmarshal(doc, &bt); err != nil {
 		return nil, &Error{File: o.file, Err: fmt.Errorf("decode template: %w", err)}
 	}
-	cfg, err := loadEntries(bt.Entries, o)
+	cfg, err := bt.Entries.loaded()
 	if err != nil {
 		return nil, err
 	}
@@ -66,28 +65,6 @@ func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.
 var errUnexpectedBundleField = errors.New("unexpected fields present in basic template bundle (a bundle entry holds only schema and image)")
 
 func entryName(i int) string { return fmt.Sprintf("entries[%d]", i) }
-
-// loadEntries decodes template entries as catalog blobs, each with its
-// entry index as origin.
-func loadEntries(entries []json.RawMessage, o options) (*declcfg.DeclarativeConfig, error) {
-	cfg := &declcfg.DeclarativeConfig{}
-	rel := filepath.Base(o.file)
-	for i, e := range entries {
-		lopts := []declcfg.LoadOption{declcfg.WithBlob(rel, i, e)}
-		if i > 0 {
-			// The first load finished any unfinished write of the
-			// root; each further one would list the root and its
-			// parent again, once per entry.
-			lopts = append(lopts, declcfg.WithRootFinished())
-		}
-		c, err := declcfg.LoadDir(context.Background(), o.root, lopts...)
-		if err != nil {
-			return nil, &Error{File: o.file, Entry: entryName(i), Err: err}
-		}
-		cfg.Merge(c)
-	}
-	return cfg, nil
-}
 
 // renderAll renders refs with up to o.limit at once and hands each
 // bundle to o.keep as it is rendered; the result, what the keeper kept,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -76,4 +77,21 @@ func TestSubstitutesNotNewer(t *testing.T) {
 		`"substitutions": [{"name": "` + fooV010 + `", "base": "foo.v0.2.0"}]}`)
 	_, err := Render(context.Background(), tmpl, WithFile("s.json"), WithBundleRenderer(fixtureRenderer(false)))
 	require.ErrorContains(t, err, `s.json: substitutions[0]: error processing substitution "foo.v0.2.0" -> "`+fooV010+`": base bundle "foo.v0.2.0" is not less than substitute bundle "`+fooV010+`"`)
+}
+
+// The entries of a basic template load as they decode, yet decode as a
+// list would: a non-list fails with encoding/json's error, null and no
+// key are no entries, and of two "entries" keys the last counts.
+func TestEntriesDecodeAsAList(t *testing.T) {
+	for doc, want := range map[string]int{
+		`{"schema": "olm.template.basic"}`:                  0,
+		`{"schema": "olm.template.basic", "entries": null}`: 0,
+		`{"schema": "olm.template.basic", "entries": [{"schema": "olm.package", "name": "a"}], "entries": [{"schema": "olm.package", "name": "b"}, {"schema": "olm.package", "name": "c"}]}`: 2,
+	} {
+		cfg, err := Render(context.Background(), []byte(doc))
+		require.NoError(t, err, doc)
+		assert.Len(t, cfg.Packages, want, doc)
+	}
+	_, err := Render(context.Background(), []byte(`{"schema": "olm.template.basic", "entries": {"a": 1}}`))
+	require.EqualError(t, err, "<stdin>: decode template: json: cannot unmarshal object into Go struct field basicTemplate.entries of type []json.RawMessage")
 }

@@ -16,9 +16,9 @@ import (
 
 // substitutesTemplate is the olm.template.substitutes document.
 type substitutesTemplate struct {
-	Schema        string            `json:"schema"`
-	Entries       []json.RawMessage `json:"entries"`
-	Substitutions []Substitution    `json:"substitutions"`
+	Schema        string         `json:"schema"`
+	Entries       entryLoader    `json:"entries"`
+	Substitutions []Substitution `json:"substitutions"`
 }
 
 // Substitution makes the bundle rendered from Name (a bundle reference)
@@ -31,11 +31,11 @@ type Substitution struct {
 // renderSubstitutes checks that the entries are a valid catalog, applies
 // each substitution in order and checks the result again.
 func renderSubstitutes(ctx context.Context, doc json.RawMessage, o options) (*declcfg.DeclarativeConfig, error) {
-	var st substitutesTemplate
+	st := substitutesTemplate{Entries: entryLoader{o: o}}
 	if err := json.Unmarshal(doc, &st); err != nil {
 		return nil, &Error{File: o.file, Err: fmt.Errorf("decode template: %w", err)}
 	}
-	cfg, err := loadEntries(st.Entries, o)
+	cfg, err := st.Entries.loaded()
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/jsonscan"
 )
 
 // Type is a kind of template.
@@ -218,7 +219,16 @@ func schemaOf(doc json.RawMessage) (string, error) {
 var errStop = errors.New("stop")
 
 // firstDocument returns the first JSON or YAML document of data as JSON.
+// A JSON document (the common case, and the large one: a template of
+// thousands of bundle images) is returned as the part of data it is, not
+// copied.
 func firstDocument(data []byte) (json.RawMessage, error) {
+	if start := jsonscan.SkipSpace(data, 0); start < len(data) && data[start] == '{' {
+		end, err := jsonscan.SkipValue(data, start)
+		if doc := data[start:min(end, len(data))]; err == nil && bytes.IndexByte(doc, 0) < 0 && jsonscan.Valid(doc) {
+			return doc, nil
+		}
+	}
 	var doc json.RawMessage
 	err := declcfg.DecodeStream(bytes.NewReader(data), func(blob json.RawMessage, _ int) error {
 		doc = blob
