@@ -50,6 +50,8 @@ type Config struct {
 // Serve serves catalogd's HTTP API on lis until ctx ends: the listener
 // answers at once (the catalog unknown until loaded), the catalog is
 // encoded into a file in a temporary directory, then served and watched.
+// It returns nil when ctx ends after the catalog was served, and the
+// load's error (ctx's, for a stop while loading) otherwise.
 func Serve(ctx context.Context, lis net.Listener, c Config) error {
 	log := c.Logger.With("api", "catalogd-http")
 	dir, err := tempdir.Scratch(scratchPrefix, func(d string) {
@@ -70,11 +72,10 @@ func Serve(ctx context.Context, lis net.Listener, c Config) error {
 	log.Info("catalogd HTTP API listening on "+addr+"; loading the catalog", "address", addr, "catalog", c.Name)
 
 	w := &watch{c: &c, h: h, dir: dir.Path, log: log}
+	// A stop while the catalog loads ends the load with ctx's error,
+	// returned as the gRPC server returns it (registry.ServeLoading):
+	// the run was interrupted before it served.
 	loadErr := w.first(ctx)
-	if loadErr != nil && ctx.Err() != nil && errors.Is(loadErr, ctx.Err()) {
-		shutdown(ctx, srv)
-		return nil // stopped while loading: not a failure
-	}
 	watching := make(chan struct{})
 	if loadErr == nil {
 		log.Info("catalogd HTTP API ready at http://"+addr+"/catalogs/"+c.Name+"/api/v1/all", "address", addr, "catalog", c.Name)
@@ -87,7 +88,7 @@ func Serve(ctx context.Context, lis net.Listener, c Config) error {
 		}()
 		defer func() { <-watching }()
 		defer stop()
-	} else if c.HoldOnLoadError {
+	} else if c.HoldOnLoadError && ctx.Err() == nil {
 		log.Error("catalog not loaded: the catalogd HTTP API answers 404 for it", "error", loadErr.Error())
 	}
 	if loadErr == nil || c.HoldOnLoadError {

@@ -106,3 +106,29 @@ func TestServeLoadError(t *testing.T) {
 	cancel()
 	require.ErrorContains(t, <-done, "must be a string")
 }
+
+// TestServeStoppedWhileLoading: a stop before the catalog is served ends
+// the run with the load's error, ctx's, as the gRPC server's does (the
+// CLI says "interrupted"); the listener answers 404 until then.
+func TestServeStoppedWhileLoading(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	loading := make(chan struct{})
+	src := func(ctx context.Context, _ catalogdhttp.Emit) error {
+		close(loading)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- catalogdhttp.Serve(ctx, lis, catalogdhttp.Config{Name: "c", Source: src, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	}()
+	<-loading
+	resp, err := http.Get("http://" + lis.Addr().String() + "/catalogs/c/api/v1/all")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+}
