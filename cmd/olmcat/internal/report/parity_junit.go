@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/registry/parity"
@@ -134,9 +135,13 @@ func (p *parityJUnit) End(res *parity.Result) error {
 
 // callCase is the test case of one RPC's calls.
 func (p *parityJUnit) callCase(suite string, st parity.RPCStats, c *caseDiffs) junitCase {
-	what := fmt.Sprintf("%d of %d call(s) lost data", st.Losses, st.Calls)
+	unit := "call(s)"
+	if slices.Contains(parity.BlobKinds, st.RPC) {
+		unit = "blob(s)" // a blob check counts blobs per kind
+	}
+	what := fmt.Sprintf("%d of %d %s lost data", st.Losses, st.Calls, unit)
 	if st.Losses == 0 {
-		what = fmt.Sprintf("%d of %d call(s) differ (benign)", st.Benign, st.Calls)
+		what = fmt.Sprintf("%d of %d %s differ (benign)", st.Benign, st.Calls, unit)
 	}
 	if c == nil {
 		// Calls counted as differing without a difference of their
