@@ -134,7 +134,7 @@ func (s Serve) Run(ctx context.Context) (Result, error) {
 			if err != nil {
 				return Result{}, err
 			}
-			logger.Info("cache ready; not serving (--cache-only)", "catalog", s.Catalog)
+			logger.Info("cache ready; not serving (asked for the cache only)", "catalog", s.Catalog)
 			return Result{}, q.Close()
 		}
 		opts = append(opts, registry.WithLimits(s.Limits))
