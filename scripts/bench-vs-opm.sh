@@ -157,12 +157,13 @@ if want index-add; then
 	BENCH_REG='' before_each=''
 fi
 if want index-prune; then
-	before_each="cp $DB $work/prune.db; rm -rf $work/out"
+	# opm killed at OPM_TIMEOUT leaves its rollback journal beside the copy.
+	before_each="cp $DB $work/prune.db; rm -rf $work/prune.db-journal $work/out"
 	olm=("$BIN" registry prune -d "$work/prune.db" -p "$keep" --output "$work/out" --no-deprecation-warning)
 	opm=("$OPM" registry prune -d "$work/prune.db" -p "$keep")
 	pair index-prune "index prune keeping 10 packages (\`registry prune -d\` of a copy of index.db; opm's \`index prune\` pulls only through podman or docker)"
 	before_each=
-	rm -rf "$work/prune.db" "$work/out"
+	rm -rf "$work/prune.db" "$work/prune.db-journal" "$work/out"
 fi
 if want render-template; then
 	mkdir -p "$work/tpl"
