@@ -145,12 +145,18 @@ func (l *Lock) Release() {
 	h.release()
 }
 
-// wait takes the lock on path. While another process holds it, a
-// blocking flock waits in a goroutine (the kernel hands the lock over the
-// moment it is free); when the wait runs out or ctx ends first, that
-// goroutine is left to release whatever it gets.
+// waitPoll is how often a waiting Acquire tries the lock again: short
+// against a write's duration, long against a try (an open and a flock).
+const waitPoll = 20 * time.Millisecond
+
+// wait takes the lock on path. While another process holds it, the lock
+// is tried again every waitPoll until it is free, the wait runs out or
+// ctx ends. A try that cannot be taken back is never left running: a
+// blocking flock in a goroutine, abandoned when the wait ran out, would
+// take the lock later and create the lock file again beside whatever
+// the caller does next.
 func wait(ctx context.Context, out, path string, o Options) (*held, error) {
-	h, err := lockFile(path, false)
+	h, err := lockFile(path)
 	if err != nil || h != nil {
 		return h, err
 	}
@@ -160,49 +166,34 @@ func wait(ctx context.Context, out, path string, o Options) (*held, error) {
 	if o.OnWait != nil {
 		o.OnWait(holderOf(path))
 	}
-	type result struct {
-		h   *held
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		h, err := lockFile(path, true)
-		done <- result{h, err}
-	}()
 	var timeout <-chan time.Time
 	if o.Wait > 0 {
 		t := time.NewTimer(o.Wait)
 		defer t.Stop()
 		timeout = t.C
 	}
-	abandon := func() {
-		go func() {
-			if r := <-done; r.h != nil {
-				r.h.release()
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if h, err := lockFile(path); err != nil || h != nil {
+				return h, err
 			}
-		}()
-	}
-	select {
-	case r := <-done:
-		return r.h, r.err
-	case <-timeout:
-		abandon()
-		return nil, &BusyError{Output: out, Holder: holderOf(path)}
-	case <-ctx.Done():
-		abandon()
-		return nil, ctx.Err()
+		case <-timeout:
+			return nil, &BusyError{Output: out, Holder: holderOf(path)}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 }
 
-// lockFile opens path and takes its flock, waiting for it when block is
-// set, else returning nil when another process holds it. The file it
-// locked must still be the one at path (a holder removes it when it
-// lets go); the holder's pid is written into it.
-func lockFile(path string, block bool) (*held, error) {
-	how := syscall.LOCK_EX
-	if !block {
-		how |= syscall.LOCK_NB
-	}
+// lockFile opens path and takes its flock, returning nil when another
+// process holds it. The file it locked must still be the one at path (a
+// holder removes it when it lets go); the holder's pid is written into
+// it.
+func lockFile(path string) (*held, error) {
+	const how = syscall.LOCK_EX | syscall.LOCK_NB
 	for {
 		writable := true
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
@@ -240,7 +231,7 @@ func lockFile(path string, block bool) (*held, error) {
 	}
 }
 
-// flock is flock(2), retried when a signal interrupts a blocking wait.
+// flock is flock(2), retried when a signal interrupts it.
 func flock(f *os.File, how int) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), how)
