@@ -51,7 +51,7 @@ type BlobSide struct {
 	// are no difference.
 	Blobs catalogdhttp.Source
 	// Rebuilt marks a catalog rebuilt from the registry gRPC API
-	// (GRPCBlobs): its order means nothing, and the fields that API does
+	// (GRPCSide): its order means nothing, and the fields that API does
 	// not carry are not compared.
 	Rebuilt bool
 }
