@@ -64,10 +64,11 @@ func (r RenderTemplate) Run(ctx context.Context) (RenderTemplateResult, error) {
 		return RenderTemplateResult{}, fmt.Errorf("rendering template: %w", err)
 	}
 	defer scratch.Remove()
-	render, err := r.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, scratch.Path)
+	render, done, err := r.bundleRenderer(level == migrate.MigrateLevelCSVMetadata, scratch.Path)
 	if err != nil {
 		return RenderTemplateResult{}, err
 	}
+	defer done()
 	data, name, root, err := r.read()
 	if err != nil {
 		return RenderTemplateResult{}, err
@@ -115,16 +116,18 @@ func (r RenderTemplate) read() (data []byte, name, root string, err error) {
 // returned as they are. Images are extracted into scratch, the run's own
 // directory: each extraction sweeps the abandoned directories of its
 // parent first, and the system temporary directory (often thousands of
-// entries) would be listed once per bundle image.
-func (e Env) bundleRenderer(csvMetadata bool, scratch string) (template.BundleRenderer, error) {
+// entries) would be listed once per bundle image. The pulls share one
+// image.Session (connections, the layer cache opened once); done closes
+// its idle connections.
+func (e Env) bundleRenderer(csvMetadata bool, scratch string) (render template.BundleRenderer, done func(), err error) {
 	var opts []image.Option
 	if e.ImageOptions != nil {
-		var err error
 		if opts, err = e.ImageOptions(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	opts = append(opts, image.WithTempDir(scratch))
+	sess := image.NewSession(opts...)
+	opts = append(opts, image.WithTempDir(scratch), image.WithSession(sess))
 	e.ImageOptions = func() ([]image.Option, error) { return opts, nil }
 	warn := bundle.WithWarnings(func(msg string) { e.log("warning: " + msg) })
 	return func(ctx context.Context, ref string) (*declcfg.Bundle, error) {
@@ -143,7 +146,7 @@ func (e Env) bundleRenderer(csvMetadata bool, scratch string) (template.BundleRe
 		}
 		b, _, err := bundle.FromFS(os.DirFS(in.Path), bopts...)
 		return &b, err
-	}, nil
+	}, sess.Close, nil
 }
 
 // ConvertTemplate writes the blobs of a catalog as a basic or

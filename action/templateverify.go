@@ -50,10 +50,11 @@ func (v VerifyTemplates) Run(ctx context.Context) (VerifyTemplatesResult, error)
 		return VerifyTemplatesResult{}, fmt.Errorf("verify: %w", err)
 	}
 	defer scratch.Remove()
-	render, err := v.bundleRenderer(v.MigrateLevel == migrate.MigrateLevelCSVMetadata, scratch.Path)
+	render, done, err := v.bundleRenderer(v.MigrateLevel == migrate.MigrateLevelCSVMetadata, scratch.Path)
 	if err != nil {
 		return VerifyTemplatesResult{}, err
 	}
+	defer done()
 	migrated, rendered := filepath.Join(scratch.Path, "migrated"), filepath.Join(scratch.Path, "rendered")
 	if _, err := migrate.Migrate(ctx, v.Database, migrated, v.Options...); err != nil {
 		return VerifyTemplatesResult{}, fmt.Errorf("verify: migrate: %w", err)

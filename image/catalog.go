@@ -134,7 +134,12 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 	}
 	var cache *layerCache
 	if p.opts.cacheDir != "" && !p.local {
-		if cache, err = openLayerCache(p.opts.cacheDir, p.opts.note); err != nil {
+		var ok bool
+		cache, ok, err = p.opts.session.layerCache(p.opts)
+		if !ok {
+			cache, err = openLayerCache(p.opts.cacheDir, p.opts.note)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -31,6 +31,7 @@ type options struct {
 	tempDir       string
 	limits        Limits
 	note          func(string)
+	session       *Session
 }
 
 func makeOptions(opts []Option) *options {

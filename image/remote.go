@@ -169,8 +169,18 @@ func (o *options) remoteOptions(ctx context.Context, ref string, insecure bool) 
 	return ro, nref, nil
 }
 
-// transport is http.DefaultTransport with the TLS settings of the options.
+// transport is the session's transport for the TLS settings of the
+// options, or a new one without a session.
 func (o *options) transport(insecure bool) (http.RoundTripper, error) {
+	if tr, ok, err := o.session.transport(o, insecure); ok {
+		return tr, err
+	}
+	return o.newTransport(insecure)
+}
+
+// newTransport is http.DefaultTransport with the TLS settings of the
+// options.
+func (o *options) newTransport(insecure bool) (http.RoundTripper, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.skipTLSVerify || insecure {

@@ -43,6 +43,7 @@ type Registry struct {
 
 	mu    sync.Mutex
 	blobs map[string]int
+	conns int
 
 	blobDelay   time.Duration
 	altLoopback bool
@@ -105,6 +106,13 @@ func New(t testing.TB, opts ...Option) *Registry {
 		inner.ServeHTTP(w, req)
 	})
 	r.Server = httptest.NewUnstartedServer(h)
+	r.Server.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			r.mu.Lock()
+			r.conns++
+			r.mu.Unlock()
+		}
+	}
 	if r.altLoopback {
 		l, err := net.Listen("tcp", "127.0.0.2:0")
 		require.NoError(t, err)
@@ -126,6 +134,13 @@ func (r *Registry) BlobGets(digest string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.blobs[digest]
+}
+
+// Conns is how many connections the registry accepted.
+func (r *Registry) Conns() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conns
 }
 
 // CAFile writes the TLS server's certificate (its own CA) as PEM in dir.
