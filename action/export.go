@@ -20,6 +20,9 @@ import (
 // unless every bundle was exported.
 type IndexExport struct {
 	Env
+	// Legacy is told of a legacy sqlite index read: before it is read,
+	// and the report of its conversion (its repairs, drops and notes).
+	Legacy Legacy
 	// Index is a sqlite or declarative config image, an index.db or a
 	// catalog directory.
 	Index string
@@ -43,7 +46,7 @@ func (x IndexExport) Run(ctx context.Context) (IndexExportResult, error) {
 		return IndexExportResult{}, err
 	}
 	defer release()
-	src, err := openIndex(ctx, x.Env, x.Index, false)
+	src, err := openIndex(ctx, x.Env, x.Legacy, x.Index, false)
 	if err != nil {
 		return IndexExportResult{}, err
 	}
@@ -55,7 +58,7 @@ func (x IndexExport) Run(ctx context.Context) (IndexExportResult, error) {
 	defer w.Abort()
 	var res IndexExportResult
 	var seen []string
-	err = src.each(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+	err = src.each(ctx, x.unread, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
 		if pkg == "" || len(x.Packages) > 0 && !slices.Contains(x.Packages, pkg) {
 			return nil
 		}
@@ -77,6 +80,12 @@ func (x IndexExport) Run(ctx context.Context) (IndexExportResult, error) {
 	}
 	res.Packages = len(seen)
 	return res, nil
+}
+
+// unread names the packages not exported: with Packages named, only
+// those are read.
+func (x IndexExport) unread(pkg string) bool {
+	return len(x.Packages) > 0 && !slices.Contains(x.Packages, pkg)
 }
 
 // copyManifests copies the manifests/ files of bundle image ref to dest.

@@ -98,6 +98,7 @@ func (r RenderGraph) Run(ctx context.Context) (RenderGraphResult, error) {
 // them.
 func addToGraph(ctx context.Context, env Env, legacy Legacy, b *graph.Builder, ref string, in *input.Input) error {
 	pkg := b.Package()
+	add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
 	switch {
 	case in.Kind == input.KindDeclcfg && pkg != "":
 		// One package: only its files are decoded, once.
@@ -107,7 +108,6 @@ func addToGraph(ctx context.Context, env Env, legacy Legacy, b *graph.Builder, r
 		}
 		b.Add(cfg)
 	case in.Kind == input.KindDeclcfg:
-		add := func(_ string, cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }
 		if err := declcfg.EachPackage(ctx, in.Path, add); err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func addToGraph(ctx context.Context, env Env, legacy Legacy, b *graph.Builder, r
 			mopts = append(mopts, migrate.WithPackages(pkg))
 		}
 		legacy.deprecated(ctx, ref, in.Path)
-		rep, err := migrate.Each(ctx, in.Path, func(cfg *declcfg.DeclarativeConfig) error { b.Add(cfg); return nil }, mopts...)
+		rep, err := migrate.Each(ctx, in.Path, add, mopts...)
 		legacy.converted(ref, rep, err)
 		if err != nil {
 			return fmt.Errorf("graph %s: %w", ref, err)

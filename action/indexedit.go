@@ -23,6 +23,9 @@ import (
 // and validated.
 type IndexEdit struct {
 	Env
+	// Legacy is told of a legacy sqlite index read: before it is read,
+	// and the report of its conversion (its repairs, drops and notes).
+	Legacy Legacy
 	// From is the catalog to start from: a sqlite index or declarative
 	// config image, an index.db, a catalog directory, or "" for none.
 	From string
@@ -58,7 +61,7 @@ func (e IndexEdit) Run(ctx context.Context) (IndexEditResult, error) {
 	if err := e.Check(); err != nil {
 		return IndexEditResult{}, err
 	}
-	src, err := openIndex(ctx, e.Env, e.From, false)
+	src, err := openIndex(ctx, e.Env, e.Legacy, e.From, false)
 	if err != nil {
 		return IndexEditResult{}, err
 	}

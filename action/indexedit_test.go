@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/action"
+	"github.com/operator-catalog/olmcat/migrate"
 )
 
 // TestIndexEditGenerate: the result is written as a catalog directory
@@ -73,4 +74,40 @@ func TestIndexEditBuild(t *testing.T) {
 	requireActionError(t, e.Check(), action.KindUsage, "AddBundles.Mode")
 	_, err = e.Run(context.Background())
 	requireActionError(t, err, action.KindUsage, "AddBundles.Mode")
+}
+
+// TestIndexEditTellsConversion: the conversion of a sqlite index is told
+// to Legacy once, repairs included (an index edit used to drop them
+// silently); a prune reads only the packages it keeps.
+func TestIndexEditTellsConversion(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		edit     action.Edit
+		packages int // read and converted
+	}{
+		{name: "prune-stranded reads every package", edit: action.PruneStranded{}, packages: 3},
+		{name: "prune reads the packages kept", edit: action.KeepPackages{Packages: []string{"bar"}}, packages: 1},
+		{name: "deprecatetruncate reads twice, tells once", edit: action.DeprecateTruncate{Images: []string{"127.0.0.1:5000/test/bar-bundle:v0.2.0"}}, packages: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			var reports []*migrate.Report
+			var deprecated []string
+			legacy := action.Legacy{
+				Deprecated: func(_ context.Context, ref, _ string) { deprecated = append(deprecated, ref) },
+				Converted: func(ref string, rep *migrate.Report, err error) {
+					require.Equal(t, smallIndex, ref)
+					require.NoError(t, err)
+					reports = append(reports, rep)
+				},
+			}
+			g := &action.Generate{Dir: filepath.Join(tmp, "database"), Dockerfile: filepath.Join(tmp, "index.Dockerfile"), BaseImage: "opm:v1"}
+			_, err := action.IndexEdit{Legacy: legacy, From: smallIndex, Edit: tc.edit, Generate: g}.Run(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, []string{smallIndex}, deprecated)
+			require.Len(t, reports, 1)
+			require.Equal(t, tc.packages, reports[0].Counts.Packages)
+			require.NotEmpty(t, reports[0].Repairs, "small-fbb's index needs repairs")
+		})
+	}
 }

@@ -15,14 +15,19 @@ import (
 // legacy sqlite index (file or image) read through migrate, a
 // declarative config (directory or image), or nothing.
 type indexSource struct {
-	name  string       // as the caller gave it
-	local *input.Input // nil for none
+	name   string       // as the caller gave it
+	local  *input.Input // nil for none
+	legacy Legacy
+	// converted: legacy was told of a conversion, which it is only once
+	// (deprecatetruncate reads its source twice).
+	converted bool
 }
 
-// openIndex opens ref ("" for none). missingOK treats a file that does
-// not exist as an empty catalog (opm's registry add created it).
-func openIndex(ctx context.Context, env Env, ref string, missingOK bool) (*indexSource, error) {
-	s := &indexSource{name: ref}
+// openIndex opens ref ("" for none), to tell legacy of the conversion of
+// a sqlite index. missingOK treats a file that does not exist as an
+// empty catalog (opm's registry add created it).
+func openIndex(ctx context.Context, env Env, legacy Legacy, ref string, missingOK bool) (*indexSource, error) {
+	s := &indexSource{name: ref, legacy: legacy}
 	if ref == "" {
 		return s, nil
 	}
@@ -40,6 +45,9 @@ func openIndex(ctx context.Context, env Env, ref string, missingOK bool) (*index
 		s.Close()
 		return nil, fmt.Errorf("%s is neither a legacy sqlite index nor a declarative config directory", ref)
 	}
+	if in.Kind == input.KindSQLite {
+		legacy.deprecated(ctx, ref, in.Path)
+	}
 	return s, nil
 }
 
@@ -56,18 +64,20 @@ func (s *indexSource) inputs() []string {
 
 // each is the indexop.Source of the catalog: fn gets the blobs of every
 // package, one at a time, in name order ("" for blobs of no package,
-// last).
+// last); a sqlite index's packages that unread names (unread may be nil)
+// are not read, and fn gets nil blobs for them. The conversion of a
+// sqlite index is told to the Legacy hooks the first time.
 //
 // An error of fn (writing the output, say) is returned as is: "read
 // <input>" would blame the input for it.
-func (s *indexSource) each(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
+func (s *indexSource) each(ctx context.Context, unread func(pkg string) bool, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
 	var fnErr error
 	inner := fn
 	fn = func(pkg string, cfg *declcfg.DeclarativeConfig) error {
 		fnErr = inner(pkg, cfg)
 		return fnErr
 	}
-	err := s.eachPackage(ctx, fn)
+	err := s.eachPackage(ctx, unread, fn)
 	if fnErr != nil && errors.Is(err, fnErr) {
 		return fnErr
 	}
@@ -75,14 +85,16 @@ func (s *indexSource) each(ctx context.Context, fn func(pkg string, cfg *declcfg
 }
 
 // eachPackage is each without telling fn's errors apart.
-func (s *indexSource) eachPackage(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
+func (s *indexSource) eachPackage(ctx context.Context, unread func(pkg string) bool, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
 	switch {
 	case s.name == "":
 		return nil
 	case s.local.Kind == input.KindSQLite:
-		_, err := migrate.Each(ctx, s.local.Path, func(cfg *declcfg.DeclarativeConfig) error {
-			return fn(declcfg.PackageName(cfg), cfg)
-		})
+		rep, err := migrate.Each(ctx, s.local.Path, fn, migrate.WithUnread(unread))
+		if !s.converted {
+			s.converted = true
+			s.legacy.converted(s.name, rep, err)
+		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.name, err)
 		}

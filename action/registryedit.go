@@ -19,6 +19,9 @@ import (
 // every package was read, changed and validated.
 type RegistryEdit struct {
 	Env
+	// Legacy is told of a legacy sqlite index read: before it is read,
+	// and the report of its conversion (its repairs, drops and notes).
+	Legacy   Legacy
 	Database string
 	// Output is the catalog directory written; "" writes Database.
 	Output string
@@ -97,7 +100,7 @@ func (r RegistryEdit) Run(ctx context.Context) (RegistryEditResult, error) {
 			return RegistryEditResult{}, err
 		}
 	}
-	src, err := openIndex(ctx, r.Env, r.Database, r.Edit.newCatalogOK() || target == TargetNew)
+	src, err := openIndex(ctx, r.Env, r.Legacy, r.Database, r.Edit.newCatalogOK() || target == TargetNew)
 	if err != nil {
 		return RegistryEditResult{}, err
 	}

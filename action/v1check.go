@@ -27,6 +27,9 @@ import (
 // read one package at a time, and only the reports are kept.
 type V1Check struct {
 	Env
+	// Legacy is told of a legacy sqlite index read: before it is read,
+	// and the report of its conversion (its repairs, drops and notes).
+	Legacy Legacy
 	// Catalogs are the catalogs, as ClusterCatalogs of equal priority.
 	Catalogs []string
 	// PullBundles pulls the image of a picked bundle whose CSV the
@@ -88,7 +91,7 @@ func (c V1Check) checkCatalog(ctx context.Context, ref string, res *V1CheckResul
 		return fmt.Errorf("v1-check %s: %w", ref, err)
 	}
 	defer release()
-	src, err := openIndex(ctx, c.Env, local, false)
+	src, err := openIndex(ctx, c.Env, c.Legacy, local, false)
 	if err != nil {
 		if pulled(err) {
 			return err
@@ -107,7 +110,7 @@ func (c V1Check) checkCatalog(ctx context.Context, ref string, res *V1CheckResul
 		bar = p
 		defer p.Done()
 	}
-	err = src.each(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+	err = src.each(ctx, nil, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
 		if pkg != "" {
 			res.Reports = append(res.Reports, v1check.Check(ctx, ref, pkg, cfg, opts...))
 		}

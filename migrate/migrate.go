@@ -46,6 +46,9 @@ func migrateTo(ctx context.Context, dbPath, outDir string, opts []Option, write 
 	if err != nil {
 		return nil, err
 	}
+	if err := o.refuseEachOnly("migrate"); err != nil {
+		return nil, err
+	}
 	// The output is checked (not an input, not in the way) before the
 	// database is read, so that a refusal is not reported as a failed
 	// migration.
@@ -106,6 +109,9 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 	if err := o.refuseMigrateOnly("render"); err != nil {
 		return nil, err
 	}
+	if err := o.refuseEachOnly("render"); err != nil {
+		return nil, err
+	}
 	db, names, rep, err := open(ctx, dbPath, o)
 	if err != nil {
 		return rep, err
@@ -138,7 +144,7 @@ func Render(ctx context.Context, dbPath string, w io.Writer, opts ...Option) (*R
 // Migrate for large databases: they hold a few packages at a time.
 func Load(ctx context.Context, dbPath string, opts ...Option) (*declcfg.DeclarativeConfig, *Report, error) {
 	cfg := &declcfg.DeclarativeConfig{}
-	rep, err := each(ctx, dbPath, "load", func(pkg *declcfg.DeclarativeConfig) error {
+	rep, err := each(ctx, dbPath, "load", func(_ string, pkg *declcfg.DeclarativeConfig) error {
 		cfg.Merge(pkg)
 		return nil
 	}, opts...)
@@ -149,18 +155,18 @@ func Load(ctx context.Context, dbPath string, opts ...Option) (*declcfg.Declarat
 }
 
 // Each converts the legacy index database at dbPath like Migrate and
-// calls fn with the catalog of each package, in package order, from one
-// goroutine, so a caller keeps what it needs of each package without
+// calls fn with the name and the catalog of each package, in package
+// order, from one goroutine, so a caller keeps what it needs of each package without
 // the catalog being held. As with Render, fn is called until the first
 // package with a problem, and a *ProblemsError lists them all; an error
 // from fn stops the conversion and is returned.
-func Each(ctx context.Context, dbPath string, fn func(*declcfg.DeclarativeConfig) error, opts ...Option) (*Report, error) {
+func Each(ctx context.Context, dbPath string, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error, opts ...Option) (*Report, error) {
 	return each(ctx, dbPath, "each", fn, opts...)
 }
 
 // each is Each; verb names the caller in the refusal of migrate-only
 // options.
-func each(ctx context.Context, dbPath, verb string, fn func(*declcfg.DeclarativeConfig) error, opts ...Option) (*Report, error) {
+func each(ctx context.Context, dbPath, verb string, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error, opts ...Option) (*Report, error) {
 	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
@@ -168,13 +174,18 @@ func each(ctx context.Context, dbPath, verb string, fn func(*declcfg.Declarative
 	if err := o.refuseMigrateOnly(verb); err != nil {
 		return nil, err
 	}
+	if verb != "each" {
+		if err := o.refuseEachOnly(verb); err != nil {
+			return nil, err
+		}
+	}
 	db, names, rep, err := open(ctx, dbPath, o)
 	if err != nil {
 		return rep, err
 	}
 	defer db.Close()
 	// No arenas: fn may keep what it is given (Load keeps everything).
-	s := sink{ordered: true, handle: func(res *packageResult) error { return fn(res.cfg) }}
+	s := sink{ordered: true, handle: func(res *packageResult) error { return fn(res.name, res.cfg) }}
 	if err := run(ctx, db, names, o, rep, s); err != nil {
 		return rep, err
 	}
@@ -328,6 +339,9 @@ func queueJobs(g *errgroup.Group, gctx context.Context, names []string, order ch
 func convertOne(ctx context.Context, db *legacy.DB, name string, o *options, arenas bool) (*packageResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if o.unread != nil && o.unread(name) {
+		return &packageResult{name: name}, nil
 	}
 	pd, err := db.ReadPackage(ctx, name)
 	if err != nil {

@@ -64,6 +64,8 @@ type options struct {
 	packages map[string]bool
 	// packageGraphs see each package's graphs (WithPackageGraphs).
 	packageGraphs []func(before, after *declcfg.DeclarativeConfig)
+	// unread names the packages Each hands over unread (WithUnread).
+	unread func(pkg string) bool
 }
 
 func newOptions(opts []Option) (*options, error) {
@@ -165,6 +167,24 @@ func (o *options) refuseMigrateOnly(what string) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %s applies to Migrate only", what, strings.Join(o.migrateOnly, ", "))
+}
+
+// refuseEachOnly is the error of Migrate, Render and Load (named what)
+// when given an option only Each honours.
+func (o *options) refuseEachOnly(what string) error {
+	if o.unread == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: WithUnread applies to Each only", what)
+}
+
+// WithUnread makes Each hand fn, for each package unread names, no blobs
+// (nil) instead of reading and converting it: a caller that drops some
+// packages whatever they hold (a prune) reads only the others. The
+// report then counts, repairs and checks only the packages read, and the
+// database-wide repairs. Each only.
+func WithUnread(unread func(pkg string) bool) Option {
+	return func(o *options) { o.unread = unread }
 }
 
 // WithPackages converts only the named packages (for Load and Render:

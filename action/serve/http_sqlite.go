@@ -21,26 +21,14 @@ import (
 func sqliteSource(db string) catalogdhttp.Source {
 	return func(ctx context.Context, emit catalogdhttp.Emit) error {
 		var buf bytes.Buffer
-		_, err := migrate.Each(ctx, db, func(cfg *declcfg.DeclarativeConfig) error {
+		_, err := migrate.Each(ctx, db, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
 			buf.Reset()
 			if err := declcfg.WriteStream(&buf, cfg, declcfg.FormatJSON); err != nil {
 				return err
 			}
-			where := "the migration of package " + packageOf(cfg)
+			where := "the migration of package " + pkg
 			return declcfg.DecodeStream(&buf, func(blob json.RawMessage, i int) error { return emit(blob, where, i) })
 		})
 		return err
 	}
-}
-
-// packageOf names the package of one package's catalog (as migrate.Each
-// hands them).
-func packageOf(cfg *declcfg.DeclarativeConfig) string {
-	switch {
-	case len(cfg.Packages) > 0:
-		return cfg.Packages[0].Name
-	case len(cfg.Bundles) > 0:
-		return cfg.Bundles[0].Package
-	}
-	return "(unnamed)"
 }

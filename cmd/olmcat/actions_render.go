@@ -6,6 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
@@ -30,6 +33,15 @@ func legacyHooks(stderr io.Writer, verb, imgArgs string, warn bool) action.Legac
 		l.Deprecated = func(ctx context.Context, ref, path string) { warnDeprecated(ctx, stderr, ref, path, imgArgs) }
 	}
 	return l
+}
+
+// conversionHooks tell on stderr the summary of each conversion of a
+// legacy sqlite index cmd reads, and no deprecation warning: the
+// sqlite-era commands print their own notice, and the others read
+// sqlite without one.
+func conversionHooks(cmd *cobra.Command) action.Legacy {
+	verb := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	return legacyHooks(cmd.ErrOrStderr(), verb, "", false)
 }
 
 // refuseBundleError is the error of a command (verb) that needs a

@@ -49,7 +49,7 @@ notice for the FBC-native commands that do the same.`,
 			return usageError(errors.New("cannot simultaneously set '-p' and '-o' flags, remove '-o'"))
 		}
 		noteDaemonTools(fl, cmd.ErrOrStderr())
-		res, err := action.IndexExport{Env: actionEnv(cmd, img, waitLock), Index: index, Packages: packageList(append(packages, old...)),
+		res, err := action.IndexExport{Env: actionEnv(cmd, img, waitLock), Legacy: conversionHooks(cmd), Index: index, Packages: packageList(append(packages, old...)),
 			Folder: folder, Force: force}.Run(cmd.Context())
 		if err != nil {
 			return actionError(err, "index")

@@ -82,7 +82,7 @@ func (f *indexOutFlags) dockerfilePath() string {
 // result: with --generate to ./database and the Dockerfile; otherwise
 // the catalog is built and pushed to --tag.
 func (f *indexOutFlags) run(cmd *cobra.Command, img *imageFlags, from string, edit action.Edit) error {
-	e := action.IndexEdit{Env: actionEnv(cmd, img, f.waitLock), From: from, Edit: edit}
+	e := action.IndexEdit{Env: actionEnv(cmd, img, f.waitLock), Legacy: conversionHooks(cmd), From: from, Edit: edit}
 	if f.generate {
 		e.Generate = &action.Generate{Dir: generatedCatalogDir, Dockerfile: f.dockerfilePath(), BaseImage: f.binaryImage, Force: f.force}
 	} else {

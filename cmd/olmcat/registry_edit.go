@@ -84,7 +84,7 @@ func (c *registryEditCmd) steps(cmd *cobra.Command, specific ...string) []string
 func (c *registryEditCmd) run(cmd *cobra.Command, edit action.Edit, specific ...string) error {
 	steps := c.steps(cmd, specific...)
 	c.notice.print(cmd, steps...)
-	r := action.RegistryEdit{Env: actionEnv(cmd, c.img, c.waitLock), Database: c.database, Output: c.output, Force: c.force, Edit: edit}
+	r := action.RegistryEdit{Env: actionEnv(cmd, c.img, c.waitLock), Legacy: conversionHooks(cmd), Database: c.database, Output: c.output, Force: c.force, Edit: edit}
 	// Checked before the daemon-tool note, as the notice's steps are
 	// what the refusal suggests.
 	if _, err := r.Target(); errors.Is(err, action.ErrSQLiteTarget) {

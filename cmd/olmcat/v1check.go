@@ -101,7 +101,7 @@ func runV1Check(cmd *cobra.Command, catalogs []string, output, failOn string, pu
 	if err != nil {
 		return err
 	}
-	res, err := action.V1Check{Env: actionEnv(cmd, img, nil), Catalogs: catalogs, PullBundles: pullBundles}.Run(cmd.Context())
+	res, err := action.V1Check{Env: actionEnv(cmd, img, nil), Legacy: conversionHooks(cmd), Catalogs: catalogs, PullBundles: pullBundles}.Run(cmd.Context())
 	if err != nil {
 		return actionError(err, "v1-check")
 	}

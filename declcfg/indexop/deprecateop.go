@@ -15,7 +15,7 @@ import (
 // note ("permissive: ...") and the rest goes on.
 func DeprecateOp(ctx context.Context, src Source, images []string, allowRemoval, permissive bool, notes func(string)) (Op, error) {
 	d := NewDeprecation(images)
-	err := src(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+	err := src(ctx, nil, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
 		if pkg != "" {
 			d.Survey(cfg)
 		}

@@ -43,18 +43,20 @@ func RemoveOp(names []string, permissive bool, notes func(string)) Op {
 }
 
 // PruneOp keeps only the packages named (opm's prune; names that are no
-// package are ignored, as opm did, but told).
+// package are ignored, as opm did, but told). The others are not read.
 func PruneOp(keep []string, notes func(string)) Op {
 	seen := map[string]bool{}
+	pruned := func(pkg string) bool { return pkg != "" && !slices.Contains(keep, pkg) }
 	return Op{
 		Apply: func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error) {
-			if pkg == "" || slices.Contains(keep, pkg) {
+			if !pruned(pkg) {
 				seen[pkg] = true
 				return cfg, nil
 			}
 			say(notes, fmt.Sprintf("pruned package %s", quote.Name(pkg)))
 			return nil, nil
 		},
+		Unread: pruned,
 		Extra: func() ([]*declcfg.DeclarativeConfig, error) {
 			for _, k := range keep {
 				if !seen[k] {

@@ -10,16 +10,22 @@ import (
 
 // Source calls fn with the blobs of every package of a catalog, one
 // package at a time, in name order ("" for the blobs of no package,
-// last), and returns an error of fn as is. A sqlite index (read through
+// last), and returns an error of fn as is. A package unread names
+// (unread may be nil) may be handed over as nil blobs instead of being
+// read: a source that converts each package as it reads it (a sqlite
+// index) thus reads only what is needed. A sqlite index (read through
 // migrate) and a catalog directory (declcfg.EachPackage) are both
 // sources; the caller picks the reader, this package reads neither.
-type Source func(ctx context.Context, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error
+type Source func(ctx context.Context, unread func(pkg string) bool, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error
 
 // Op is one sqlite-era operation applied package by package, so that a
 // catalog of any size streams through it.
 type Op struct {
 	// Apply returns a package's new blobs (nil drops the package).
 	Apply func(pkg string, cfg *declcfg.DeclarativeConfig) (*declcfg.DeclarativeConfig, error)
+	// Unread, if set, names the packages Apply drops whatever they
+	// hold: the Source need not read them, and Apply may get nil blobs.
+	Unread func(pkg string) bool
 	// Extra, if set, returns the packages the operation adds once every
 	// existing one was seen.
 	Extra func() ([]*declcfg.DeclarativeConfig, error)
@@ -48,7 +54,7 @@ func Run(ctx context.Context, src Source, op Op, out string, opts ...declcfg.Wri
 		}
 		return w.WritePackage(cfg)
 	}
-	err = src(ctx, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+	err = src(ctx, op.Unread, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
 		res, err := op.Apply(pkg, cfg)
 		if err != nil || res == nil {
 			return err

@@ -26,13 +26,21 @@ func twoPackages() *declcfg.DeclarativeConfig {
 	return cfg
 }
 
-// dirSource writes cfg as a catalog directory and is its Source.
+// dirSource writes cfg as a catalog directory and is its Source. It
+// hands the packages unread names over as nil blobs, as a source reading
+// a sqlite index does, so that an Op relying on blobs it declared unread
+// fails.
 func dirSource(t *testing.T, cfg *declcfg.DeclarativeConfig) Source {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "in")
 	require.NoError(t, declcfg.WriteDir(cfg, dir))
-	return func(ctx context.Context, fn func(string, *declcfg.DeclarativeConfig) error) error {
-		return declcfg.EachPackage(ctx, dir, fn)
+	return func(ctx context.Context, unread func(string) bool, fn func(string, *declcfg.DeclarativeConfig) error) error {
+		return declcfg.EachPackage(ctx, dir, func(pkg string, cfg *declcfg.DeclarativeConfig) error {
+			if unread != nil && unread(pkg) {
+				cfg = nil
+			}
+			return fn(pkg, cfg)
+		})
 	}
 }
 
@@ -58,6 +66,7 @@ func TestRun(t *testing.T) {
 		op      func(notes func(string)) Op
 		bundles []string
 		notes   []string
+		unread  []string // of p, q and ""
 		err     string
 	}{
 		{name: "remove", op: func(n func(string)) Op { return RemoveOp([]string{"q"}, false, n) },
@@ -68,7 +77,8 @@ func TestRun(t *testing.T) {
 			bundles: []string{"q.v0", "q.v1"}, notes: []string{"removed package p (1 channels, 4 bundles)",
 				"permissive: error deleting packages from database: error removing operator package x: no package found for packagename x"}},
 		{name: "prune", op: func(n func(string)) Op { return PruneOp([]string{"q", "x"}, n) },
-			bundles: []string{"q.v0", "q.v1"}, notes: []string{"pruned package p", "note: package x is not in the catalog: nothing to keep"}},
+			bundles: []string{"q.v0", "q.v1"}, notes: []string{"pruned package p", "note: package x is not in the catalog: nothing to keep"},
+			unread: []string{"p"}},
 		{name: "prune stranded", op: PruneStrandedOp,
 			bundles: []string{"p.v1.1.0", "p.v1.2.0", "p.v1.3.0", "p.v1.4.0", "q.v1"}, notes: []string{"removed stranded bundle q.v0 of package q: no channel holds it"}},
 		{name: "add a new package", op: func(n func(string)) Op { return NewBundleAdd([]NewBundle{newR}, false, n).Op() },
@@ -79,7 +89,15 @@ func TestRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			var notes []string
-			err := Run(context.Background(), dirSource(t, twoPackages()), tc.op(func(s string) { notes = append(notes, s) }), out)
+			op := tc.op(func(s string) { notes = append(notes, s) })
+			var unread []string
+			for _, pkg := range []string{"p", "q", ""} {
+				if op.Unread != nil && op.Unread(pkg) {
+					unread = append(unread, pkg)
+				}
+			}
+			require.Equal(t, tc.unread, unread, "the packages the op need not read")
+			err := Run(context.Background(), dirSource(t, twoPackages()), op, out)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				require.NoDirExists(t, out, "a failed run writes nothing")
