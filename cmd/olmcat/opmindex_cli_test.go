@@ -150,3 +150,27 @@ func TestIndexAddTag(t *testing.T) {
 	require.NotEqual(t, 0, code, "nothing pushed")
 	require.NoError(t, os.RemoveAll(filepath.Join(work, generatedCatalogDir)))
 }
+
+// TestIndexOpsTellConversion: a sqlite-era command, or v1-check, reading
+// a sqlite index says what its conversion repaired and dropped, once, in
+// one line naming olmcat migrate --report.
+func TestIndexOpsTellConversion(t *testing.T) {
+	db, _ := filepath.Abs(filepath.Join(legacyFixtures, "observability-operator", "index.db"))
+	summary := ": 0 repairs, 2 drops, 0 notes; run olmcat migrate with --report for the details\n"
+	for _, tc := range []struct {
+		args []string
+		verb string
+	}{
+		{[]string{"registry", "prune-stranded", "-d", db, "--output", "out", "--no-deprecation-warning"}, "registry prune-stranded"},
+		{[]string{"index", "prune-stranded", "-f", db, "--generate", "-i", "o.example/opm:1", "--no-deprecation-warning"}, "index prune-stranded"},
+		{[]string{"index", "export", "-i", db, "-o", "observability-operator", "-f", "exported", "--no-deprecation-warning"}, "index export"},
+		{[]string{"v1-check", db}, "v1-check"},
+	} {
+		t.Run(tc.verb, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			_, stderr, _ := runCLI(t, tc.args...)
+			require.Equal(t, 1, strings.Count(stderr, summary), stderr)
+			require.Contains(t, stderr, tc.verb+" "+db+summary)
+		})
+	}
+}
