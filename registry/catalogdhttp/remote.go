@@ -19,6 +19,12 @@ const (
 	// whole catalog in it; the largest public catalogs are a few hundred
 	// MiB.
 	DefaultRemoteMaxBytes = 4 << 30
+	// DefaultRemoteMaxLine bounds one line of the body: catalogd serves
+	// one blob a line, and a line is held whole while it is read. No
+	// blob the registry's gRPC API could carry is larger (its messages
+	// are bounded alike), and the largest real bundle blobs are a few
+	// MiB.
+	DefaultRemoteMaxLine = 256 << 20
 	// DefaultRemoteIdle bounds the wait for the response's headers and
 	// then between two reads of its body: a stalled server fails the
 	// read instead of hanging it. catalogd answers at once when it has
@@ -33,9 +39,11 @@ type Remote struct {
 	Base string
 	// Client makes the request (nil: http.DefaultClient's transport).
 	Client *http.Client
-	// MaxBytes bounds the body (0: DefaultRemoteMaxBytes); Idle bounds
-	// each wait for the server (0: DefaultRemoteIdle).
+	// MaxBytes bounds the body (0: DefaultRemoteMaxBytes), MaxLine one
+	// line of it (0: DefaultRemoteMaxLine); Idle bounds each wait for the
+	// server (0: DefaultRemoteIdle).
 	MaxBytes int64
+	MaxLine  int
 	Idle     time.Duration
 }
 
@@ -63,7 +71,11 @@ func (r Remote) Source() Source {
 			max = DefaultRemoteMaxBytes
 		}
 		in := &watchdog{r: body, timer: timer, idle: idle, max: max, url: url}
-		return remoteError(ctx, emitLines(bufio.NewReaderSize(in, 256<<10), url, emit))
+		maxLine := r.MaxLine
+		if maxLine <= 0 {
+			maxLine = DefaultRemoteMaxLine
+		}
+		return remoteError(ctx, emitLines(bufio.NewReaderSize(in, 256<<10), url, maxLine, emit))
 	}
 }
 
@@ -102,10 +114,24 @@ func remoteError(ctx context.Context, err error) error {
 	return err
 }
 
-// emitLines hands every non-empty line of r to emit, named url:line.
-func emitLines(r *bufio.Reader, url string, emit Emit) error {
+// emitLines hands every non-empty line of r to emit, named url:line; a
+// line longer than maxLine bytes is an error.
+func emitLines(r *bufio.Reader, url string, maxLine int, emit Emit) error {
 	for n := 1; ; n++ {
-		line, err := r.ReadBytes('\n')
+		// A new slice each line: emit may keep it.
+		var line []byte
+		var err error
+		for {
+			var part []byte
+			part, err = r.ReadSlice('\n')
+			if len(line)+len(part) > maxLine {
+				return fmt.Errorf("read %s: line %d is longer than %d bytes", url, n, maxLine)
+			}
+			line = append(line, part...)
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("read %s: %w", url, err)
 		}
