@@ -108,13 +108,21 @@ func (r RenderTemplate) read() (data []byte, name, root string, err error) {
 	return data, r.File, filepath.Dir(r.File), nil
 }
 
+// bundleInMemory bounds the bytes of a bundle image's manifests/ and
+// metadata/ that a template render extracts into memory rather than to
+// disk (image.WithBundleInMemory): bundles are a few hundred kilobytes
+// (OLM unpacks them into a ConfigMap, at most 1 MiB), and the renders at
+// once (template.WithConcurrency) each hold at most this much.
+const bundleInMemory = 8 << 20
+
 // bundleRenderer renders the bundle references of templates: a bundle
 // image is pulled (with the image options, asked for once, now) and
 // rendered as Render renders it, image field as typed; a bundle
 // directory (manifests/ and metadata/) renders with an empty image.
 // Catalog images and other inputs are refused. The errors of a pull are
-// returned as they are. Images are extracted into scratch, the run's own
-// directory: each extraction sweeps the abandoned directories of its
+// returned as they are. A bundle image is extracted into memory when it
+// is small and plain (bundleInMemory), otherwise into scratch, the run's
+// own directory: each extraction sweeps the abandoned directories of its
 // parent first, and the system temporary directory (often thousands of
 // entries) would be listed once per bundle image. The pulls share one
 // image.Session (connections, the layer cache opened once); done closes
@@ -127,7 +135,7 @@ func (e Env) bundleRenderer(csvMetadata bool, scratch string) (render template.B
 		}
 	}
 	sess := image.NewSession(opts...)
-	opts = append(opts, image.WithTempDir(scratch), image.WithSession(sess))
+	opts = append(opts, image.WithTempDir(scratch), image.WithSession(sess), image.WithBundleInMemory(bundleInMemory))
 	e.ImageOptions = func() ([]image.Option, error) { return opts, nil }
 	warn := bundle.WithWarnings(func(msg string) { e.log("warning: " + msg) })
 	return func(ctx context.Context, ref string) (*declcfg.Bundle, error) {
@@ -144,7 +152,11 @@ func (e Env) bundleRenderer(csvMetadata bool, scratch string) (render template.B
 		if in.Image != "" {
 			bopts = append(bopts, bundle.WithImage(ref))
 		}
-		b, _, err := bundle.FromFS(os.DirFS(in.Path), bopts...)
+		fsys := in.FS
+		if fsys == nil {
+			fsys = os.DirFS(in.Path)
+		}
+		b, _, err := bundle.FromFS(fsys, bopts...)
 		return &b, err
 	}, sess.Close, nil
 }

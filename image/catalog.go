@@ -25,7 +25,11 @@ type Extracted struct {
 	// file below Root (Root itself for bundles, which hold manifests/ and
 	// metadata/).
 	Local string
-	dir   *tempdir.Dir // holds Root; marked as this process's
+	// FS, set only for a bundle extracted into memory
+	// (WithBundleInMemory), holds its manifests/ and metadata/; Root and
+	// Local are empty then.
+	FS  fs.FS
+	dir *tempdir.Dir // holds Root; marked as this process's
 }
 
 // Close removes the temporary directory.
@@ -81,6 +85,18 @@ func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
 	wanted := []string{cat.Path}
 	if cat.Kind == KindBundle {
 		wanted = []string{"manifests", "metadata"}
+		if p.opts.bundleInMemory > 0 {
+			f := newFlattener("", wanted, p.opts.limits)
+			f.mem = newMemTree(p.opts.bundleInMemory)
+			err := p.extract(ctx, f)
+			if err == nil {
+				f.mem.finish()
+				return &Extracted{Catalog: cat, Pulled: p, FS: f.mem}, nil
+			}
+			if !errors.Is(err, errNotInMemory) {
+				return nil, err
+			}
+		}
 	}
 	tmp, err := newTempDir(p.opts.tempDir, extractPrefix, p.opts.note)
 	if err != nil {
@@ -128,6 +144,11 @@ func (p *Pulled) extractCatalog(ctx context.Context) (u *Extracted, err error) {
 // hardlinks that resolve outside the wanted paths (absolute symlinks
 // included), are refused with an error naming the layer and entry.
 func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) error {
+	return p.extract(ctx, newFlattener(root, wanted, p.opts.limits))
+}
+
+// extract applies the image's layers to f, top first.
+func (p *Pulled) extract(ctx context.Context, f *flattener) error {
 	layers, err := p.Image.Layers()
 	if err != nil {
 		return fmt.Errorf("image %s: layers: %w", p.Ref, err)
@@ -153,7 +174,6 @@ func (p *Pulled) Extract(ctx context.Context, root string, wanted []string) erro
 		prog.Start(total)
 		defer prog.Done()
 	}
-	f := newFlattener(root, wanted, p.opts.limits)
 	for i := len(layers) - 1; i >= 0; i-- {
 		if err := p.layer(ctx, f, cache, layers[i], i); err != nil {
 			return err

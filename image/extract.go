@@ -38,6 +38,7 @@ type flattener struct {
 	realDirs map[string]bool // local dirs created by us
 	links    []string        // image paths of symlinks written
 
+	mem     *memTree // set: the entries go to memory, not below root
 	limits  Limits
 	written int64 // bytes of files written
 	files   int64 // entries written
@@ -173,6 +174,9 @@ func (f *flattener) entry(desc, name string, hdr *tar.Header, r io.Reader) error
 	}
 	if err := f.count(hdr); err != nil {
 		return err
+	}
+	if f.mem != nil {
+		return f.mem.entry(name, hdr, r)
 	}
 	local := filepath.Join(f.root, filepath.FromSlash(name))
 	if hdr.Typeflag != tar.TypeDir {

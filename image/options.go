@@ -17,21 +17,22 @@ var DefaultPlatform = v1.Platform{OS: "linux", Architecture: "amd64"}
 type Option func(*options)
 
 type options struct {
-	useHTTP       bool
-	skipTLSVerify bool
-	caFile        string
-	platform      v1.Platform
-	cacheDir      string
-	registries    *RegistriesConf
-	keychain      authn.Keychain
-	source        Source
-	userAgent     string
-	preferSQLite  bool
-	progress      Progress
-	tempDir       string
-	limits        Limits
-	note          func(string)
-	session       *Session
+	useHTTP        bool
+	skipTLSVerify  bool
+	caFile         string
+	platform       v1.Platform
+	cacheDir       string
+	registries     *RegistriesConf
+	keychain       authn.Keychain
+	source         Source
+	userAgent      string
+	preferSQLite   bool
+	progress       Progress
+	tempDir        string
+	limits         Limits
+	note           func(string)
+	session        *Session
+	bundleInMemory int64
 }
 
 func makeOptions(opts []Option) *options {

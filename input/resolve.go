@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/operator-catalog/olmcat/bundle/annotation"
 	"github.com/operator-catalog/olmcat/image"
@@ -20,8 +21,13 @@ type Input struct {
 	// Path is what to open: Ref itself for a local input or a live server
 	// (grpc://host:port); for an image, its extracted catalog (the configs
 	// directory or the database file) or, for a bundle image, the
-	// directory holding its manifests/ and metadata/. Empty for KindImage.
+	// directory holding its manifests/ and metadata/. Empty for KindImage,
+	// and for a bundle image extracted into memory (FS).
 	Path string
+	// FS, set only for a bundle image extracted into memory
+	// (image.WithBundleInMemory among the image options), holds its
+	// manifests/ and metadata/ in place of Path.
+	FS fs.FS
 	// Addr is host:port for KindGRPC, the base URL for KindCatalogd,
 	// empty otherwise.
 	Addr string
@@ -181,7 +187,7 @@ func pull(ctx context.Context, in *Input, want Want, o options) (*Input, error) 
 		in.Close()
 		return nil, &BundleError{Ref: u.Pulled.Ref, Image: true}
 	case u.Kind == image.KindBundle:
-		in.Kind, in.Path = KindBundle, u.Root
+		in.Kind, in.Path, in.FS = KindBundle, u.Root, u.FS
 		return in, nil
 	case want == Bundle:
 		in.Close()
