@@ -90,7 +90,8 @@ func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 		return &side{ref: ref, kind: in.Kind, client: api.NewRegistryClient(conn), close: conn.Close}, nil
 	}
 
-	q, err := source.OpenInput(ctx, in)
+	// The check asks for every bundle of each package it compares.
+	q, err := source.OpenInput(ctx, in, source.WithEveryBundle())
 	if err != nil {
 		return nil, err // it names the catalog
 	}
