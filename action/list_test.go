@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/action"
+	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -40,7 +42,7 @@ func TestList(t *testing.T) {
 			}
 			require.NoError(t, err)
 			var names []string
-			for _, p := range model.ListPackages(res.Model) {
+			for _, p := range res.Packages {
 				names = append(names, p.Name)
 			}
 			assert.Equal(t, []string{"bar", "baz", "foo"}, names)
@@ -49,6 +51,46 @@ func TestList(t *testing.T) {
 			} else {
 				assert.Empty(t, converted)
 			}
+		})
+	}
+}
+
+// TestListStreamsPackages: the rows are those of the whole catalog's
+// model, package by package, whatever the index kind; with Package, only
+// that package's rows, and a sqlite index converts only that package.
+func TestListStreamsPackages(t *testing.T) {
+	cfg, err := declcfg.LoadDir(context.Background(), smallCatalog)
+	require.NoError(t, err)
+	require.NoError(t, cfg.ResolveBundleObjects())
+	m, err := model.FromDeclcfg(cfg)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "catalog.json")
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	require.NoError(t, declcfg.WriteStream(f, cfg, declcfg.FormatJSON))
+	require.NoError(t, f.Close())
+	for _, index := range []string{smallCatalog, smallIndex, file} {
+		t.Run(filepath.Base(index), func(t *testing.T) {
+			res, err := action.List{Index: index}.Run(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, model.ListPackages(m), res.Packages)
+			assert.Equal(t, model.ListChannels(m, ""), res.Channels)
+			assert.Equal(t, model.ListBundles(m, ""), res.Bundles)
+
+			var converted *migrate.Report
+			legacy := action.Legacy{Converted: func(_ string, rep *migrate.Report, _ error) { converted = rep }}
+			res, err = action.List{Legacy: legacy, Index: index, Package: "baz"}.Run(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, model.ListChannels(m, "baz"), res.Channels)
+			assert.Equal(t, model.ListBundles(m, "baz"), res.Bundles)
+			require.Len(t, res.Packages, 1)
+			if index == smallIndex {
+				assert.Equal(t, 1, converted.Counts.Packages, "only baz is converted")
+			}
+
+			res, err = action.List{Index: index, Package: "nope"}.Run(context.Background())
+			require.NoError(t, err)
+			assert.Empty(t, res.Packages)
 		})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/operator-catalog/olmcat/action"
-	"github.com/operator-catalog/olmcat/declcfg/model"
 	"github.com/operator-catalog/olmcat/internal/quote"
 )
 
@@ -29,30 +28,26 @@ alpha list prints.`,
 
 // listCommand builds one alpha list subcommand writing its table with
 // write.
-func listCommand(img *imageFlags, use, short string, args cobra.PositionalArgs, write func(io.Writer, *model.Model, string) error) *cobra.Command {
+func listCommand(img *imageFlags, use, short string, args cobra.PositionalArgs, write func(io.Writer, action.ListResult)) *cobra.Command {
 	var noWarn bool
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := action.List{Env: actionEnv(cmd, img, nil), Legacy: legacyHooks(cmd.ErrOrStderr(), "render", "", !noWarn),
-				Index: args[0]}.Run(cmd.Context())
+			l := action.List{Env: actionEnv(cmd, img, nil), Legacy: legacyHooks(cmd.ErrOrStderr(), "render", "", !noWarn), Index: args[0]}
+			if len(args) > 1 {
+				l.Package = args[1]
+			}
+			res, err := l.Run(cmd.Context())
 			if err != nil {
 				return actionError(err, "list")
 			}
-			m := res.Model
-			pkg := ""
-			if len(args) > 1 {
-				pkg = args[1]
-				if _, ok := m.Packages[pkg]; !ok {
-					return &exitError{code: exitInvalid, err: fmt.Errorf("package %q not found", pkg)}
-				}
+			if l.Package != "" && len(res.Packages) == 0 {
+				return &exitError{code: exitInvalid, err: fmt.Errorf("package %q not found", l.Package)}
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			if err := write(tw, m, pkg); err != nil {
-				return err
-			}
+			write(tw, res)
 			return tw.Flush()
 		},
 	}
@@ -61,32 +56,29 @@ func listCommand(img *imageFlags, use, short string, args cobra.PositionalArgs, 
 	return c
 }
 
-func writePackages(w io.Writer, m *model.Model, _ string) error {
+func writePackages(w io.Writer, res action.ListResult) {
 	fmt.Fprint(w, "NAME\tDISPLAY NAME\tDEFAULT CHANNEL\n")
-	for _, r := range model.ListPackages(m) {
+	for _, r := range res.Packages {
 		writeRow(w, r.Name, r.DisplayName, r.DefaultChannel)
 	}
-	return nil
 }
 
-func writeChannels(w io.Writer, m *model.Model, pkg string) error {
+func writeChannels(w io.Writer, res action.ListResult) {
 	fmt.Fprint(w, "PACKAGE\tCHANNEL\tHEAD\n")
-	for _, r := range model.ListChannels(m, pkg) {
+	for _, r := range res.Channels {
 		head := r.Head
 		if r.HeadErr != nil {
 			head = "ERROR: " + r.HeadErr.Error()
 		}
 		writeRow(w, r.Package, r.Channel, head)
 	}
-	return nil
 }
 
-func writeBundles(w io.Writer, m *model.Model, pkg string) error {
+func writeBundles(w io.Writer, res action.ListResult) {
 	fmt.Fprint(w, "PACKAGE\tCHANNEL\tBUNDLE\tREPLACES\tSKIPS\tSKIP RANGE\tIMAGE\n")
-	for _, r := range model.ListBundles(m, pkg) {
+	for _, r := range res.Bundles {
 		writeRow(w, r.Package, r.Channel, r.Bundle, r.Replaces, strings.Join(r.Skips, ","), r.SkipRange, r.Image)
 	}
-	return nil
 }
 
 // writeRow writes one table row: the cells tab-separated, each quoted
