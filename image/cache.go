@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/klauspost/compress/gzip"
@@ -32,7 +33,15 @@ func DefaultCacheDir() (string, error) {
 // (oci-layout, index.json, blobs/<alg>/<hex>), the format opm's
 // OLM_CACHE_DIR uses too. A blob is only ever renamed into place after it
 // was read whole and its digest verified, so a blob present is correct.
-type layerCache struct{ dir string }
+type layerCache struct {
+	dir string
+
+	mu sync.Mutex
+	// part is the marked directory the downloads of this opening go to,
+	// made at the first miss and removed by close: a directory per
+	// download cost a mkdir, a lock and a removal per layer fetched.
+	part *tempdir.Dir
+}
 
 const ociLayoutFile = `{"imageLayoutVersion":"1.0.0"}`
 const emptyIndexFile = `{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","manifests":[]}`
@@ -56,6 +65,32 @@ func openLayerCache(dir string, note func(string)) (*layerCache, error) {
 		}
 	}
 	return &layerCache{dir: dir}, nil
+}
+
+// downloads returns the directory of this opening's downloads.
+func (c *layerCache) downloads() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.part == nil {
+		part, err := tempdir.Create(filepath.Join(c.dir, "blobs", "sha256"), partialPrefix)
+		if err != nil {
+			return "", err
+		}
+		c.part = part
+	}
+	return c.part.Path, nil
+}
+
+// close removes the downloads directory, with what failed downloads left
+// in it (a removal that fails leaves it to the next run's sweep).
+func (c *layerCache) close() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_ = c.part.Remove()
+	c.part = nil
 }
 
 func (c *layerCache) blobPath(h v1.Hash) string {
@@ -103,15 +138,14 @@ func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(strin
 	// The download goes to a marked temporary directory beside the blobs:
 	// a run killed mid-download leaves it unlocked, and the next run that
 	// opens this cache removes it (openLayerCache).
-	part, err := tempdir.Create(filepath.Dir(c.blobPath(d)), partialPrefix)
+	part, err := c.downloads()
 	if err != nil {
 		rc.Close()
 		return nil, nil, fmt.Errorf("layer cache: %w", err)
 	}
-	tmp, err := os.Create(filepath.Join(part.Path, "blob"))
+	tmp, err := os.CreateTemp(part, d.Hex+"-*")
 	if err != nil {
 		rc.Close()
-		part.Remove()
 		return nil, nil, fmt.Errorf("layer cache: %w", err)
 	}
 	tee := io.TeeReader(rc, tmp)
@@ -119,11 +153,11 @@ func (c *layerCache) openLayer(l v1.Layer, m *meter, p Progress, note func(strin
 	if err != nil {
 		rc.Close()
 		tmp.Close()
-		part.Remove()
+		os.Remove(tmp.Name())
 		return nil, nil, fmt.Errorf("layer %s: %w", d, err)
 	}
 	finish := func() error {
-		defer part.Remove()
+		defer os.Remove(tmp.Name())         // a download that failed; gone once renamed
 		_, derr := io.Copy(io.Discard, tee) // the digest is checked at EOF
 		cerr := rc.Close()
 		terr := tmp.Close()

@@ -159,6 +159,7 @@ func (p *Pulled) extract(ctx context.Context, f *flattener) error {
 		cache, ok, err = p.opts.session.layerCache(p.opts)
 		if !ok {
 			cache, err = openLayerCache(p.opts.cacheDir, p.opts.note)
+			defer cache.close()
 		}
 		if err != nil {
 			return err

@@ -153,29 +153,25 @@ func (o *options) remoteOptions(ctx context.Context, ref string, insecure bool) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("image reference %q: %w", ref, err)
 	}
-	tr, err := o.transport(insecure)
-	if err != nil {
-		return nil, nil, err
-	}
 	ro := []remote.Option{
 		remote.WithContext(ctx),
-		remote.WithTransport(tr),
 		remote.WithAuthFromKeychain(o.keychain),
 		remote.WithPlatform(o.platform),
 	}
 	if o.userAgent != "" {
 		ro = append(ro, remote.WithUserAgent(o.userAgent))
 	}
-	return ro, nref, nil
-}
-
-// transport is the session's transport for the TLS settings of the
-// options, or a new one without a session.
-func (o *options) transport(insecure bool) (http.RoundTripper, error) {
-	if tr, ok, err := o.session.transport(o, insecure); ok {
-		return tr, err
+	if st, ok, err := o.session.transport(o, insecure); ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		return append(ro, remote.WithTransport(st.tr), remote.Reuse(st.puller)), nref, nil
 	}
-	return o.newTransport(insecure)
+	tr, err := o.newTransport(insecure)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(ro, remote.WithTransport(tr)), nref, nil
 }
 
 // newTransport is http.DefaultTransport with the TLS settings of the

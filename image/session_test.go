@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,30 +18,44 @@ import (
 
 // TestSessionSharesConnections: the pulls of a session reuse one
 // connection; without one, each pull dials its own (and leaves it idle).
-// The registry speaks TLS: over plain HTTP, go-containerregistry tries
-// HTTPS first on a new connection at every pull.
+// Over TLS the images are in different repositories; over plain HTTP,
+// where go-containerregistry's ping of a registry tries HTTPS first on a
+// new connection, they are tags of one repository, whose ping the
+// session keeps.
 func TestSessionSharesConnections(t *testing.T) {
 	const pulls = 4
-	for _, shared := range []bool{false, true} {
-		t.Run(fmt.Sprintf("session=%t", shared), func(t *testing.T) {
-			reg := imagetest.New(t, imagetest.WithTLS())
-			opts := []image.Option{image.WithCAFile(reg.CAFile(t, t.TempDir())), image.WithTempDir(t.TempDir()),
-				image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json")))}
-			if shared {
+	for _, tc := range []struct {
+		name   string
+		tls    bool
+		shared bool
+	}{{"tls", true, false}, {"tls session", true, true}, {"http", false, false}, {"http session", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var reg *imagetest.Registry
+			opts := []image.Option{image.WithTempDir(t.TempDir()), image.WithKeychain(image.AuthFileKeychain(filepath.Join(t.TempDir(), "none.json")))}
+			repo := "cat%d:v1"
+			if tc.tls {
+				reg = imagetest.New(t, imagetest.WithTLS())
+				opts = append(opts, image.WithCAFile(reg.CAFile(t, t.TempDir())))
+			} else {
+				reg = imagetest.New(t)
+				opts = append(opts, image.WithUseHTTP(true))
+				repo = "cat:v%d"
+			}
+			if tc.shared {
 				s := image.NewSession(opts...)
 				defer s.Close()
 				opts = append(opts, image.WithSession(s))
 			}
 			var refs []string
 			for i := range pulls {
-				refs = append(refs, pushConfigs(t, reg, fmt.Sprintf("cat%d:v1", i)))
+				refs = append(refs, pushConfigs(t, reg, fmt.Sprintf(repo, i)))
 			}
 			for i, ref := range refs {
 				before := reg.Conns()
 				u, err := image.ExtractCatalog(context.Background(), ref, opts...)
 				require.NoError(t, err)
 				require.NoError(t, u.Close())
-				if shared && i > 0 {
+				if tc.shared && i > 0 {
 					assert.Equal(t, before, reg.Conns(), "pull %d dialed again", i)
 				} else {
 					assert.Greater(t, reg.Conns(), before, "pull %d", i)
@@ -84,4 +99,14 @@ func TestSessionOpensCacheOnce(t *testing.T) {
 	require.Len(t, notes, 1)
 	assert.Contains(t, notes[0], "removed abandoned temporary directory "+first)
 	assert.DirExists(t, later, "swept once per session")
+	s.Close()
+	ents, err := os.ReadDir(blobs)
+	require.NoError(t, err)
+	var partial []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".partial-") {
+			partial = append(partial, filepath.Join(blobs, e.Name()))
+		}
+	}
+	assert.Equal(t, []string{later}, partial, "Close removes the session's downloads directory")
 }
