@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/blang/semver/v4"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
@@ -44,7 +45,11 @@ func (s *fileSource) pkg(name string) (*model.Package, error) {
 	if !ok {
 		return nil, fmt.Errorf("package %q: no olm.package blob", name)
 	}
-	cfg, err := s.readBlob(ref)
+	err := s.checkFile(ref.File)
+	var cfg *declcfg.DeclarativeConfig
+	if err == nil {
+		cfg, err = s.readBlob(ref)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read package %q from %s: %w", name, s.files[ref.File], err)
 	}
@@ -56,10 +61,13 @@ func (s *fileSource) pkg(name string) (*model.Package, error) {
 }
 
 // spanCache reads blobs by their byte range: the ranges of a file's blobs
-// are found on its first read and kept.
+// are found on its first read and kept. Calls that find a file's ranges
+// missing at once share one read of the file: a client's concurrent calls
+// about one package's bundles ask for blobs of the same file together.
 type spanCache struct {
 	mu    sync.Mutex
 	spans map[string][]span // by file; nil when not plain JSON objects
+	reads singleflight.Group
 }
 
 // span is a blob's byte range in its file.
@@ -72,18 +80,9 @@ func newSpanCache() *spanCache { return &spanCache{spans: map[string][]span{}} }
 // order mark) and the caller must decode its stream instead.
 func (c *spanCache) read(dir, file string, index int) ([]byte, error) {
 	path := filepath.Join(dir, filepath.FromSlash(file))
-	c.mu.Lock()
-	spans, ok := c.spans[file]
-	c.mu.Unlock()
-	if !ok {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		spans = objectSpans(data)
-		c.mu.Lock()
-		c.spans[file] = spans
-		c.mu.Unlock()
+	spans, err := c.fileSpans(path, file)
+	if err != nil {
+		return nil, err
 	}
 	if index >= len(spans) {
 		return nil, nil
@@ -99,6 +98,37 @@ func (c *spanCache) read(dir, file string, index int) ([]byte, error) {
 		return nil, err
 	}
 	return blob, nil
+}
+
+// fileSpans returns the blob ranges of file (at path), read on first use.
+func (c *spanCache) fileSpans(path, file string) ([]span, error) {
+	c.mu.Lock()
+	spans, ok := c.spans[file]
+	c.mu.Unlock()
+	if ok {
+		return spans, nil
+	}
+	v, err, _ := c.reads.Do(file, func() (any, error) {
+		c.mu.Lock()
+		spans, ok := c.spans[file]
+		c.mu.Unlock()
+		if ok { // found by a read that just finished
+			return spans, nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		spans = objectSpans(data)
+		c.mu.Lock()
+		c.spans[file] = spans
+		c.mu.Unlock()
+		return spans, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]span), nil
 }
 
 // objectSpans splits data into the byte ranges of its top-level JSON

@@ -144,11 +144,9 @@ func (s *fileSource) checkFile(n int32) error {
 	return nil
 }
 
-// readBlob decodes the blob ref points at, after checking its file.
+// readBlob decodes the blob ref points at; the caller has checked its
+// file (checkFile).
 func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
-	if err := s.checkFile(ref.File); err != nil {
-		return nil, err
-	}
 	file := s.files[ref.File]
 	blob, err := s.spans.read(s.dir, file, int(ref.Index))
 	if err != nil {
