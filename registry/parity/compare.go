@@ -16,11 +16,18 @@ type differ struct {
 	c   call
 	cat *catalog
 	out []Diff
+	// req is c.request(), formatted for the call's first difference and
+	// shared by the others (a bundle answer has several).
+	req    string
+	reqSet bool
 }
 
 func (d *differ) add(rule Rule, path, left, right string) {
+	if !d.reqSet {
+		d.req, d.reqSet = d.c.request(), true
+	}
 	d.out = append(d.out, Diff{
-		RPC: d.c.rpc, Request: d.c.request(), Path: path, Left: left, Right: right,
+		RPC: d.c.rpc, Request: d.req, Path: path, Left: left, Right: right,
 		Class: rule.Class, Rule: rule.Name, Explanation: rule.Explanation,
 	})
 }
