@@ -4,7 +4,9 @@
 # (its bundle images served by scripts/fixtureregistry -synthetic on a
 # loopback registry and pulled through a registries.conf mirror under
 # their own names), olmcat and the real opm side by side, and migrate
-# --to-template semver of the index. Wall time, CPU and peak RSS, medians
+# --to-template semver of the index, without and with --verify (the
+# templates rendered back, bundle images pulled from the same registry,
+# and compared with parity). Wall time, CPU and peak RSS, medians
 # of RUNS (opm: OPM_RUNS) runs, then a table per size with the peak RSS
 # growth from the smallest size to the largest (flat memory: at most 1.5x)
 # and the load average before and after (timings of a busy machine are
@@ -56,6 +58,9 @@ bench_size() {
 	BENCH_BEFORE_EACH="rm -rf $scratch/t" bench_run "$n olmcat migrate --to-template semver" \
 		"$BIN" migrate --to-template semver "$db" "$scratch/t"
 	tt[$n]="$BENCH_WALL/$BENCH_CPU/$BENCH_RSS"
+	BENCH_BEFORE_EACH="rm -rf $scratch/t $scratch/cache" bench_run "$n olmcat migrate --to-template semver --verify" \
+		"$BIN" migrate --to-template semver --verify --registries-conf "$conf" --image-cache-dir "$scratch/cache" "$db" "$scratch/t"
+	tv[$n]="$BENCH_WALL/$BENCH_CPU/$BENCH_RSS"
 	rm -rf "$scratch/t" "$scratch/cache" "$scratch/olmcat.json" "$scratch/opm.json"
 	kill "$reg"
 	wait "$reg" 2>/dev/null || true
@@ -69,15 +74,15 @@ if [ -z "${NO_BUILD:-}" ]; then
 	go build -o "$PROBER" ./scripts/servebench
 	NO_BUILD=1
 fi
-declare -A rss wall cpu opm tt
+declare -A rss wall cpu opm tt tv
 for n in $SIZES; do
 	bench_size "$n"
 done
 after=$(load_avg)
 
-printf '\n%-8s %10s %10s %14s %22s %22s\n' images "wall (s)" "CPU (s)" "peak RSS (MB)" "opm wall/CPU/RSS" "to-template wall/CPU/RSS"
+printf '\n%-8s %10s %10s %14s %22s %22s %24s\n' images "wall (s)" "CPU (s)" "peak RSS (MB)" "opm wall/CPU/RSS" "to-template wall/CPU/RSS" "--verify wall/CPU/RSS"
 for n in $SIZES; do
-	printf '%-8s %10s %10s %14s %22s %22s\n' "$n" "${wall[$n]}" "${cpu[$n]}" "${rss[$n]}" "${opm[$n]}" "${tt[$n]}"
+	printf '%-8s %10s %10s %14s %22s %22s %24s\n' "$n" "${wall[$n]}" "${cpu[$n]}" "${rss[$n]}" "${opm[$n]}" "${tt[$n]}" "${tv[$n]}"
 done
 first=${SIZES%% *} last=${SIZES##* }
 printf 'peak RSS growth %s -> %s images: %.2fx (medians of %s runs; load average before: %s, after: %s)\n' "$first" "$last" \
