@@ -123,7 +123,8 @@ func (p Parity) Run(ctx context.Context) (ParityResult, error) {
 		return ParityResult{}, err
 	}
 	opts := []parity.Option{parity.WithConcurrency(p.Concurrency), parity.WithKinds(p.LeftKind, p.RightKind),
-		parity.WithLoopback(p.Loopback), parity.WithMaxDiffs(p.MaxDiffs)}
+		parity.WithLoopback(p.Loopback), parity.WithMaxDiffs(p.MaxDiffs),
+		parity.WithOnAbandonedRemoved(func(dir string) { p.log(AbandonedNote(dir)) })}
 	blobs, err := p.blobSides(sides)
 	if err != nil {
 		return ParityResult{}, err

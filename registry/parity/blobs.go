@@ -72,7 +72,11 @@ func CheckBlobs(ctx context.Context, left, right BlobSide, opts ...Option) (res 
 	for _, opt := range opts {
 		opt(&o)
 	}
-	dir, err := tempdir.Scratch("olmcat-parity-", func(string) {})
+	dir, err := tempdir.Scratch("olmcat-parity-", func(d string) {
+		if o.onAbandoned != nil {
+			o.onAbandoned(d)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

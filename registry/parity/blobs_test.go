@@ -228,3 +228,17 @@ func TestCheckBlobsRepeatedKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []diffKey{{BlobOther, "schema=x.note package=p name=n #2", "", RuleBlobMissing.Name}}, keys(res.Diffs))
 }
+
+// TestCheckBlobsSweepsAbandoned: the scratch directory a killed check
+// left is removed by the next check, which tells it.
+func TestCheckBlobsSweepsAbandoned(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	left := filepath.Join(os.TempDir(), "olmcat-parity-1234.olmcat")
+	require.NoError(t, os.MkdirAll(filepath.Join(left, "x"), 0o755))
+	side := BlobSide{Ref: "ok", Blobs: catalogdhttp.DirSource(fixtureOPM("small-fbb"))}
+	var removed []string
+	_, err := CheckBlobs(context.Background(), side, side, WithOnAbandonedRemoved(func(d string) { removed = append(removed, d) }))
+	require.NoError(t, err)
+	assert.Equal(t, []string{left}, removed)
+	assert.NoDirExists(t, left)
+}

@@ -31,6 +31,7 @@ type options struct {
 	maxDiffs    int
 	reports     []Report
 	loopback    bool
+	onAbandoned func(dir string)
 }
 
 // WithKinds names the backend of each side: input.KindSQLite (a legacy
@@ -41,6 +42,10 @@ type options struct {
 func WithKinds(left, right input.Kind) Option {
 	return func(o *options) { o.kinds = [2]input.Kind{left, right} }
 }
+
+// WithOnAbandonedRemoved calls fn with each scratch directory an earlier
+// check left (killed before it could remove it) and this one removed.
+func WithOnAbandonedRemoved(fn func(dir string)) Option { return func(o *options) { o.onAbandoned = fn } }
 
 // WithConcurrency sets how many calls (each made on both sides) run at
 // once (DefaultConcurrency when unset or not positive).
