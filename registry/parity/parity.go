@@ -45,7 +45,9 @@ func WithKinds(left, right input.Kind) Option {
 
 // WithOnAbandonedRemoved calls fn with each scratch directory an earlier
 // check left (killed before it could remove it) and this one removed.
-func WithOnAbandonedRemoved(fn func(dir string)) Option { return func(o *options) { o.onAbandoned = fn } }
+func WithOnAbandonedRemoved(fn func(dir string)) Option {
+	return func(o *options) { o.onAbandoned = fn }
+}
 
 // WithConcurrency sets how many calls (each made on both sides) run at
 // once (DefaultConcurrency when unset or not positive).
