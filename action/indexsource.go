@@ -40,15 +40,21 @@ func openIndex(ctx context.Context, env Env, legacy Legacy, ref string, missingO
 	if err != nil {
 		return nil, err
 	}
-	s.local = in
 	if in.Kind != input.KindSQLite && in.Kind != input.KindDeclcfg {
-		s.Close()
+		_ = in.Close()
 		return nil, fmt.Errorf("%s is neither a legacy sqlite index nor a declarative config directory", ref)
 	}
+	return sourceOf(ctx, legacy, ref, in), nil
+}
+
+// sourceOf is the indexSource of in (a sqlite index or a declarative
+// config directory, resolved from ref), Legacy told of a sqlite index
+// before it is read.
+func sourceOf(ctx context.Context, legacy Legacy, ref string, in *input.Input) *indexSource {
 	if in.Kind == input.KindSQLite {
 		legacy.deprecated(ctx, ref, in.Path)
 	}
-	return s, nil
+	return &indexSource{name: ref, local: in, legacy: legacy}
 }
 
 // Close removes what an image extraction left.

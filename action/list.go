@@ -76,15 +76,11 @@ func (l List) Run(ctx context.Context) (ListResult, error) {
 // whole as Render loads it.
 func (l List) each(ctx context.Context, ref string, in *input.Input, fn func(pkg string, cfg *declcfg.DeclarativeConfig) error) error {
 	if in.Kind == input.KindSQLite || in.Kind == input.KindDeclcfg {
-		src := &indexSource{name: ref, local: in, legacy: l.Legacy}
-		if in.Kind == input.KindSQLite {
-			l.Legacy.deprecated(ctx, ref, in.Path)
-		}
 		var unread func(string) bool
 		if l.Package != "" {
 			unread = func(pkg string) bool { return pkg != l.Package }
 		}
-		return src.each(ctx, unread, fn)
+		return sourceOf(ctx, l.Legacy, ref, in).each(ctx, unread, fn)
 	}
 	cfg, err := Render{Env: l.Env, Legacy: l.Legacy}.Load(ctx, ref, in)
 	if err != nil {
