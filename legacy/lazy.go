@@ -279,7 +279,7 @@ func eachRange(x *lazyIndex, r *rowRuns, keys []string, read func(rowSel) error)
 
 // lazyRows reads one package's entries and rows by rowid ranges, with
 // its stranded bundles' when the catalog checks ran.
-func (d *DB) lazyRows(ctx context.Context, name string, column func(string, []byte)) (*pkgRows, error) {
+func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
 	x, err := d.index(ctx)
 	if err != nil {
 		return nil, err
@@ -299,7 +299,7 @@ func (d *DB) lazyRows(ctx context.Context, name string, column func(string, []by
 			named = append(named, e.Bundle)
 		}
 	}
-	if pr.raws, err = d.fetchBundles(ctx, append(named, pr.stranded...), column); err != nil {
+	if pr.raws, err = d.fetchBundles(ctx, append(named, pr.stranded...)); err != nil {
 		return nil, err
 	}
 	t := newTables(x)

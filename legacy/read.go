@@ -41,16 +41,13 @@ func (d *DB) needCSV() bool {
 }
 
 // fetchBundles reads the per-package columns of the named rows with
-// primary-key lookups, a chunk of names per query; with column set, the
-// bundle column is read too and passed to it (see ReadPackageColumns),
-// and kept only when it would have been read without.
-func (d *DB) fetchBundles(ctx context.Context, names []string, column func(string, []byte)) (map[string]*rawBundle, error) {
+// primary-key lookups, a chunk of names per query.
+func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawBundle, error) {
 	csvSel, bundleSel := "NULL", "NULL"
 	if !d.opts.skipManifests || d.needCSV() {
 		csvSel = "csv"
 	}
-	keepBundle := !d.opts.skipManifests || !d.sch.has("properties")
-	if keepBundle || column != nil {
+	if !d.opts.skipManifests || !d.sch.has("properties") {
 		bundleSel = "bundle"
 	}
 	s := d.sch
@@ -83,12 +80,6 @@ func (d *DB) fetchBundles(ctx context.Context, names []string, column func(strin
 				return nil, fmt.Errorf("read table operatorbundle: %w", err)
 			}
 			r.csv, r.bundle = csv.b, bundle.b
-			if column != nil {
-				column(name, bundle.b)
-				if !keepBundle {
-					r.bundle = nil
-				}
-			}
 			out[name] = r
 		}
 		err = rows.Err()
@@ -153,21 +144,6 @@ func (r *pkgReport) add(kind RepairKind, table, bundle, detail string) {
 // known damage is repaired in memory and listed in Repairs; the file is
 // never written.
 func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error) {
-	return db.readPackage(ctx, name, nil)
-}
-
-// ReadPackageColumns is ReadPackage that also passes fn the bundle
-// column of each operatorbundle row it reads (nil when NULL; the bytes
-// are fn's), as the row is read. The per-package columns are stored
-// after the manifests, so reading them reads the whole row: a caller
-// that will want every bundle's manifests (BundleManifests) gets them
-// from that read instead of reading each row a second time. What it
-// returns is what ReadPackage returns.
-func (db *DB) ReadPackageColumns(ctx context.Context, name string, fn func(bundle string, column []byte)) (*PackageData, error) {
-	return db.readPackage(ctx, name, fn)
-}
-
-func (db *DB) readPackage(ctx context.Context, name string, fn func(bundle string, column []byte)) (*PackageData, error) {
 	pkg, ok := db.pkgs[name]
 	if !ok {
 		return nil, fmt.Errorf("read %s: package %q: no such package", db.path, name)
@@ -175,9 +151,9 @@ func (db *DB) readPackage(ctx context.Context, name string, fn func(bundle strin
 	var pr *pkgRows
 	var err error
 	if db.lazy != nil {
-		pr, err = db.lazyRows(ctx, name, fn)
+		pr, err = db.lazyRows(ctx, name)
 	} else {
-		pr, err = db.eagerRows(ctx, name, fn)
+		pr, err = db.eagerRows(ctx, name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
@@ -239,7 +215,7 @@ type pkgRows struct {
 
 // eagerRows takes a package's rows from the tables read at Open and its
 // bundles' operatorbundle columns from the database.
-func (db *DB) eagerRows(ctx context.Context, name string, fn func(string, []byte)) (*pkgRows, error) {
+func (db *DB) eagerRows(ctx context.Context, name string) (*pkgRows, error) {
 	pr := &pkgRows{entries: db.entries[name], tip: db.tip, t: &db.tables, stranded: db.stranded[name]}
 	seen := map[string]bool{}
 	for _, e := range pr.entries {
@@ -250,7 +226,7 @@ func (db *DB) eagerRows(ctx context.Context, name string, fn func(string, []byte
 	}
 	sort.Strings(pr.members)
 	var err error
-	pr.raws, err = db.fetchBundles(ctx, append(append([]string(nil), pr.members...), pr.stranded...), fn)
+	pr.raws, err = db.fetchBundles(ctx, append(append([]string(nil), pr.members...), pr.stranded...))
 	return pr, err
 }
 

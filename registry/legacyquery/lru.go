@@ -3,8 +3,6 @@ package legacyquery
 import (
 	"context"
 	"fmt"
-
-	"github.com/operator-catalog/olmcat/legacy"
 )
 
 // manifests is one bundle column, read and split for the api: what every
@@ -42,13 +40,6 @@ func (q *Querier) manifests(ctx context.Context, name string) (*manifests, error
 	if err != nil {
 		return nil, fmt.Errorf("read manifests of bundle %s: %w", name, err)
 	}
-	m := q.split(g, name, objects)
-	q.cache.Add(name, m, m.size)
-	return m, nil
-}
-
-// split makes the cached form of bundle name's bundle column objects.
-func (q *Querier) split(g *graph, name string, objects [][]byte) *manifests {
 	m := &manifests{name: name, null: objects == nil}
 	if len(objects) > 0 {
 		m.csv, m.objs, m.err = q.splitManifests(g, name, objects)
@@ -56,32 +47,6 @@ func (q *Querier) split(g *graph, name string, objects [][]byte) *manifests {
 			m.size += int64(len(o))
 		}
 	}
-	return m
-}
-
-// readPkgManifests reads package name with its bundles' bundle columns
-// (ManifestsWithPackage), caching those not cached yet until they take
-// half the cache: a larger package would evict its own first bundles.
-// A column that does not split is left for manifests to read and report.
-func (q *Querier) readPkgManifests(ctx context.Context, name string) (*legacy.PackageData, error) {
-	g, err := q.graph(ctx)
-	if err != nil {
-		return nil, err
-	}
-	budget := int64(manifestCacheBytes / 2)
-	return q.db.ReadPackageColumns(ctx, name, func(bundle string, column []byte) {
-		if budget <= 0 {
-			return
-		}
-		if _, ok := q.cache.Get(bundle); ok {
-			return
-		}
-		objects, err := legacy.SplitObjects(column)
-		if err != nil {
-			return
-		}
-		m := q.split(g, bundle, objects)
-		budget -= m.size
-		q.cache.Add(bundle, m, m.size)
-	})
+	q.cache.Add(name, m, m.size)
+	return m, nil
 }

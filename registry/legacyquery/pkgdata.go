@@ -38,12 +38,8 @@ type pkgData struct {
 // once share one read: a client's concurrent calls about one package
 // (parity makes eight at a time) would otherwise each read it. The read
 // is not cancelled with one caller; each caller stops waiting when its
-// own context ends. With ahead (and ManifestsWithPackage), a read also
-// caches the bundles' manifests (readPkgManifests): a call about one of
-// the package's bundles (GetPackage, the GetBundle family) is followed
-// by calls about the others, while ListBundles and the provider lookups
-// leave them.
-func (q *Querier) pkg(ctx context.Context, name string, ahead bool) (*pkgData, error) {
+// own context ends.
+func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
 	if p, ok := q.pkgs.Get(name); ok {
 		return p, nil
 	}
@@ -54,7 +50,7 @@ func (q *Querier) pkg(ctx context.Context, name string, ahead bool) (*pkgData, e
 		if p, ok := q.pkgs.Get(name); ok { // read by a call that just finished
 			return p, nil
 		}
-		return q.readPkg(context.WithoutCancel(ctx), name, ahead && q.opts.readAhead)
+		return q.readPkg(context.WithoutCancel(ctx), name)
 	})
 	select {
 	case r := <-read:
@@ -68,14 +64,8 @@ func (q *Querier) pkg(ctx context.Context, name string, ahead bool) (*pkgData, e
 }
 
 // readPkg reads a package and keeps it in the cache.
-func (q *Querier) readPkg(ctx context.Context, name string, ahead bool) (*pkgData, error) {
-	var pd *legacy.PackageData
-	var err error
-	if ahead {
-		pd, err = q.readPkgManifests(ctx, name)
-	} else {
-		pd, err = q.db.ReadPackage(ctx, name)
-	}
+func (q *Querier) readPkg(ctx context.Context, name string) (*pkgData, error) {
+	pd, err := q.db.ReadPackage(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, err)
 	}
@@ -99,7 +89,7 @@ func (q *Querier) info(ctx context.Context, name string) (*pkgInfo, error) {
 	if p, ok := q.infos.Load(name); ok {
 		return p.(*pkgInfo), nil
 	}
-	pd, err := q.pkg(ctx, name, true)
+	pd, err := q.pkg(ctx, name)
 	if err != nil || pd == nil {
 		return nil, err
 	}
@@ -118,13 +108,13 @@ func (q *Querier) knownPackage(name string) bool {
 
 // bundle returns the served metadata of a bundle named by some package's
 // entries (the read of its first such package by name); nil when the
-// bundle has no operatorbundle row or no entry names it. ahead is pkg's.
-func (q *Querier) bundle(ctx context.Context, g *graph, name string, ahead bool) (*bundleInfo, error) {
+// bundle has no operatorbundle row or no entry names it.
+func (q *Querier) bundle(ctx context.Context, g *graph, name string) (*bundleInfo, error) {
 	owner, ok := g.ownerOf(name)
 	if !ok {
 		return nil, nil
 	}
-	p, err := q.pkg(ctx, owner, ahead)
+	p, err := q.pkg(ctx, owner)
 	if err != nil || p == nil {
 		return nil, err
 	}

@@ -20,18 +20,7 @@ type Option func(*options)
 
 type options struct {
 	omitManifests bool
-	readAhead     bool
 }
-
-// ManifestsWithPackage makes a package read keep its bundles' split
-// bundle columns in the manifest cache (up to half its budget), for a
-// client that asks for the manifests of every bundle of a package it
-// asks about (parity): the package read reads each row whole anyway (see
-// legacy.DB.ReadPackageColumns), so the GetBundle family then finds them
-// instead of reading each row a second time. A server leaves it off: its
-// clients ask for a few bundles of a package, and splitting every
-// bundle's column for them would cost more than it saves.
-func ManifestsWithPackage(on bool) Option { return func(o *options) { o.readAhead = on } }
 
 // OmitManifests sets whether ListBundles leaves csvJson and object empty
 // for bundles that have a bundle image (bundlePath != ""). The default is

@@ -61,7 +61,7 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 	}
 	var b *bundleInfo
 	if g.member(pkgName, channelName, csvName) {
-		if b, err = q.bundle(ctx, g, csvName, true); err != nil {
+		if b, err = q.bundle(ctx, g, csvName); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +164,7 @@ func (q *Querier) GetBundleThatReplaces(ctx context.Context, name, pkgName, chan
 			if r.replaces != t {
 				continue
 			}
-			b, err := q.bundle(ctx, g, g.names[r.bundle], true)
+			b, err := q.bundle(ctx, g, g.names[r.bundle])
 			if err != nil {
 				return nil, err
 			}
@@ -306,7 +306,7 @@ func (q *Querier) GetBundleThatProvides(ctx context.Context, group, version, kin
 		if p == nil || p.defaultChannel != channel {
 			continue
 		}
-		b, err := q.bundle(ctx, g, g.names[e.bundle], false)
+		b, err := q.bundle(ctx, g, g.names[e.bundle])
 		if err != nil {
 			return nil, err
 		}
@@ -349,7 +349,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 			return err
 		}
 		if last == nil || last.info.name != r.owner {
-			if last, err = q.pkg(ctx, r.owner, false); err != nil {
+			if last, err = q.pkg(ctx, r.owner); err != nil {
 				return err
 			}
 		}

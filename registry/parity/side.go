@@ -90,8 +90,7 @@ func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 		return &side{ref: ref, kind: in.Kind, client: api.NewRegistryClient(conn), close: conn.Close}, nil
 	}
 
-	// The check asks for every bundle of each package it compares.
-	q, err := source.OpenInput(ctx, in, source.WithEveryBundle())
+	q, err := source.OpenInput(ctx, in)
 	if err != nil {
 		return nil, err // it names the catalog
 	}

@@ -20,7 +20,6 @@ type options struct {
 	cacheDir     string
 	enforceCache bool
 	logger       *slog.Logger
-	everyBundle  bool
 }
 
 // WithCacheDir keeps a snapshot of a declarative config catalog's prepared
@@ -35,12 +34,6 @@ func WithCacheIntegrity() Option { return func(o *options) { o.enforceCache = tr
 
 // WithLogger logs how the catalog was opened (cache use, sizes) to l.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
-
-// WithEveryBundle tells Open that the client asks for the manifests of
-// every bundle of each package it asks about (parity does), so a legacy
-// index reads them with the package (legacyquery.ManifestsWithPackage)
-// instead of reading each bundle's row again. A server leaves it off.
-func WithEveryBundle() Option { return func(o *options) { o.everyBundle = true } }
 
 // Open returns a Querier for the catalog at path and its kind: a directory
 // is loaded as a declarative config, a sqlite file is opened read-only as

@@ -21,7 +21,7 @@ func openSQLite(ctx context.Context, path string, o options) (registry.Querier, 
 	if err != nil {
 		return nil, err // "open <path>: ...": it names the file
 	}
-	q, err := legacyquery.New(ctx, db, legacyquery.ManifestsWithPackage(o.everyBundle))
+	q, err := legacyquery.New(ctx, db)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("index sqlite catalog %s: %w", path, err)
