@@ -22,6 +22,12 @@ import (
 // a device, more bytes, a name the disk would refuse) is extracted on
 // disk as without it, its layers read again. The Limits apply as on
 // disk; max bounds the memory one extraction holds.
+//
+// memTree is a hand-written fs.FS (testing/fstest.MapFS is meant for
+// tests, and reports a missing file other than the disk does). It stays
+// because scripts/bench-template.sh shows what it buys over the disk
+// extraction: at 2,500 bundle images, 19.8 -> 13.1 s CPU for
+// render-template (34%), output identical.
 func WithBundleInMemory(max int64) Option { return func(o *options) { o.bundleInMemory = max } }
 
 // errNotInMemory stops an extraction into memory that only a directory
