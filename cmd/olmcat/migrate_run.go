@@ -15,6 +15,7 @@ import (
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/reportfile"
 	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/migrate"
 )
@@ -79,7 +80,7 @@ func (f *migrateFlags) run(cmd *cobra.Command, arg, outDir string, want input.Wa
 // migrateReports are the report files of a migration (--report,
 // --report-html) and the graphs the page draws.
 type migrateReports struct {
-	json, page *reportFile
+	json, page *reportfile.File
 	graphs     *report.MigrationGraphs
 }
 
@@ -112,12 +113,12 @@ func (r *migrateReports) finish(stderr io.Writer, rep *migrate.Report, err error
 		err = partialWrite{err}
 	}
 	if r.json != nil {
-		if werr := r.json.writeJSON(rep); werr != nil {
+		if werr := r.json.WriteJSON(rep); werr != nil {
 			return partialWrite{errors.Join(err, werr)}
 		}
 	}
 	if r.page != nil {
-		if werr := r.page.write(func(w io.Writer) error { return report.WriteMigration(w, rep, r.graphs) }); werr != nil {
+		if werr := r.page.Write(func(w io.Writer) error { return report.WriteMigration(w, rep, r.graphs) }); werr != nil {
 			return partialWrite{errors.Join(err, werr)}
 		}
 	}
@@ -125,4 +126,4 @@ func (r *migrateReports) finish(stderr io.Writer, rep *migrate.Report, err error
 }
 
 // discard removes the report files not written.
-func (r *migrateReports) discard() { r.json.discard(); r.page.discard() }
+func (r *migrateReports) discard() { r.json.Discard(); r.page.Discard() }

@@ -105,7 +105,7 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 	if err != nil {
 		return usageError(err)
 	}
-	defer page.discard()
+	defer page.Discard()
 	runtimetune.Enter(cmd.Context(), runtimetune.Parity)
 	res, err := p.Run(cmd.Context())
 	if err != nil {
@@ -132,19 +132,4 @@ func (f *parityFlags) action(cmd *cobra.Command, args []string, out *parityOutpu
 		}
 	}
 	return p
-}
-
-// openPage opens the --report-html file, nil without the flag; it may not
-// be or lie inside a local side.
-func (f *parityFlags) openPage(args []string) (*reportFile, error) {
-	if f.reportHTML == "" {
-		return nil, nil
-	}
-	var local []string
-	for _, ref := range args {
-		if in, err := input.Classify(ref); err == nil && in.Kind != input.KindGRPC && in.Kind != input.KindCatalogd {
-			local = append(local, ref)
-		}
-	}
-	return openReportFile(f.reportHTML, "", f.force, local...)
 }

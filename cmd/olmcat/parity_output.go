@@ -10,6 +10,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/cmd/olmcat/internal/report"
+	"github.com/operator-catalog/olmcat/internal/reportfile"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
@@ -76,7 +77,7 @@ func (o *parityOutput) abort(args []string, err error) {
 
 // finish prints the text output, writes the page and fails a check that
 // found a loss (or, with --strict, any difference).
-func (o *parityOutput) finish(res *parity.Result, page *reportFile) error {
+func (o *parityOutput) finish(res *parity.Result, page *reportfile.File) error {
 	var err error
 	if o.flags.output == "text" {
 		err = report.WriteParityText(o.stdout, res, o.flags.maxDiffs, o.flags.strict)
@@ -90,7 +91,7 @@ func (o *parityOutput) finish(res *parity.Result, page *reportFile) error {
 	if page != nil {
 		shown := *res
 		shown.Diffs = o.samples.Diffs
-		if err := page.write(func(w io.Writer) error { return report.WriteParity(w, &shown) }); err != nil {
+		if err := page.Write(func(w io.Writer) error { return report.WriteParity(w, &shown) }); err != nil {
 			return err
 		}
 	}

@@ -3,127 +3,35 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
-	"github.com/operator-catalog/olmcat/internal/atomicfile"
+	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/pathcheck"
+	"github.com/operator-catalog/olmcat/internal/reportfile"
 )
 
-// reportFile is a report destination (--report, --report-html), checked
-// and opened before any work is done: a report that cannot be written
-// must fail the run before it commits anything, not after. The report
-// goes to a temporary file beside the destination that is renamed into
-// place (internal/atomicfile); through a symlink, the file it points to
-// is the one replaced. A device, a fifo or an open descriptor
-// (/dev/stdout, /proc/self/fd/1) is written through instead, never
-// replaced.
-type reportFile struct {
-	path    string
-	tmp     *atomicfile.File
-	through *os.File
-}
-
-// openReportFile checks that path may be written: it is not, holds no
-// and lies in no input, nor inside the output directory outDir being
-// replaced (when there is one); its folder exists and takes new files;
-// an existing file there is replaced only with force. Then it opens the
-// temporary file, or the destination itself when that is no regular
-// file (nothing is replaced there, so force is not needed).
-func openReportFile(path, outDir string, force bool, inputs ...string) (*reportFile, error) {
-	if err := pathcheck.Separate("report file", path, inputs...); err != nil {
-		return nil, err
-	}
-	if outDir != "" {
-		if err := pathcheck.Outside("report file", path, "output directory", outDir); err != nil {
-			return nil, err
-		}
-	}
-	target, err := atomicfile.Resolve(path)
-	if errors.Is(err, atomicfile.ErrNotRegular) {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			return nil, usageError(fmt.Errorf("report file %s: %w", path, err))
-		}
-		return &reportFile{path: path, through: f}, nil
-	}
-	if err != nil {
-		return nil, usageError(fmt.Errorf("report file: %w", err))
-	}
-	dir := filepath.Dir(target)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("report file %s: directory %s does not exist", path, dir)
-	}
-	switch _, err := os.Stat(target); {
-	case err == nil && !force:
+// openReportFile opens a report destination (--report, --report-html)
+// before any work is done (reportfile.Open), an existing file refused in
+// the CLI's words, which name the flag that replaces it.
+func openReportFile(path, outDir string, force bool, inputs ...string) (*reportfile.File, error) {
+	f, err := reportfile.Open(path, outDir, force, inputs...)
+	if errors.Is(err, pathcheck.ErrExists) {
 		return nil, pathcheck.Exists("report file %s: exists (pass --force to replace it)", path)
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("report file %s: %w", path, err)
 	}
-	tmp, err := atomicfile.Create(target, true)
-	if err != nil {
-		return nil, fmt.Errorf("report file %s: cannot write in %s: %w", path, dir, err)
-	}
-	return &reportFile{path: path, tmp: tmp}, nil
+	return f, err
 }
 
-// writeJSON writes v as indented JSON and moves the file into place.
-func (r *reportFile) writeJSON(v any) error {
-	return r.write(func(w io.Writer) error {
-		data, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode report: %w", err)
+// openPage opens the --report-html file, nil without the flag; it may not
+// be or lie inside a local side.
+func (f *parityFlags) openPage(args []string) (*reportfile.File, error) {
+	if f.reportHTML == "" {
+		return nil, nil
+	}
+	var local []string
+	for _, ref := range args {
+		if in, err := input.Classify(ref); err == nil && in.Kind != input.KindGRPC && in.Kind != input.KindCatalogd {
+			local = append(local, ref)
 		}
-		_, err = w.Write(append(data, '\n'))
-		return err
-	})
-}
-
-// write fills the file with fn and moves it into place (or writes it
-// through). An error of the move names the file already.
-func (r *reportFile) write(fn func(io.Writer) error) error {
-	var w io.Writer = r.tmp
-	if r.through != nil {
-		w = r.through
 	}
-	bw := bufio.NewWriter(w)
-	err := fn(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		r.discard()
-		return fmt.Errorf("write report %s: %w", r.path, err)
-	}
-	if r.through != nil {
-		f := r.through
-		r.through = nil
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write report %s: %w", r.path, err)
-		}
-		return nil
-	}
-	f := r.tmp
-	r.tmp = nil
-	return f.Commit()
-}
-
-// discard removes the temporary file when the report was not written.
-// It does nothing on a nil reportFile, so callers may defer it for an
-// optional report.
-func (r *reportFile) discard() {
-	if r == nil {
-		return
-	}
-	r.tmp.Discard()
-	r.tmp = nil
-	if r.through != nil {
-		r.through.Close()
-		r.through = nil
-	}
+	return openReportFile(f.reportHTML, "", f.force, local...)
 }
