@@ -110,7 +110,10 @@ func runServe(cmd *cobra.Command, path string, f *serveFlags) error {
 	s.OnSQLite = func(ctx context.Context, in *input.Input) error {
 		return serveSQLite(ctx, stderr, path, in.Path, imageFlagArgs(cmd.Flags()), f.noWarning)
 	}
-	s.StartProfiler = func(ctx context.Context) (serve.Profiler, error) { return f.opm.startPprof(ctx, logger) }
+	s.StartProfiler = func(ctx context.Context) (serve.Profiler, error) {
+		return serve.StartPprof(ctx, serve.Pprof{Addr: f.opm.pprofAddr, CaptureStartup: f.opm.pprofCapture, Logger: logger,
+			NotCaptured: "no start-up profile: --pprof-capture-profiles was not given"}), nil
+	}
 	_, err = s.Run(cmd.Context())
 	return err
 }
