@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/operator-catalog/olmcat/internal/testutil/kubetest"
+	"github.com/operator-catalog/olmcat/registry/healthprobe"
 )
 
 // healthProbeVersion is the grpc-health-probe release the probe is
@@ -99,24 +100,24 @@ func TestHealthProbeMatchesGRPCHealthProbe(t *testing.T) {
 		{"OLM's probe against olmcat serve", []string{"-addr=" + catalog.conn.Target(), "-rpc-timeout=5s"}, 0},
 		{"serving", []string{"-addr", up}, 0},
 		{"serving, verbose, headers, gzip", []string{"-addr=" + up, "-v", "-rpc-header", "a: b", "-rpc-header=c:d", "-gzip", "-user-agent=kubelet"}, 0},
-		{"not serving", []string{"-addr=" + up, "-service=down"}, probeUnhealthy},
-		{"unknown service", []string{"-addr=" + up, "-service", "nope"}, probeRPCFailure},
-		{"no health service", []string{"-addr=" + noHealth}, probeRPCFailure},
-		{"rpc timeout", []string{"-addr=" + stalled, "-rpc-timeout=300ms"}, probeRPCFailure},
-		{"rpc timeout, verbose", []string{"-addr=" + stalled, "-rpc-timeout=300ms", "-v"}, probeRPCFailure},
-		{"nothing listening", []string{"-addr=" + nothing, "-connect-timeout=300ms"}, probeConnectionFailure},
-		{"tls to a plaintext server", []string{"-addr=" + up, "-tls", "-tls-no-verify", "-connect-timeout=300ms"}, probeConnectionFailure},
-		{"unknown flag", []string{"-addr=" + up, "--bogus"}, probeInvalidArguments},
-		{"help", []string{"-h"}, probeInvalidArguments},
-		{"no -addr", nil, probeInvalidArguments},
-		{"bad duration", []string{"-addr=" + up, "-rpc-timeout=5"}, probeInvalidArguments},
-		{"zero connect timeout", []string{"-addr=" + up, "-connect-timeout=0s"}, probeInvalidArguments},
-		{"bad header", []string{"-addr=" + up, "-rpc-header=nocolon"}, probeInvalidArguments},
-		{"tls flag without -tls", []string{"-addr=" + up, "-tls-ca-cert=ca.pem"}, probeInvalidArguments},
-		{"client cert without key", []string{"-addr=" + up, "-tls", "-tls-client-cert=c.pem"}, probeInvalidArguments},
-		{"tls and alts", []string{"-addr=" + up, "-tls", "-alts"}, probeInvalidArguments},
-		{"missing CA file", []string{"-addr=" + up, "-tls", "-tls-ca-cert=/nonexistent/ca.pem"}, probeInvalidArguments},
-		{"tls and spiffe", []string{"-addr=" + up, "-tls", "-spiffe"}, probeInvalidArguments},
+		{"not serving", []string{"-addr=" + up, "-service=down"}, int(healthprobe.CodeUnhealthy)},
+		{"unknown service", []string{"-addr=" + up, "-service", "nope"}, int(healthprobe.CodeRPCFailure)},
+		{"no health service", []string{"-addr=" + noHealth}, int(healthprobe.CodeRPCFailure)},
+		{"rpc timeout", []string{"-addr=" + stalled, "-rpc-timeout=300ms"}, int(healthprobe.CodeRPCFailure)},
+		{"rpc timeout, verbose", []string{"-addr=" + stalled, "-rpc-timeout=300ms", "-v"}, int(healthprobe.CodeRPCFailure)},
+		{"nothing listening", []string{"-addr=" + nothing, "-connect-timeout=300ms"}, int(healthprobe.CodeConnectionFailure)},
+		{"tls to a plaintext server", []string{"-addr=" + up, "-tls", "-tls-no-verify", "-connect-timeout=300ms"}, int(healthprobe.CodeConnectionFailure)},
+		{"unknown flag", []string{"-addr=" + up, "--bogus"}, int(healthprobe.CodeInvalidArguments)},
+		{"help", []string{"-h"}, int(healthprobe.CodeInvalidArguments)},
+		{"no -addr", nil, int(healthprobe.CodeInvalidArguments)},
+		{"bad duration", []string{"-addr=" + up, "-rpc-timeout=5"}, int(healthprobe.CodeInvalidArguments)},
+		{"zero connect timeout", []string{"-addr=" + up, "-connect-timeout=0s"}, int(healthprobe.CodeInvalidArguments)},
+		{"bad header", []string{"-addr=" + up, "-rpc-header=nocolon"}, int(healthprobe.CodeInvalidArguments)},
+		{"tls flag without -tls", []string{"-addr=" + up, "-tls-ca-cert=ca.pem"}, int(healthprobe.CodeInvalidArguments)},
+		{"client cert without key", []string{"-addr=" + up, "-tls", "-tls-client-cert=c.pem"}, int(healthprobe.CodeInvalidArguments)},
+		{"tls and alts", []string{"-addr=" + up, "-tls", "-alts"}, int(healthprobe.CodeInvalidArguments)},
+		{"missing CA file", []string{"-addr=" + up, "-tls", "-tls-ca-cert=/nonexistent/ca.pem"}, int(healthprobe.CodeInvalidArguments)},
+		{"tls and spiffe", []string{"-addr=" + up, "-tls", "-spiffe"}, int(healthprobe.CodeInvalidArguments)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var realOut, realErr bytes.Buffer
@@ -143,7 +144,7 @@ func TestHealthProbeMatchesGRPCHealthProbe(t *testing.T) {
 func TestHealthProbeSpiffe(t *testing.T) {
 	var out, stderr bytes.Buffer
 	code := dispatch(context.Background(), []string{"grpc_health_probe", "-addr=:50051", "-spiffe"}, &out, &stderr)
-	assert.Equal(t, probeSpiffeFailed, code)
+	assert.Equal(t, int(healthprobe.CodeSPIFFEFailed), code)
 	assert.Empty(t, out.String())
 	assert.Equal(t, "failed to initialize tls credentials with spiffe. error=olmcat's grpc_health_probe has no SPIFFE Workload API client: use -tls with files\n", stderr.String())
 }
@@ -164,8 +165,8 @@ func TestHealthProbeInterrupted(t *testing.T) {
 		args []string
 		code int
 	}{
-		{"during the rpc", []string{"-addr=" + stalled, "-rpc-timeout=30s"}, probeRPCFailure},
-		{"during the dial", []string{"-addr=" + nothing, "-connect-timeout=30s"}, probeConnectionFailure},
+		{"during the rpc", []string{"-addr=" + stalled, "-rpc-timeout=30s"}, int(healthprobe.CodeRPCFailure)},
+		{"during the dial", []string{"-addr=" + nothing, "-connect-timeout=30s"}, int(healthprobe.CodeConnectionFailure)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var realErr bytes.Buffer

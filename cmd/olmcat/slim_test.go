@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/operator-catalog/olmcat/registry/healthprobe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -58,7 +59,7 @@ func TestSlimBuild(t *testing.T) {
 	assert.Equal(t, []string{"extract"}, commands(help))
 	assert.Contains(t, help, "  opm alpha bundle [command]")
 	out, code := runAs(filepath.Join(dir, "grpc_health_probe"), "-addr=127.0.0.1:1", "-connect-timeout=100ms")
-	assert.Equal(t, probeConnectionFailure, code, out)
+	assert.Equal(t, int(healthprobe.CodeConnectionFailure), code, out)
 	assert.Equal(t, "timeout: failed to connect service \"127.0.0.1:1\" within 100ms\n", out)
 
 	out, code = run("migrate", "x", "y")

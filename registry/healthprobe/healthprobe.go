@@ -4,9 +4,10 @@
 // Health.Check call with an RPC timeout), with its options and its four
 // outcomes (invalid options, connection failure, RPC failure, unhealthy).
 //
-// It owns the check and the classification of its failures; the command
-// line (grpc-health-probe's flag set, messages and exit codes) is the
-// CLI's.
+// It owns the check, the classification of its failures into the tool's
+// exit codes and the tool's line for each (Run); the command line
+// (grpc-health-probe's flag set, its validation and the messages that
+// name its flags) is the CLI's.
 package healthprobe
 
 import (
@@ -50,6 +51,9 @@ type Options struct {
 	// Gzip compresses the request (responses are decompressed whatever
 	// the server chose).
 	Gzip bool
+	// SPIFFE asks for credentials from the SPIFFE Workload API, which
+	// olmcat has no client for: Run fails with ErrNoSPIFFE.
+	SPIFFE bool
 }
 
 // TLSOptions are the TLS settings of a check.
