@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/input"
+	"github.com/operator-catalog/olmcat/internal/manifest"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -30,8 +31,13 @@ type checkRun struct {
 
 	mu      sync.Mutex      // guards the fields below
 	claimed map[string]bool // the names GetChannelEntriesThatReplace was asked about
-	lbWorst Class           // the worst class of ListBundles' differences so far
-	firstCh *ckey           // the first channel of the catalog, for the probes
+	// providerClaimed are the GVKs a package's turn asked
+	// GetDefaultBundleThatProvides about, early the differences of those
+	// calls it kept (see earlyProviders), until catalogWide records them.
+	providerClaimed map[manifest.GVK]bool
+	early           map[manifest.GVK][]Diff
+	lbWorst         Class // the worst class of ListBundles' differences so far
+	firstCh         *ckey // the first channel of the catalog, for the probes
 }
 
 // run makes every call on both sides and aggregates the result as it
@@ -42,7 +48,8 @@ type checkRun struct {
 // the not-found probes). Only a few packages' answers are in memory at
 // any time.
 func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options) (res *Result, err error) {
-	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{}}
+	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{},
+		providerClaimed: map[manifest.GVK]bool{}, early: map[manifest.GVK][]Diff{}}
 	defer func() {
 		for _, sp := range r.spills {
 			if sp != nil {

@@ -86,7 +86,8 @@ func (r *checkRun) emit(pkg string, u *unitResult) {
 
 // unit checks one package: GetPackage, its share of ListBundles and of
 // the upgrade graph, then every call about its bundles, channels and
-// names, each compared as it comes.
+// names, each compared as it comes, and last GetDefaultBundleThatProvides
+// for the GVKs its default channel heads provide (earlyProviders).
 func (r *checkRun) unit(ctx context.Context, pkg string) (*unitResult, error) {
 	cat := r.cat.withCanon(&canonCache{})
 	idx := [2]*sideIndex{r.spills[0].index(pkg), r.spills[1].index(pkg)}
@@ -114,6 +115,7 @@ func (r *checkRun) unit(ctx context.Context, pkg string) (*unitResult, error) {
 		return nil, err
 	}
 	u.calls, u.diffs = append(u.calls, calls...), append(u.diffs, diffs...)
+	r.earlyProviders(ctx, cat, pkg, idx)
 	return u, nil
 }
 
@@ -226,7 +228,9 @@ const catalogWideBatch = 256
 
 // catalogWide makes the calls that span packages, once every package
 // is known: the three GVK provider RPCs per provided or required GVK, then
-// the not-found probes, in batches recorded in call order.
+// the not-found probes, in batches recorded in call order. The
+// GetDefaultBundleThatProvides calls a package's turn made already
+// (earlyProviders) are recorded in their place, not made again.
 func (r *checkRun) catalogWide(ctx context.Context) error {
 	gvks := map[manifest.GVK]bool{}
 	for _, sp := range r.spills {
@@ -237,7 +241,7 @@ func (r *checkRun) catalogWide(ctx context.Context) error {
 	cat := r.cat.withCanon(&canonCache{})
 	var batch []call
 	flush := func() error {
-		diffs, err := r.makeAll(ctx, cat, batch)
+		diffs, err := r.makeRest(ctx, cat, batch)
 		if err != nil {
 			return err
 		}
