@@ -17,9 +17,13 @@ type basicTemplate struct {
 
 // renderBasic loads the entries as catalog blobs and replaces every
 // olm.bundle entry, which may only carry schema and image, by the
-// rendered bundle. Other blobs pass through unchanged.
+// rendered bundle. Other blobs pass through unchanged. Rendered by
+// RenderTo (the keeper a spill), the blobs are spilled as they load and
+// as they render, and the config returned is empty.
 func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.DeclarativeConfig, error) {
-	bt := basicTemplate{Entries: entryLoader{o: o}}
+	sp, _ := o.keep.(*spill)
+	entries := &basicEntries{to: sp}
+	bt := basicTemplate{Entries: entryLoader{o: o, basic: entries}}
 	if err := json.Unmarshal(doc, &bt); err != nil {
 		return nil, &Error{File: o.file, Err: fmt.Errorf("decode template: %w", err)}
 	}
@@ -27,37 +31,49 @@ func renderBasic(ctx context.Context, doc json.RawMessage, o options) (*declcfg.
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]string, len(cfg.Bundles))
-	for i, b := range cfg.Bundles {
-		entry := entryName(b.Origin.Index)
-		switch {
-		case b.Image == "":
-			return nil, &Error{File: o.file, Entry: entry, Field: "image", Err: errors.New("missing: a basic template bundle entry names the bundle image to render")}
-		case b.Package != "":
-			return nil, &Error{File: o.file, Entry: entry, Field: "package", Err: errUnexpectedBundleField}
-		case len(b.Properties) > 0:
-			return nil, &Error{File: o.file, Entry: entry, Field: "properties", Err: errUnexpectedBundleField}
-		case len(b.RelatedImages) > 0:
-			return nil, &Error{File: o.file, Entry: entry, Field: "relatedImages", Err: errUnexpectedBundleField}
-		}
-		refs[i] = b.Image
+	if entries.bad != nil {
+		return nil, entries.bad
 	}
-	rendered, err := renderAll(ctx, refs, o, false, func(i int) (string, string) { return entryName(cfg.Bundles[i].Origin.Index), "image" })
+	refs := entries.refs
+	where := func(i int) (string, string) { return entryName(entries.entries[i]), "image" }
+	if sp != nil {
+		sp.lean = true
+	}
+	rendered, err := renderAll(ctx, refs, o, false, where)
 	if err != nil {
 		return nil, err
 	}
-	packages := map[string]bool{}
-	for _, p := range cfg.Packages {
-		packages[p.Name] = true
-	}
 	for i, b := range rendered {
-		if len(packages) > 0 && !packages[b.Package] {
-			return nil, &Error{File: o.file, Entry: entryName(cfg.Bundles[i].Origin.Index), Field: "image",
-				Err: fmt.Errorf("%q renders bundle %s of package %q, which the template has no olm.package entry for", refs[i], b.Name, b.Package)}
+		name, pkg := b.Name, b.Package
+		if sp != nil {
+			name, pkg = sp.recs[i].name, sp.recs[i].pkg
 		}
-		cfg.Bundles[i] = *b
+		if len(entries.packages) > 0 && !entries.packages[pkg] {
+			return nil, &Error{File: o.file, Entry: entryName(entries.entries[i]), Field: "image",
+				Err: fmt.Errorf("%q renders bundle %s of package %q, which the template has no olm.package entry for", refs[i], name, pkg)}
+		}
+		if sp == nil {
+			cfg.Bundles[i] = *b
+		}
 	}
 	return cfg, nil
+}
+
+// basicEntryError is why a bundle entry of a basic template is not one:
+// it may only name the bundle image to render.
+func basicEntryError(b *declcfg.Bundle, o options) error {
+	entry := entryName(b.Origin.Index)
+	switch {
+	case b.Image == "":
+		return &Error{File: o.file, Entry: entry, Field: "image", Err: errors.New("missing: a basic template bundle entry names the bundle image to render")}
+	case b.Package != "":
+		return &Error{File: o.file, Entry: entry, Field: "package", Err: errUnexpectedBundleField}
+	case len(b.Properties) > 0:
+		return &Error{File: o.file, Entry: entry, Field: "properties", Err: errUnexpectedBundleField}
+	case len(b.RelatedImages) > 0:
+		return &Error{File: o.file, Entry: entry, Field: "relatedImages", Err: errUnexpectedBundleField}
+	}
+	return nil
 }
 
 // errUnexpectedBundleField is opm's complaint about a basic template

@@ -20,12 +20,36 @@ type entryLoader struct {
 	// err is the first entry that failed to load: it is reported once the
 	// document decoded, whose own errors come first.
 	err error
+	// basic, for a basic template, gathers its bundle entries as they
+	// load.
+	basic *basicEntries
+}
+
+// basicEntries are what a basic template renders: the image of each
+// olm.bundle entry and the entry it is, in order, and the packages of its
+// olm.package entries. With to (RenderTo's spill) every other blob is
+// spilled as its entry loads and the loader's config stays empty: no
+// blob of the template is held whole.
+type basicEntries struct {
+	to       *spill
+	refs     []string
+	entries  []int
+	packages map[string]bool
+	// bad is the first bundle entry that is not one (basicEntryError),
+	// reported once every entry loaded, after any entry that failed to.
+	bad error
 }
 
 // UnmarshalJSON loads the entries of raw, a JSON array (null for none);
 // anything else fails as decoding it into a list would.
 func (l *entryLoader) UnmarshalJSON(raw []byte) error {
 	l.cfg, l.err = &declcfg.DeclarativeConfig{}, nil // the last "entries" key wins, as for a list
+	if l.basic != nil {
+		*l.basic = basicEntries{to: l.basic.to, packages: map[string]bool{}}
+		if l.basic.to != nil {
+			l.basic.to.blobs = nil // what an earlier "entries" key spilled
+		}
+	}
 	if bytes.Equal(raw, []byte("null")) {
 		return nil
 	}
@@ -62,8 +86,34 @@ func (l *entryLoader) load(i int, blob json.RawMessage) error {
 	if err != nil {
 		return &Error{File: l.o.file, Entry: entryName(i), Err: err}
 	}
-	l.cfg.Merge(c)
-	return nil
+	if l.basic == nil {
+		l.cfg.Merge(c)
+		return nil
+	}
+	return l.basic.add(c, l.cfg, l.o)
+}
+
+// add takes the blobs of one entry of a basic template: its bundle entry
+// is checked and its image kept; any other blob is kept in cfg, or
+// spilled.
+func (b *basicEntries) add(c, cfg *declcfg.DeclarativeConfig, o options) error {
+	for i := range c.Bundles {
+		e := &c.Bundles[i]
+		if err := basicEntryError(e, o); err != nil && b.bad == nil {
+			b.bad = err
+		}
+		b.refs = append(b.refs, e.Image)
+		b.entries = append(b.entries, e.Origin.Index)
+	}
+	for _, p := range c.Packages {
+		b.packages[p.Name] = true
+	}
+	if b.to == nil {
+		cfg.Merge(c)
+		return nil
+	}
+	c.Bundles = nil
+	return b.to.addBlobs(c)
 }
 
 // loaded returns the entries loaded, or the first that failed to load.
