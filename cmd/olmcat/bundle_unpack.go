@@ -101,7 +101,7 @@ func runClusterUnpack(cmd *cobra.Command, image string, fl *clusterUnpackFlags) 
 	}
 	stderr := cmd.ErrOrStderr()
 	var err error
-	if u.Clients, err = bundleClients(fl.kubeconfig, stderr); err != nil {
+	if u.Clients, err = unpack.Connect(fl.kubeconfig, stderr); err != nil {
 		return err
 	}
 	if isTerminal(stderr) {
