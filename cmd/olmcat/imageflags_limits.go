@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -42,32 +39,15 @@ func (v *sizeValue) String() string {
 	if v.n == nil {
 		return "0"
 	}
-	for _, u := range sizeUnits {
-		if *v.n >= u.n && *v.n%u.n == 0 {
-			return strconv.FormatInt(*v.n/u.n, 10) + u.name
-		}
-	}
-	return strconv.FormatInt(*v.n, 10)
+	return image.FormatSize(*v.n)
 }
 
-var sizeUnits = []struct {
-	name string
-	n    int64
-}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
-
 func (v *sizeValue) Set(s string) error {
-	num, mult := strings.TrimSpace(s), int64(1)
-	for _, u := range sizeUnits {
-		if rest, ok := strings.CutSuffix(num, u.name); ok {
-			num, mult = strings.TrimSpace(rest), u.n
-			break
-		}
+	n, err := image.ParseSize(s)
+	if err != nil {
+		return err
 	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > math.MaxInt64/mult {
-		return fmt.Errorf("%q: want a positive number of bytes with an optional KiB, MiB, GiB or TiB unit", s)
-	}
-	*v.n = n * mult
+	*v.n = n
 	return nil
 }
 
