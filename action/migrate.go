@@ -8,6 +8,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/model"
+	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/migrate"
@@ -159,4 +160,27 @@ func (m Migrate) writeConfigs(ctx context.Context, ref, dir string) (MigrateResu
 		return MigrateResult{}, err
 	}
 	return MigrateResult{Name: ref, Packages: len(cfg.Packages), Channels: len(cfg.Channels), Bundles: len(cfg.Bundles)}, nil
+}
+
+// ToTemplate is the migration of a database to templates of type t
+// (migrate.ToTemplate), the MigrateFunc a Migrate.Prepare returns for
+// them. verify, if set, checks the written templates before they are
+// committed (VerifyTemplates.Run on their directory, its error worded by
+// the caller); the note of a check that passed goes into the report.
+func ToTemplate(t template.Type, verify func(ctx context.Context, dir string) (VerifyTemplatesResult, error)) MigrateFunc {
+	return func(ctx context.Context, db, out string, opts ...migrate.Option) (*migrate.Report, error) {
+		var note string
+		if verify != nil {
+			opts = append(opts, migrate.WithBeforeCommit(func(ctx context.Context, dir string) error {
+				res, err := verify(ctx, dir)
+				note = res.Note
+				return err
+			}))
+		}
+		rep, err := migrate.ToTemplate(ctx, db, out, t, opts...)
+		if rep != nil && note != "" {
+			rep.Notes = append(rep.Notes, migrate.Finding{Kind: migrate.NoteTemplatesVerified, Detail: note})
+		}
+		return rep, err
+	}
 }

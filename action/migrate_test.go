@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/action"
+	"github.com/operator-catalog/olmcat/declcfg/template"
 	"github.com/operator-catalog/olmcat/migrate"
 )
 
@@ -47,6 +49,55 @@ func TestMigrate(t *testing.T) {
 				require.NotNil(t, res.Report)
 				assert.Equal(t, tc.input, res.Report.Input)
 				assert.Equal(t, []string{tc.input, tc.input}, prepared)
+			}
+		})
+	}
+}
+
+// TestToTemplate: a migration to templates writes one template per
+// package; a verification that passes is noted in the report, one that
+// fails leaves nothing behind.
+func TestToTemplate(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		verify   func(ctx context.Context, dir string) (action.VerifyTemplatesResult, error)
+		wantNote bool
+		wantErr  string
+	}{
+		{name: "unverified"},
+		{name: "verified", wantNote: true, verify: func(_ context.Context, dir string) (action.VerifyTemplatesResult, error) {
+			assert.NotEmpty(t, files(t, dir), "the templates, before they are committed")
+			return action.VerifyTemplatesResult{Note: "rendered back"}, nil
+		}},
+		{name: "verify fails", wantErr: "differ", verify: func(context.Context, string) (action.VerifyTemplatesResult, error) {
+			return action.VerifyTemplatesResult{}, errors.New("differ")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "templates")
+			res, err := action.Migrate{Input: smallIndex, Output: out,
+				Prepare: func(context.Context, string, string) (action.MigrateFunc, []migrate.Option, error) {
+					return action.ToTemplate(template.TypeBasic, tc.verify), nil, nil
+				}}.Run(ctx)
+			require.NotNil(t, res.Report)
+			var notes []string
+			for _, n := range res.Report.Notes {
+				if n.Kind == migrate.NoteTemplatesVerified {
+					notes = append(notes, n.Detail)
+				}
+			}
+			if tc.wantErr != "" {
+				assert.ErrorContains(t, err, tc.wantErr)
+				assert.NoDirExists(t, out)
+				return
+			}
+			require.NoError(t, err)
+			assert.NotEmpty(t, files(t, out))
+			if tc.wantNote {
+				assert.Equal(t, []string{"rendered back"}, notes)
+			} else {
+				assert.Empty(t, notes)
 			}
 		})
 	}

@@ -53,7 +53,7 @@ func (f *migrateFlags) run(cmd *cobra.Command, arg, outDir string, want input.Wa
 		switch {
 		case f.toTemplate != "":
 			fn, err := f.templateMigrate(stderr, dbPath)
-			return action.MigrateFunc(fn), nil, err
+			return fn, nil, err
 		case f.verify:
 			return nil, []migrate.Option{migrate.WithBeforeCommit(verifyParity(stderr, dbPath))}, nil
 		}
