@@ -9,6 +9,7 @@ import (
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/template"
+	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
 	"github.com/operator-catalog/olmcat/migrate"
 	"github.com/operator-catalog/olmcat/registry/parity"
@@ -68,6 +69,8 @@ func (v VerifyTemplates) Run(ctx context.Context) (VerifyTemplatesResult, error)
 	if v.Progress != nil {
 		opts = append(opts, parity.WithProgress(checkProgress{v.Progress("verifying parity")}))
 	}
+	// The check is the run's peak, as it is parity's: its budget.
+	runtimetune.Enter(ctx, runtimetune.Parity)
 	res, err := parity.Check(ctx, migrated, rendered, opts...)
 	if err != nil {
 		return VerifyTemplatesResult{}, fmt.Errorf("verify: %w", err)
