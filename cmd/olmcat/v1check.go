@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,38 +48,10 @@ Exit status 0 when every package installs, 1 when one is blocked (or, with
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, junit (a test case per package) or github (GitHub Actions annotations)")
-	cmd.Flags().StringVar(&failOn, "fail-on", "", "comma-separated rules whose findings fail a package (default: every blocker); rules: "+ruleNames())
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "comma-separated rules whose findings fail a package (default: every blocker); rules: "+v1check.RuleNames())
 	cmd.Flags().BoolVar(&pullBundles, "pull-bundles", false, "pull the image of a picked bundle whose CSV the catalog does not carry, to read its install modes and webhooks")
 	takesImages(cmd, imageInputFlags)
 	return cmd
-}
-
-// ruleNames lists the rules --fail-on takes.
-func ruleNames() string {
-	var names []string
-	for _, i := range v1check.Rules() {
-		names = append(names, string(i.Rule))
-	}
-	return strings.Join(names, ", ")
-}
-
-// parseFailOn reads --fail-on.
-func parseFailOn(s string) ([]v1check.Rule, error) {
-	var out []v1check.Rule
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if v1check.Info(v1check.Rule(name)).Rule == "" {
-			return nil, usageError(fmt.Errorf("--fail-on: unknown rule %q (rules: %s)", name, ruleNames()))
-		}
-		out = append(out, v1check.Rule(name))
-	}
-	if s != "" && len(out) == 0 {
-		return nil, usageError(fmt.Errorf("--fail-on: no rule named"))
-	}
-	return out, nil
 }
 
 // v1Writers are the output formats.
@@ -97,9 +68,9 @@ func runV1Check(cmd *cobra.Command, catalogs []string, output, failOn string, pu
 	if !ok {
 		return usageError(fmt.Errorf("unknown output format %q (want text, json, junit or github)", output))
 	}
-	rules, err := parseFailOn(failOn)
+	rules, err := v1check.ParseRules(failOn)
 	if err != nil {
-		return err
+		return usageError(fmt.Errorf("--fail-on: %w", err))
 	}
 	res, err := action.V1Check{Env: actionEnv(cmd, img, nil), Legacy: conversionHooks(cmd), Catalogs: catalogs, PullBundles: pullBundles}.Run(cmd.Context())
 	if err != nil {

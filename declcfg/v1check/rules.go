@@ -1,6 +1,11 @@
 package v1check
 
-import "slices"
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Rule is the stable name of one reason operator-controller refuses,
 // or one thing it does differently from OLM v0, that a report names.
@@ -104,4 +109,34 @@ func Info(r Rule) RuleInfo {
 		}
 	}
 	return RuleInfo{}
+}
+
+// RuleNames lists the names of every rule, comma-separated.
+func RuleNames() string {
+	names := make([]string, len(rules))
+	for i, r := range rules {
+		names[i] = string(r.Rule)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ParseRules reads a comma-separated list of rule names (blanks and
+// empty items ignored; "" is none): an unknown name, or a list of no
+// name at all, is an error.
+func ParseRules(s string) ([]Rule, error) {
+	var out []Rule
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if Info(Rule(name)).Rule == "" {
+			return nil, fmt.Errorf("unknown rule %q (rules: %s)", name, RuleNames())
+		}
+		out = append(out, Rule(name))
+	}
+	if s != "" && len(out) == 0 {
+		return nil, errors.New("no rule named")
+	}
+	return out, nil
 }

@@ -207,3 +207,19 @@ func TestRulesDescribed(t *testing.T) {
 	}
 	assert.Equal(t, RuleInfo{}, Info("nope"))
 }
+
+// TestParseRules: a list of rule names, blanks ignored; an unknown name
+// lists the rules, and a list naming none is refused.
+func TestParseRules(t *testing.T) {
+	got, err := ParseRules(" dependency, ,install-mode")
+	require.NoError(t, err)
+	assert.Equal(t, []Rule{RuleDependency, RuleInstallMode}, got)
+	got, err = ParseRules("")
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	_, err = ParseRules("dependency,nope")
+	assert.EqualError(t, err, `unknown rule "nope" (rules: `+RuleNames()+")")
+	assert.Contains(t, RuleNames(), string(RuleUnparsable)+", "+string(RuleDuplicatePackage))
+	_, err = ParseRules(" , ")
+	assert.EqualError(t, err, "no rule named")
+}
