@@ -2,6 +2,8 @@ package parity
 
 import (
 	"context"
+	"encoding/binary"
+	"slices"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -45,9 +47,9 @@ func (r *checkRun) earlyProviders(ctx context.Context, cat *catalog, pkg string,
 		if err != nil || !local(a) {
 			continue
 		}
-		diffs := compare(cat, c, a)
+		packed := packDiffs(c, compare(cat, c, a))
 		r.mu.Lock()
-		r.early[c.gvk] = diffs
+		r.early[c.gvk] = packed
 		r.mu.Unlock()
 	}
 }
@@ -85,8 +87,8 @@ func (r *checkRun) makeRest(ctx context.Context, cat *catalog, calls []call) ([]
 	var at []int
 	for i, c := range calls {
 		if c.rpc == RPCGetDefaultBundleThatProvides && !c.probe {
-			if diffs, ok := r.takeEarly(c.gvk); ok {
-				out[i] = diffs
+			if packed, ok := r.takeEarly(c.gvk); ok {
+				out[i] = unpackDiffs(c, packed)
 				continue
 			}
 		}
@@ -104,12 +106,89 @@ func (r *checkRun) makeRest(ctx context.Context, cat *catalog, calls []call) ([]
 
 // takeEarly returns and forgets the differences of the early call for
 // g; false if none was kept.
-func (r *checkRun) takeEarly(g manifest.GVK) ([]Diff, bool) {
+func (r *checkRun) takeEarly(g manifest.GVK) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	diffs, ok := r.early[g]
+	packed, ok := r.early[g]
 	delete(r.early, g)
-	return diffs, ok
+	return packed, ok
+}
+
+// packDiffs encodes the differences of call c in one string: kept from a
+// package's turn to the end of the check, the differences of a thousand
+// calls as Diff values (each its own strings, mostly the same RPC,
+// request and rule) would add megabytes to the peak. Per difference: a
+// flags byte (1: RPC and request are not c's, 2: the rule is not one of
+// Rules), the rule's index in Rules or its three fields, then path, left
+// and right, each string length-prefixed.
+func packDiffs(c call, diffs []Diff) string {
+	var b []byte
+	req := c.request()
+	for _, d := range diffs {
+		var flags byte
+		if d.RPC != c.rpc || d.Request != req {
+			flags |= 1
+		}
+		rule := slices.IndexFunc(Rules, func(r Rule) bool {
+			return r.Name == d.Rule && r.Class == d.Class && r.Explanation == d.Explanation
+		})
+		if rule < 0 {
+			flags |= 2
+		}
+		b = append(b, flags)
+		if flags&1 != 0 {
+			b = appendString(appendString(b, d.RPC), d.Request)
+		}
+		if flags&2 != 0 {
+			b = appendString(appendString(appendString(b, string(d.Class)), d.Rule), d.Explanation)
+		} else {
+			b = binary.AppendUvarint(b, uint64(rule))
+		}
+		b = appendString(appendString(appendString(b, d.Path), d.Left), d.Right)
+	}
+	return string(b)
+}
+
+// unpackDiffs decodes what packDiffs encoded for call c.
+func unpackDiffs(c call, packed string) []Diff {
+	var out []Diff
+	req := c.request()
+	for len(packed) > 0 {
+		flags := packed[0]
+		packed = packed[1:]
+		d := Diff{RPC: c.rpc, Request: req}
+		if flags&1 != 0 {
+			d.RPC, packed = nextString(packed)
+			d.Request, packed = nextString(packed)
+		}
+		if flags&2 != 0 {
+			var class string
+			class, packed = nextString(packed)
+			d.Class = Class(class)
+			d.Rule, packed = nextString(packed)
+			d.Explanation, packed = nextString(packed)
+		} else {
+			i, n := binary.Uvarint([]byte(packed[:min(len(packed), binary.MaxVarintLen64)]))
+			packed = packed[n:]
+			d.Class, d.Rule, d.Explanation = Rules[i].Class, Rules[i].Name, Rules[i].Explanation
+		}
+		d.Path, packed = nextString(packed)
+		d.Left, packed = nextString(packed)
+		d.Right, packed = nextString(packed)
+		out = append(out, d)
+	}
+	return out
+}
+
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// nextString splits a length-prefixed string off the front of packed.
+func nextString(packed string) (string, string) {
+	n, k := binary.Uvarint([]byte(packed[:min(len(packed), binary.MaxVarintLen64)]))
+	packed = packed[k:]
+	return packed[:n], packed[n:]
 }
 
 // headIn returns the head of channel in p ("" if p has no such channel).

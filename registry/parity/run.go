@@ -33,9 +33,10 @@ type checkRun struct {
 	claimed map[string]bool // the names GetChannelEntriesThatReplace was asked about
 	// providerClaimed are the GVKs a package's turn asked
 	// GetDefaultBundleThatProvides about, early the differences of those
-	// calls it kept (see earlyProviders), until catalogWide records them.
+	// calls it kept (see earlyProviders; packed, see packDiffs), until
+	// catalogWide records them.
 	providerClaimed map[manifest.GVK]bool
-	early           map[manifest.GVK][]Diff
+	early           map[manifest.GVK]string
 	lbWorst         Class // the worst class of ListBundles' differences so far
 	firstCh         *ckey // the first channel of the catalog, for the probes
 }
@@ -49,7 +50,7 @@ type checkRun struct {
 // any time.
 func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options) (res *Result, err error) {
 	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{},
-		providerClaimed: map[manifest.GVK]bool{}, early: map[manifest.GVK][]Diff{}}
+		providerClaimed: map[manifest.GVK]bool{}, early: map[manifest.GVK]string{}}
 	defer func() {
 		for _, sp := range r.spills {
 			if sp != nil {
