@@ -67,7 +67,6 @@ func migrateTo(ctx context.Context, dbPath, outDir string, opts []Option, write 
 	if err != nil {
 		return rep, err
 	}
-	defer db.Close()
 	rep.Output = outDir
 	for _, s := range w.Swept() {
 		rep.Notes = append(rep.Notes, Finding{Kind: NoteAbandonedTemp, Value: s.Dir,
@@ -75,7 +74,11 @@ func migrateTo(ctx context.Context, dbPath, outDir string, opts []Option, write 
 	}
 
 	s := sink{arenas: true, handle: func(res *packageResult) error { return write(w, res) }}
-	if err := run(ctx, db, names, o, rep, s); err != nil {
+	err = run(ctx, db, names, o, rep, s)
+	// Nothing after reads the database: its index and page cache go
+	// before a check before the commit (--verify) peaks.
+	db.Close()
+	if err != nil {
 		return rep, err
 	}
 	if len(rep.Problems) > 0 {
