@@ -47,10 +47,7 @@ func (r *checkRun) earlyProviders(ctx context.Context, cat *catalog, pkg string,
 		if err != nil || !local(a) {
 			continue
 		}
-		packed := packDiffs(c, compare(cat, c, a))
-		r.mu.Lock()
-		r.early[c.gvk] = packed
-		r.mu.Unlock()
+		r.keepEarly(c, compare(cat, c, a))
 	}
 }
 
@@ -104,20 +101,42 @@ func (r *checkRun) makeRest(ctx context.Context, cat *catalog, calls []call) ([]
 	return out, nil
 }
 
-// takeEarly returns and forgets the differences of the early call for
-// g; false if none was kept.
-func (r *checkRun) takeEarly(g manifest.GVK) (string, bool) {
+// keepEarly writes the differences of early call c to earlyFile, on
+// disk like the ListBundles spills: held in memory from a package's turn
+// to the end of the check, those of a thousand calls would add a few
+// megabytes to the peak. A call whose write fails is not kept (it is made
+// again in catalogWide).
+func (r *checkRun) keepEarly(c call, diffs []Diff) {
+	packed := packDiffs(c, diffs)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	packed, ok := r.early[g]
-	delete(r.early, g)
-	return packed, ok
+	if _, err := r.earlyFile.WriteAt([]byte(packed), r.earlySize); err != nil {
+		return
+	}
+	r.early[c.gvk] = spillSpan{off: r.earlySize, n: int64(len(packed))}
+	r.earlySize += int64(len(packed))
 }
 
-// packDiffs encodes the differences of call c in one string: kept from a
-// package's turn to the end of the check, the differences of a thousand
-// calls as Diff values (each its own strings, mostly the same RPC,
-// request and rule) would add megabytes to the peak. Per difference: a
+// takeEarly returns and forgets the packed differences of the early call
+// for g; false if none was kept or they cannot be read back.
+func (r *checkRun) takeEarly(g manifest.GVK) (string, bool) {
+	r.mu.Lock()
+	sp, ok := r.early[g]
+	delete(r.early, g)
+	r.mu.Unlock()
+	if !ok {
+		return "", false
+	}
+	buf := make([]byte, sp.n)
+	if _, err := r.earlyFile.ReadAt(buf, sp.off); err != nil {
+		return "", false
+	}
+	return string(buf), true
+}
+
+// packDiffs encodes the differences of call c in one string, to be
+// written to earlyFile: the RPC and request are the call's and the rule
+// one of Rules almost always, so they are not repeated. Per difference: a
 // flags byte (1: RPC and request are not c's, 2: the rule is not one of
 // Rules), the rule's index in Rules or its three fields, then path, left
 // and right, each string length-prefixed.

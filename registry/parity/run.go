@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -32,11 +33,13 @@ type checkRun struct {
 	mu      sync.Mutex      // guards the fields below
 	claimed map[string]bool // the names GetChannelEntriesThatReplace was asked about
 	// providerClaimed are the GVKs a package's turn asked
-	// GetDefaultBundleThatProvides about, early the differences of those
-	// calls it kept (see earlyProviders; packed, see packDiffs), until
-	// catalogWide records them.
+	// GetDefaultBundleThatProvides about, early where the differences of
+	// those calls it kept are in earlyFile (see earlyProviders; packed,
+	// see packDiffs), until catalogWide records them.
 	providerClaimed map[manifest.GVK]bool
-	early           map[manifest.GVK]string
+	early           map[manifest.GVK]spillSpan
+	earlyFile       *os.File
+	earlySize       int64
 	lbWorst         Class // the worst class of ListBundles' differences so far
 	firstCh         *ckey // the first channel of the catalog, for the probes
 }
@@ -50,12 +53,15 @@ type checkRun struct {
 // any time.
 func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options) (res *Result, err error) {
 	r := &checkRun{sides: sides, o: o, sem: make(chan struct{}, o.concurrency), claimed: map[string]bool{},
-		providerClaimed: map[manifest.GVK]bool{}, early: map[manifest.GVK]string{}}
+		providerClaimed: map[manifest.GVK]bool{}, early: map[manifest.GVK]spillSpan{}}
 	defer func() {
 		for _, sp := range r.spills {
 			if sp != nil {
 				err = errors.Join(err, sp.close())
 			}
+		}
+		if r.earlyFile != nil {
+			err = errors.Join(err, r.earlyFile.Close())
 		}
 		if err != nil {
 			res = nil
@@ -65,6 +71,9 @@ func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options)
 		if r.spills[s], err = newSpill(""); err != nil {
 			return nil, err
 		}
+	}
+	if r.earlyFile, err = anonymousFile(""); err != nil {
+		return nil, fmt.Errorf("spill early provider differences: %w", err)
 	}
 	r.cat = newCatalog(backends, [2]indexSource{r.spills[0], r.spills[1]})
 	r.cat.remote = [2]bool{sides[0].kind == input.KindGRPC, sides[1].kind == input.KindGRPC}
