@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
 	"github.com/operator-catalog/olmcat/legacy"
 )
@@ -20,10 +18,7 @@ import (
 // name is the input as the user gave it (an image reference for an
 // image's database), path the local file.
 func warnDeprecated(ctx context.Context, w io.Writer, name, path, imgArgs string) {
-	if v := os.Getenv(noDeprecationWarningEnv); v != "" && v != "0" && !strings.EqualFold(v, "false") {
-		return
-	}
-	if legacy.CheckIndex(ctx, path) != nil {
+	if silencedByEnv() || legacy.CheckIndex(ctx, path) != nil {
 		return
 	}
 	fmt.Fprint(w, deprecationWarning(name, imgArgs))

@@ -42,6 +42,8 @@ func (n *opmNotice) print(cmd *cobra.Command, steps ...string) {
 		cmd.CommandPath(), strings.Join(steps, " && "), noDeprecationWarningEnv)
 }
 
+// silencedByEnv reports whether noDeprecationWarningEnv silences the
+// notices: set, and neither "0" nor "false".
 func silencedByEnv() bool {
 	v := os.Getenv(noDeprecationWarningEnv)
 	return v != "" && v != "0" && !strings.EqualFold(v, "false")
