@@ -1,9 +1,10 @@
 package parity
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
-	"slices"
+	"encoding/gob"
+	"io"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -84,8 +85,8 @@ func (r *checkRun) makeRest(ctx context.Context, cat *catalog, calls []call) ([]
 	var at []int
 	for i, c := range calls {
 		if c.rpc == RPCGetDefaultBundleThatProvides && !c.probe {
-			if packed, ok := r.takeEarly(c.gvk); ok {
-				out[i] = unpackDiffs(c, packed)
+			if diffs, ok := r.takeEarly(c.gvk); ok {
+				out[i] = diffs
 				continue
 			}
 		}
@@ -104,110 +105,40 @@ func (r *checkRun) makeRest(ctx context.Context, cat *catalog, calls []call) ([]
 // keepEarly writes the differences of early call c to earlyFile, on
 // disk like the ListBundles spills: held in memory from a package's turn
 // to the end of the check, those of a thousand calls would add a few
-// megabytes to the peak. A call whose write fails is not kept (it is made
-// again in catalogWide).
+// megabytes to the peak. They are gob-encoded, which keeps every string's
+// bytes as they were (JSON would replace invalid UTF-8). A call whose
+// write fails is not kept (it is made again in catalogWide).
 func (r *checkRun) keepEarly(c call, diffs []Diff) {
-	packed := packDiffs(c, diffs)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, err := r.earlyFile.WriteAt([]byte(packed), r.earlySize); err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(diffs); err != nil {
 		return
 	}
-	r.early[c.gvk] = spillSpan{off: r.earlySize, n: int64(len(packed))}
-	r.earlySize += int64(len(packed))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, err := r.earlyFile.WriteAt(buf.Bytes(), r.earlySize); err != nil {
+		return
+	}
+	r.early[c.gvk] = spillSpan{off: r.earlySize, n: int64(buf.Len())}
+	r.earlySize += int64(buf.Len())
 }
 
-// takeEarly returns and forgets the packed differences of the early call
-// for g; false if none was kept or they cannot be read back.
-func (r *checkRun) takeEarly(g manifest.GVK) (string, bool) {
+// takeEarly returns and forgets the differences of the early call for g;
+// false if none were kept or they cannot be read back (the call is then
+// made again).
+func (r *checkRun) takeEarly(g manifest.GVK) ([]Diff, bool) {
 	r.mu.Lock()
 	sp, ok := r.early[g]
 	delete(r.early, g)
 	r.mu.Unlock()
 	if !ok {
-		return "", false
+		return nil, false
 	}
-	buf := make([]byte, sp.n)
-	if _, err := r.earlyFile.ReadAt(buf, sp.off); err != nil {
-		return "", false
+	var diffs []Diff
+	sr := io.NewSectionReader(r.earlyFile, sp.off, sp.n)
+	if err := gob.NewDecoder(sr).Decode(&diffs); err != nil {
+		return nil, false
 	}
-	return string(buf), true
-}
-
-// packDiffs encodes the differences of call c in one string, to be
-// written to earlyFile: the RPC and request are the call's and the rule
-// one of Rules almost always, so they are not repeated. Per difference: a
-// flags byte (1: RPC and request are not c's, 2: the rule is not one of
-// Rules), the rule's index in Rules or its three fields, then path, left
-// and right, each string length-prefixed.
-func packDiffs(c call, diffs []Diff) string {
-	var b []byte
-	req := c.request()
-	for _, d := range diffs {
-		var flags byte
-		if d.RPC != c.rpc || d.Request != req {
-			flags |= 1
-		}
-		rule := slices.IndexFunc(Rules, func(r Rule) bool {
-			return r.Name == d.Rule && r.Class == d.Class && r.Explanation == d.Explanation
-		})
-		if rule < 0 {
-			flags |= 2
-		}
-		b = append(b, flags)
-		if flags&1 != 0 {
-			b = appendString(appendString(b, d.RPC), d.Request)
-		}
-		if flags&2 != 0 {
-			b = appendString(appendString(appendString(b, string(d.Class)), d.Rule), d.Explanation)
-		} else {
-			b = binary.AppendUvarint(b, uint64(rule))
-		}
-		b = appendString(appendString(appendString(b, d.Path), d.Left), d.Right)
-	}
-	return string(b)
-}
-
-// unpackDiffs decodes what packDiffs encoded for call c.
-func unpackDiffs(c call, packed string) []Diff {
-	var out []Diff
-	req := c.request()
-	for len(packed) > 0 {
-		flags := packed[0]
-		packed = packed[1:]
-		d := Diff{RPC: c.rpc, Request: req}
-		if flags&1 != 0 {
-			d.RPC, packed = nextString(packed)
-			d.Request, packed = nextString(packed)
-		}
-		if flags&2 != 0 {
-			var class string
-			class, packed = nextString(packed)
-			d.Class = Class(class)
-			d.Rule, packed = nextString(packed)
-			d.Explanation, packed = nextString(packed)
-		} else {
-			i, n := binary.Uvarint([]byte(packed[:min(len(packed), binary.MaxVarintLen64)]))
-			packed = packed[n:]
-			d.Class, d.Rule, d.Explanation = Rules[i].Class, Rules[i].Name, Rules[i].Explanation
-		}
-		d.Path, packed = nextString(packed)
-		d.Left, packed = nextString(packed)
-		d.Right, packed = nextString(packed)
-		out = append(out, d)
-	}
-	return out
-}
-
-func appendString(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-// nextString splits a length-prefixed string off the front of packed.
-func nextString(packed string) (string, string) {
-	n, k := binary.Uvarint([]byte(packed[:min(len(packed), binary.MaxVarintLen64)]))
-	packed = packed[k:]
-	return packed[:n], packed[n:]
+	return diffs, true
 }
 
 // headIn returns the head of channel in p ("" if p has no such channel).
