@@ -209,8 +209,12 @@ type blobManifests struct {
 // manifestCacheBytes bounds the LRU of converted manifests: clients walk
 // a catalog channel by channel and ask for the same few bundles again and
 // again (GetBundle of each member, GetBundleThatReplaces of each, which
-// returns a neighbour), so the cache saves those repeated decodes.
-const manifestCacheBytes = 16 << 20
+// returns a neighbour), so the cache saves those repeated decodes. The
+// repeats fall within the few packages walked at once, so a few packages'
+// manifests are enough; more only holds memory that serves no repeat (a
+// parity walk decodes each bundle once with a quarter of this), and the
+// bound is what a server's memory stops at as catalogs grow.
+const manifestCacheBytes = 4 << 20
 
 // convertedPackage is a package's model (blob origins only are used
 // once converted) and its messages without manifests.

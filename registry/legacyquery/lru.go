@@ -18,13 +18,16 @@ type manifests struct {
 	size int64
 }
 
-// manifestCacheBytes bounds the LRU of split bundle columns: a few
-// hundred typical bundles, while one huge bundle cannot pin much memory.
-// Clients walk a catalog channel by channel (GetBundle of every member,
-// then GetBundleThatReplaces of each, which returns a neighbour), so the
-// same few bundles are asked for again and again; the cache saves the
-// sqlite read and split of those repeats.
-const manifestCacheBytes = 16 << 20
+// manifestCacheBytes bounds the LRU of split bundle columns. Clients walk
+// a catalog channel by channel (GetBundle of every member, then
+// GetBundleThatReplaces of each, which returns a neighbour), so the same
+// few bundles are asked for again and again; the cache saves the sqlite
+// read and split of those repeats. The repeats fall within the few
+// packages walked at once, so a few packages' manifests are enough; more
+// only holds memory that serves no repeat (a parity walk reads each
+// bundle once with half of this), and the bound is what a server's memory
+// stops at as catalogs grow.
+const manifestCacheBytes = 4 << 20
 
 // manifests returns bundle name's split bundle column, from the cache or
 // the database. The returned value is shared and must not be modified.
