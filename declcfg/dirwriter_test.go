@@ -151,9 +151,9 @@ func TestObjectsLayoutFilesAndFallbacks(t *testing.T) {
 		pkgBlob("foo", "stable"),
 		chBlob("foo", "stable", entry("foo.v0.1.0"), entry("foo.v0.2.0", "foo.v0.1.0"), entry("../x", "foo.v0.2.0")),
 		bundleBlob("foo", "foo.v0.1.0", "0.1.0"),
-		bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"),
+		bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0", pkgProp("foo", "0.2.0"),
 			objectProp(crd), objectProp(csv), objectProp(unsorted), objectProp(dup), objectProp(yamlData)),
-		bundleWith("foo", "../x", "quay.io/foo:x", pkgProp("foo", "0.3.0"), objectProp(evil)),
+		bundleWith("foo", "../x", "example.com/foo:x", pkgProp("foo", "0.3.0"), objectProp(evil)),
 	)
 	out := filepath.Join(t.TempDir(), "out")
 	require.NoError(t, WriteDir(cfg, out, WithLayout(LayoutObjects)))
@@ -245,7 +245,7 @@ func TestDirWriterConcurrentDeterministic(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		p := fmt.Sprintf("pkg-%02d", i)
 		blobs = append(blobs, pkgBlob(p, "s"), chBlob(p, "s", entry(p+".v1"), entry(p+".v2", p+".v1")),
-			bundleWith(p, p+".v1", "quay.io/"+p+":v1", pkgProp(p, "1.0.0"), objectProp(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)),
+			bundleWith(p, p+".v1", "example.com/"+p+":v1", pkgProp(p, "1.0.0"), objectProp(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}}`)),
 			bundleBlob(p, p+".v2", "2.0.0"))
 	}
 	cfg := loadBlobs(t, blobs...)

@@ -185,7 +185,7 @@ func TestLoadBundleObjects(t *testing.T) {
 		"p/c.json": bundleWith("p", "p.v1", "",
 			`{"type":"olm.bundle.object","value":{"ref":"objects/crd.yaml"}}`,
 			`{"type":"olm.bundle.object","value":{"data":"`+base64.StdEncoding.EncodeToString([]byte(csv))+`"}}`,
-		) + bundleWith("p", "p.v2", "quay.io/p:v2", `{"type":"olm.csv.metadata","value":{"displayName":"P"}}`),
+		) + bundleWith("p", "p.v2", "example.com/p:v2", `{"type":"olm.csv.metadata","value":{"displayName":"P"}}`),
 		"p/.indexignore":     "/objects/\n",
 		"p/objects/crd.yaml": "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ps.test\n",
 	})

@@ -65,7 +65,7 @@ func TestLeanBundlesSameValidationErrors(t *testing.T) {
 		"p/c.json": pkgBlob("p", "s") + chBlob("p", "s", entry("p.v1"), entry("p.v2", "p.v1")) +
 			bundleWith("p", "p.v1", "", pkgProp("p", "1.0.0"), obj) + // objects, no image: fine
 			bundleWith("p", "p.v2", "", pkgProp("p", "2.0.0")) + // neither image nor objects
-			bundleWith("p", "p.v3", "quay.io/x/y:1", obj, `{"type":"olm.gvk","value":{"group":1}}`),
+			bundleWith("p", "p.v3", "example.com/x/y:1", obj, `{"type":"olm.gvk","value":{"group":1}}`),
 	})
 	ctx := context.Background()
 	full, err := LoadDir(ctx, dir)

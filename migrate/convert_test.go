@@ -186,8 +186,8 @@ func TestConvertPackageCSVMetadata(t *testing.T) {
 func TestConvertPackageProblems(t *testing.T) {
 	bad := func() *legacy.PackageData {
 		pd := fooPackage()
-		pd.Bundles[2].BundlePath = "docker.io/strimzi/operator@@sha256:abc"
-		pd.Bundles[2].RelatedImages = append(pd.Bundles[2].RelatedImages, "quay.io/x/y@@sha256:1")
+		pd.Bundles[2].BundlePath = "example.com/strimzi/operator@@sha256:abc"
+		pd.Bundles[2].RelatedImages = append(pd.Bundles[2].RelatedImages, "example.com/x/y@@sha256:1")
 		pd.Bundles[1].SkipRange = "not a range"
 		return pd
 	}

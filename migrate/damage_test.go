@@ -13,7 +13,7 @@ import (
 	"github.com/operator-catalog/olmcat/legacy"
 )
 
-const badRef = "docker.io/strimzi/operator@@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+const badRef = "example.com/strimzi/operator@@sha256:0000000000000000000000000000000000000000000000000000000000000000"
 
 // mapBundles returns a copy of cat with fn applied to every bundle blob.
 func mapBundles(cat map[string][]cblob, fn func(b *cblob)) map[string][]cblob {

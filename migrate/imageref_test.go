@@ -19,7 +19,7 @@ import (
 func TestRepeatedDigestIsRepaired(t *testing.T) {
 	bundles := smallFBBBundles(t)
 	digest := "sha256:" + strings.Repeat("ab", 32)
-	repeated := "quay.io/example/operator@" + digest + "@" + digest
+	repeated := "example.com/example/operator@" + digest + "@" + digest
 
 	got, rep, err := buildAndMigrate(t, dbbuild.MaxLevel, bundles, []dbbuild.Option{dbbuild.WithBadImageRef("bar.v1.0.0", repeated)})
 	require.NoError(t, err)
@@ -42,12 +42,12 @@ func TestRepeatedDigestIsRepaired(t *testing.T) {
 			}
 		}
 	}
-	assert.Contains(t, images, "quay.io/example/operator@"+digest)
+	assert.Contains(t, images, "example.com/example/operator@"+digest)
 	assert.NotContains(t, images, repeated)
 
 	other := "sha256:" + strings.Repeat("cd", 32)
 	_, rep, err = buildAndMigrate(t, dbbuild.MaxLevel, bundles, []dbbuild.Option{
-		dbbuild.WithBadImageRef("bar.v1.0.0", "quay.io/example/operator@"+digest+"@"+other)})
+		dbbuild.WithBadImageRef("bar.v1.0.0", "example.com/example/operator@"+digest+"@"+other)})
 	var pe *ProblemsError
 	require.True(t, errors.As(err, &pe), "two different digests stay invalid: %v", err)
 	assert.Equal(t, ProblemInvalidRelatedImage, rep.Problems[0].Kind)

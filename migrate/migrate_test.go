@@ -315,8 +315,8 @@ func TestMigrateDeterministic(t *testing.T) {
 // before the first unservable one, then fails with every problem.
 func TestRenderStopsAtFirstProblem(t *testing.T) {
 	db := copyFile(t, filepath.Join(fixturesDir, "small-fbb", "index.db"), t.TempDir())
-	testinput.ExecSQL(t, db, `UPDATE operatorbundle SET bundlepath = 'docker.io/strimzi/operator@@sha256:abc' WHERE name = 'baz.v1.0.0'`,
-		`INSERT INTO related_image VALUES ('quay.io/x/y@@sha256:1', 'foo.v0.3.1')`)
+	testinput.ExecSQL(t, db, `UPDATE operatorbundle SET bundlepath = 'example.com/strimzi/operator@@sha256:abc' WHERE name = 'baz.v1.0.0'`,
+		`INSERT INTO related_image VALUES ('example.com/x/y@@sha256:1', 'foo.v0.3.1')`)
 	var buf bytes.Buffer
 	rep, err := Render(context.Background(), db, &buf)
 	var pe *ProblemsError

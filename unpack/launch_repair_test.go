@@ -118,9 +118,9 @@ func TestLaunchRefusesInvalidReference(t *testing.T) {
 		opts  []LaunchOption
 		want  string
 	}{
-		{image: " quay.io/x/y:v1", want: `bundle image " quay.io/x/y:v1" is not an image reference`},
+		{image: " example.com/x/y:v1", want: `bundle image " example.com/x/y:v1" is not an image reference`},
 		{image: "NOT A VALID REF!!", want: `bundle image "NOT A VALID REF!!" is not an image reference`},
-		{image: "quay.io/x/y:v1", opts: []LaunchOption{WithUtilImage("olmcat:la test"), WithOpmImage("olmcat:test")}, want: `util image "olmcat:la test" is not an image reference`},
+		{image: "example.com/x/y:v1", opts: []LaunchOption{WithUtilImage("olmcat:la test"), WithOpmImage("olmcat:test")}, want: `util image "olmcat:la test" is not an image reference`},
 	} {
 		_, err := Launch(context.Background(), clients, tc.image, ns, append(launchOpts(), tc.opts...)...)
 		require.ErrorContains(t, err, tc.want)

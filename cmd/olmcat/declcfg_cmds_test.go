@@ -40,7 +40,7 @@ const opmManifests = "../../fixtures/legacy/opm-manifests/opm-migrate"
 func TestValidateCommand(t *testing.T) {
 	invalid := writeCatalogFile(t, `{"schema":"olm.package","name":"foo","defaultChannel":"beta"}
 {"schema":"olm.channel","name":"stable","package":"foo","entries":[{"name":"foo.v1"}]}
-{"schema":"olm.bundle","name":"foo.v1","package":"foo","image":"docker.io/strimzi/operator@@sha256:abc","properties":[{"type":"olm.package","value":{"packageName":"foo","version":"1.0.0"}}]}`)
+{"schema":"olm.bundle","name":"foo.v1","package":"foo","image":"example.com/strimzi/operator@@sha256:abc","properties":[{"type":"olm.package","value":{"packageName":"foo","version":"1.0.0"}}]}`)
 	broken := writeCatalogFile(t, `{"name":"no-schema"}`)
 
 	tests := []struct {
@@ -55,7 +55,7 @@ func TestValidateCommand(t *testing.T) {
 			"", "OK: " + opmManifests + ": 3 packages, 7 channels, 10 bundles\n"},
 		{"invalid", []string{"validate", invalid}, 1,
 			`catalog.json#0: olm.package foo: default channel "beta" not found in the package's channels` + "\n" +
-				`catalog.json#2: olm.bundle foo/foo.v1: invalid image "docker.io/strimzi/operator@@sha256:abc": invalid reference format` + "\n",
+				`catalog.json#2: olm.bundle foo/foo.v1: invalid image "example.com/strimzi/operator@@sha256:abc": invalid reference format` + "\n",
 			"Error: " + invalid + ": invalid catalog: 2 problem(s)\n"},
 		{"unreadable", []string{"validate", broken}, 1,
 			"load catalog.json: blob #0: missing root schema field\n", ""},

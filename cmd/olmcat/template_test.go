@@ -213,7 +213,7 @@ func TestMigrateToTemplateGeneratedIndex(t *testing.T) {
 	reg := imagetest.New(t)
 	require.NoError(t, bundleimages.DBBundles(reg.Host, bundles, remote.WithTransport(reg.Server.Client().Transport)))
 	conf := filepath.Join(t.TempDir(), "registries.conf")
-	require.NoError(t, os.WriteFile(conf, []byte(bundleimages.MirrorConf(reg.Host, "quay.io/olmcat-bench")), 0o644))
+	require.NoError(t, os.WriteFile(conf, []byte(bundleimages.MirrorConf(reg.Host, "example.com/olmcat-bench")), 0o644))
 
 	out := filepath.Join(t.TempDir(), "templates")
 	report := filepath.Join(t.TempDir(), "report.json")

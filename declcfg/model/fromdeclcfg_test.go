@@ -57,7 +57,7 @@ func convertBlobs(t *testing.T, blobs []string) (*Model, error) {
 }
 
 func TestConvertToModelRules(t *testing.T) {
-	const badImage = "docker.io/strimzi/operator@@sha256:1e1c2c5f8f2a3f0a6d1b2b3a9f6c2e7d2f8c5a0e3b4d5c6f7a8b9c0d1e2f3a4b"
+	const badImage = "example.com/strimzi/operator@@sha256:1e1c2c5f8f2a3f0a6d1b2b3a9f6c2e7d2f8c5a0e3b4d5c6f7a8b9c0d1e2f3a4b"
 	tests := []struct {
 		name  string
 		blobs []string
@@ -86,7 +86,7 @@ func TestConvertToModelRules(t *testing.T) {
 		{"package name not a DNS-1123 label", []string{
 			pkgBlob("Foo_Bar", "stable"),
 			chBlob("Foo_Bar", "stable", entry("b.v1")),
-			bundleWith("Foo_Bar", "b.v1", "quay.io/test/b:v1", pkgProp("Foo_Bar", "1.0.0")),
+			bundleWith("Foo_Bar", "b.v1", "example.com/test/b:v1", pkgProp("Foo_Bar", "1.0.0")),
 		}, []string{
 			"catalog.json#0: olm.package Foo_Bar: invalid package name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
 		}},
@@ -175,7 +175,7 @@ func TestConvertToModelRules(t *testing.T) {
 		}},
 
 		// olm.bundle
-		{"bundle package empty", append(append([]string{}, validFoo...), bundleWith("", "x.v1", "quay.io/x:v1", pkgProp("", "1.0.0"))), []string{
+		{"bundle package empty", append(append([]string{}, validFoo...), bundleWith("", "x.v1", "example.com/x:v1", pkgProp("", "1.0.0"))), []string{
 			"catalog.json#4: olm.bundle x.v1: bundle package must be set",
 		}},
 		{"bundle of unknown package", append(append([]string{}, validFoo...), bundleBlob("bar", "bar.v1", "1.0.0")), []string{
@@ -189,37 +189,37 @@ func TestConvertToModelRules(t *testing.T) {
 		}},
 		{"property value does not match its schema", []string{
 			validFoo[0], validFoo[1], validFoo[2],
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"), `{"type":"olm.gvk","value":"Foo"}`),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0", pkgProp("foo", "0.2.0"), `{"type":"olm.gvk","value":"Foo"}`),
 		}, []string{
 			"catalog.json#3: olm.bundle foo/foo.v0.2.0: property #1 (olm.gvk): value does not match the olm.gvk schema: json: cannot unmarshal string into Go value of type declcfg.GVKValue",
 		}},
 		{"property type empty", []string{
 			validFoo[0], validFoo[1], validFoo[2],
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"), `{"type":"","value":{}}`),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0", pkgProp("foo", "0.2.0"), `{"type":"","value":{}}`),
 		}, []string{
 			"catalog.json#3: olm.bundle foo/foo.v0.2.0: property #1: type must be set",
 		}},
 		{"no olm.package property", []string{
 			validFoo[0], validFoo[1], validFoo[2],
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0"),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0"),
 		}, []string{
 			"catalog.json#3: olm.bundle foo/foo.v0.2.0: must have exactly one olm.package property, found 0",
 		}},
 		{"two olm.package properties", []string{
 			validFoo[0], validFoo[1], validFoo[2],
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "0.2.0"), pkgProp("foo", "0.2.1")),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0", pkgProp("foo", "0.2.0"), pkgProp("foo", "0.2.1")),
 		}, []string{
 			"catalog.json#3: olm.bundle foo/foo.v0.2.0: must have exactly one olm.package property, found 2",
 		}},
 		{"olm.package names another package", []string{
 			validFoo[0], validFoo[1], validFoo[2],
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("bar", "0.2.0")),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0", pkgProp("bar", "0.2.0")),
 		}, []string{
 			`catalog.json#3: olm.bundle foo/foo.v0.2.0: olm.package property packageName "bar" does not match the bundle's package "foo"`,
 		}},
 		{"version not semver", []string{
 			validFoo[0], validFoo[1], validFoo[2],
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:v0.2.0", pkgProp("foo", "v0.2")),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:v0.2.0", pkgProp("foo", "v0.2")),
 		}, []string{
 			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid version "v0.2" in olm.package property: No Major.Minor.Patch elements found`,
 		}},
@@ -232,10 +232,10 @@ func TestConvertToModelRules(t *testing.T) {
 		{"invalid image and related image", []string{
 			validFoo[0], validFoo[1], validFoo[2],
 			strings.TrimSuffix(bundleWith("foo", "foo.v0.2.0", badImage, pkgProp("foo", "0.2.0")), "}") +
-				`,"relatedImages":[{"name":"op","image":"quay.io/UPPER/case:v1"},{"name":"ok","image":"quay.io/ok/image:v1"}]}`,
+				`,"relatedImages":[{"name":"op","image":"example.com/UPPER/case:v1"},{"name":"ok","image":"example.com/ok/image:v1"}]}`,
 		}, []string{
 			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid image "` + badImage + `": invalid reference format`,
-			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid related image "quay.io/UPPER/case:v1" (name "op"): invalid reference format: repository name (UPPER/case) must be lowercase`,
+			`catalog.json#3: olm.bundle foo/foo.v0.2.0: invalid related image "example.com/UPPER/case:v1" (name "op"): invalid reference format: repository name (UPPER/case) must be lowercase`,
 		}},
 		{"bundle in no channel", append(append([]string{}, validFoo...), bundleBlob("foo", "foo.v0.3.0", "0.3.0")), []string{
 			"catalog.json#4: olm.bundle foo/foo.v0.3.0: bundle not found in any channel entries",
@@ -249,11 +249,11 @@ func TestConvertToModelRules(t *testing.T) {
 		{"release", []string{
 			validFoo[0],
 			chBlob("foo", "stable", entry("foo-v0.1.0-1"), entry("foo-v0.1.0-2", "foo-v0.1.0-1"), entry("foo.v0.2.0", "foo-v0.1.0-2"), entry("foo.v0.3.0", "foo.v0.2.0"), entry("foo.v0.4.0", "foo.v0.3.0")),
-			bundleWith("foo", "foo-v0.1.0-1", "quay.io/foo:1", `{"type":"olm.package","value":{"packageName":"foo","version":"0.1.0","release":"1"}}`),
-			bundleWith("foo", "foo-v0.1.0-2", "quay.io/foo:2", `{"type":"olm.package","value":{"packageName":"foo","version":"0.1.0","release":"2"}}`),
-			bundleWith("foo", "foo.v0.2.0", "quay.io/foo:3", `{"type":"olm.package","value":{"packageName":"foo","version":"0.2.0","release":"a..b"}}`),
-			bundleWith("foo", "foo.v0.3.0", "quay.io/foo:4", `{"type":"olm.package","value":{"packageName":"foo","version":"0.3.0+build","release":"abcdefghijklmnopqrstuvwxyz"}}`),
-			bundleWith("foo", "foo.v0.4.0", "quay.io/foo:5", `{"type":"olm.package","value":{"packageName":"foo","version":"0.4.0","release":"01"}}`),
+			bundleWith("foo", "foo-v0.1.0-1", "example.com/foo:1", `{"type":"olm.package","value":{"packageName":"foo","version":"0.1.0","release":"1"}}`),
+			bundleWith("foo", "foo-v0.1.0-2", "example.com/foo:2", `{"type":"olm.package","value":{"packageName":"foo","version":"0.1.0","release":"2"}}`),
+			bundleWith("foo", "foo.v0.2.0", "example.com/foo:3", `{"type":"olm.package","value":{"packageName":"foo","version":"0.2.0","release":"a..b"}}`),
+			bundleWith("foo", "foo.v0.3.0", "example.com/foo:4", `{"type":"olm.package","value":{"packageName":"foo","version":"0.3.0+build","release":"abcdefghijklmnopqrstuvwxyz"}}`),
+			bundleWith("foo", "foo.v0.4.0", "example.com/foo:5", `{"type":"olm.package","value":{"packageName":"foo","version":"0.4.0","release":"01"}}`),
 		}, []string{
 			`catalog.json#4: olm.bundle foo/foo.v0.2.0: invalid release "a..b" in olm.package property: Prerelease is empty`,
 			`catalog.json#4: olm.bundle foo/foo.v0.2.0: bundle name must be "foo-v0.2.0-a..b" for a bundle with release "a..b"`,
@@ -304,7 +304,7 @@ func TestModelValidateBuiltModel(t *testing.T) {
 	mp := &Package{Name: "foo", Channels: map[string]*Channel{}}
 	mc := &Channel{Package: mp, Name: "stable", Bundles: map[string]*Bundle{}}
 	mp.Channels["stable"] = mc
-	mc.Bundles["foo.v1"] = &Bundle{Package: mp, Channel: mc, Name: "foo.v1", Image: "quay.io/foo:v1",
+	mc.Bundles["foo.v1"] = &Bundle{Package: mp, Channel: mc, Name: "foo.v1", Image: "example.com/foo:v1",
 		Version: semver.MustParse("1.0.0"), Properties: []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: "foo", Version: "1.0.0"})}}
 	mc.Bundles["foo.v1-again"] = &Bundle{Package: mp, Channel: mc, Name: "foo.v1-again", Replaces: "foo.v1", Skips: []string{""}, SkipRange: "not a range",
 		Version: semver.MustParse("1.0.0")}

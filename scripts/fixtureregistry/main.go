@@ -28,7 +28,7 @@ import (
 func main() {
 	addr := flag.String("addr", bundleimages.FixtureHost, "loopback address to serve on")
 	root := flag.String("bundles", "fixtures/bundles", "the bundle directories")
-	synthetic := flag.Int("synthetic", 0, "instead: push this many synthetic bundles (internal/testutil/catalogtest, etcd base) under their own names (quay.io/olmcat-bench/...)")
+	synthetic := flag.Int("synthetic", 0, "instead: push this many synthetic bundles (internal/testutil/catalogtest, etcd base) under their own names (example.com/olmcat-bench/...)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -85,7 +85,7 @@ func builtinBase(n int) (*base, error) {
 const (
 	descriptionLine = "Manages the lifecycle of a database: install, upgrade, backup & restore <b>safely</b>. "
 	schemaField     = `"field%03d":{"type":"string","description":"a configurable field of the spec"},`
-	builtinImage    = "quay.io/example/operator:v1"
+	builtinImage    = "example.com/example/operator:v1"
 )
 
 // builtinManifests returns the built-in manifests, the CSV last: its

@@ -33,7 +33,7 @@ func Entry(name string, replaces ...string) string {
 // BundleBlob renders an olm.bundle blob with an image and an olm.package
 // property.
 func BundleBlob(pkg, name, version string) string {
-	return BundleWith(pkg, name, "quay.io/test/"+pkg+"-bundle:"+version, PkgProp(pkg, version))
+	return BundleWith(pkg, name, "example.com/test/"+pkg+"-bundle:"+version, PkgProp(pkg, version))
 }
 
 // PkgProp renders an olm.package property.

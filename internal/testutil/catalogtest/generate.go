@@ -22,7 +22,7 @@ const DefaultBundlesPerPackage = 25
 // imagePrefix starts the image of every generated bundle:
 // "<imagePrefix><pkg>-bundle:v1.<j>.0" (the tests that push the bundles
 // mirror it to a loopback registry).
-const imagePrefix = "quay.io/olmcat-bench/"
+const imagePrefix = "example.com/olmcat-bench/"
 
 // Option configures Generate.
 type Option func(*config)
