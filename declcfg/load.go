@@ -29,11 +29,12 @@ type LoadOption func(*loadOptions)
 
 type loadOptions struct {
 	concurrency int
-	packages    map[string]bool // nil: every package
-	lean        bool            // WithLeanBundles
-	file        string          // WithFile, WithBlob: the one file to load
-	blob        *blobChoice     // WithBlob
-	finished    bool            // WithRootFinished
+	packages    map[string]bool      // nil: every package
+	lean        bool                 // WithLeanBundles
+	file        string               // WithFile, WithBlob: the one file to load
+	blob        *blobChoice          // WithBlob
+	finished    bool                 // WithRootFinished
+	spans       func(string, []Span) // WithSpans
 }
 
 // WithConcurrency bounds the number of files decoded at once (default
@@ -250,7 +251,11 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 		in = bytes.NewReader(data)
 	}
 	cfg := &DeclarativeConfig{}
-	err = decodeStream(in, false, func(blob json.RawMessage, index int) error { // addBlob copies what it keeps
+	var spans *[]Span
+	if o.spans != nil {
+		spans = new([]Span)
+	}
+	err = decodeStreamSpans(in, false, func(blob json.RawMessage, index int) error { // addBlob copies what it keeps
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -258,13 +263,16 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 			return &blobError{err: fmt.Errorf("load %s: blob #%d: %w", rel, index, err)}
 		}
 		return nil
-	})
+	}, spans)
 	if err != nil {
 		var be *blobError
 		if errors.As(err, &be) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("load %s: %w", rel, err)
+	}
+	if spans != nil && len(*spans) > 0 {
+		o.spans(rel, *spans)
 	}
 	if packages != nil {
 		cfg.keepPackages(packages)

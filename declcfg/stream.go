@@ -31,8 +31,17 @@ func DecodeStream(r io.Reader, fn func(blob json.RawMessage, index int) error) e
 // may point into the stream's buffer and is valid only until fn returns
 // (addBlob copies what it keeps), which saves copying every blob.
 func decodeStream(r io.Reader, own bool, fn func(blob json.RawMessage, index int) error) error {
+	return decodeStreamSpans(r, own, fn, nil)
+}
+
+// decodeStreamSpans is decodeStream; when spans is not nil, it also
+// collects there the byte range of every blob of a stream that is plain
+// concatenated JSON objects, each framed as it is in the input (see
+// WithSpans), and sets it to nil for any other stream: YAML, a byte order
+// mark, a stream left to encoding/json.
+func decodeStreamSpans(r io.Reader, own bool, fn func(blob json.RawMessage, index int) error, spans *[]Span) error {
 	br := bufio.NewReaderSize(&nulGuard{r: r}, 8*1024) // json.Decoder buffers on its own
-	first, err := firstNonSpace(br)
+	first, skipped, bom, err := firstNonSpace(br)
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -40,7 +49,13 @@ func decodeStream(r io.Reader, own bool, fn func(blob json.RawMessage, index int
 		return fmt.Errorf("read blob stream: %w", err)
 	}
 	if first == '{' {
-		return decodeJSONObjects(br, own, fn)
+		if bom && spans != nil {
+			*spans, spans = nil, nil
+		}
+		return frameJSONObjects(br, own, fn, &spanRecorder{base: skipped, spans: spans})
+	}
+	if spans != nil {
+		*spans = nil
 	}
 	return decodeYAMLStream(br, fn)
 }
@@ -94,12 +109,13 @@ func checkNUL(data []byte) error {
 }
 
 // firstNonSpace peeks at the first byte that is not JSON/YAML whitespace
-// without consuming anything but that whitespace.
-func firstNonSpace(br *bufio.Reader) (byte, error) {
-	for {
+// without consuming anything but that whitespace; it also says how many
+// bytes it consumed and whether a byte order mark was among them.
+func firstNonSpace(br *bufio.Reader) (first byte, skipped int64, bom bool, err error) {
+	for ; ; skipped++ {
 		b, err := br.ReadByte()
 		if err != nil {
-			return 0, err
+			return 0, skipped, bom, err
 		}
 		switch b {
 		case ' ', '\t', '\r', '\n':
@@ -107,10 +123,12 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 		case 0xEF: // a UTF-8 byte order mark is not content
 			if rest, perr := br.Peek(2); perr == nil && rest[0] == 0xBB && rest[1] == 0xBF {
 				_, _ = br.Discard(2)
+				skipped += 2
+				bom = true
 				continue
 			}
 		}
-		return b, br.UnreadByte()
+		return b, skipped, bom, br.UnreadByte()
 	}
 }
 
@@ -124,6 +142,20 @@ func firstNonSpace(br *bufio.Reader) (byte, error) {
 // rest of the stream goes to decodeJSONStream, whose errors the loader
 // has always reported.
 func decodeJSONObjects(br *bufio.Reader, own bool, fn func(json.RawMessage, int) error) error {
+	return frameJSONObjects(br, own, fn, &spanRecorder{})
+}
+
+// spanRecorder collects the blob ranges of a stream (decodeStreamSpans):
+// base is where the framed input starts in the stream; spans is nil when
+// no one asked.
+type spanRecorder struct {
+	base  int64
+	spans *[]Span
+}
+
+// frameJSONObjects is decodeJSONObjects, noting each framed blob's range
+// in rec; a stream left to encoding/json has none.
+func frameJSONObjects(br *bufio.Reader, own bool, fn func(json.RawMessage, int) error, rec *spanRecorder) error {
 	fr := jsonscan.NewFramer(br)
 	for i := 0; ; i++ {
 		blob, ok, err := fr.Next()
@@ -134,7 +166,14 @@ func decodeJSONObjects(br *bufio.Reader, own bool, fn func(json.RawMessage, int)
 			if fr.Done() {
 				return nil
 			}
+			if rec.spans != nil {
+				*rec.spans = nil
+			}
 			return decodeJSONStreamFrom(fr.Rest(), i, fn)
+		}
+		if rec.spans != nil {
+			end := rec.base + fr.Offset()
+			*rec.spans = append(*rec.spans, Span{Off: end - int64(len(blob)), End: end})
 		}
 		if own {
 			blob = append(json.RawMessage(nil), blob...)

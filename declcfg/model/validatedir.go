@@ -76,6 +76,13 @@ func WithLeanBundles() DirOption {
 	return func(o *dirOptions) { o.load = append(o.load, declcfg.WithLeanBundles()) }
 }
 
+// WithSpans hands fn the byte range of every blob of each plain JSON file
+// as it is decoded (declcfg.WithSpans), for a caller that reads blobs
+// back from their files later.
+func WithSpans(fn func(file string, spans []declcfg.Span)) DirOption {
+	return func(o *dirOptions) { o.load = append(o.load, declcfg.WithSpans(fn)) }
+}
+
 // ValidateDir checks the declarative config directory root exactly as
 // FromDeclcfg(declcfg.LoadDir(root)) does, with the same error: LoadDir's
 // error when the directory does not load, else a *ValidationError with the

@@ -15,6 +15,7 @@ type Framer struct {
 	data []byte // read so far; data[off:] is not consumed yet
 	off  int
 	buf  []byte // data[off:]
+	pos  int64  // input bytes consumed
 	eof  bool
 	err  error
 }
@@ -67,6 +68,11 @@ func (f *Framer) Next() (obj []byte, ok bool, err error) {
 // Done reports whether the whole input was read and consumed.
 func (f *Framer) Done() bool { return f.eof && len(f.buf) == 0 }
 
+// Offset is the number of input bytes consumed so far: right after Next
+// returned an object, where that object ends in the input, so that a
+// caller can note where each object is without keeping it.
+func (f *Framer) Offset() int64 { return f.pos }
+
 // Rest is the input not consumed yet: what Next could not frame, then the
 // rest of the underlying reader. Callers hand it to a json.Decoder for
 // its error.
@@ -106,5 +112,6 @@ func (f *Framer) fill() bool {
 // consume drops the first n bytes of f.buf.
 func (f *Framer) consume(n int) {
 	f.off += n
+	f.pos += int64(n)
 	f.buf = f.data[f.off:]
 }

@@ -87,14 +87,18 @@ func (c *spanCache) read(dir, file string, index int) ([]byte, error) {
 	if index >= len(spans) {
 		return nil, nil
 	}
+	return readRange(path, spans[index].off, spans[index].n)
+}
+
+// readRange reads n bytes at off of the file at path.
+func readRange(path string, off, n int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	sp := spans[index]
-	blob := make([]byte, sp.n)
-	if _, err := f.ReadAt(blob, sp.off); err != nil {
+	blob := make([]byte, n)
+	if _, err := f.ReadAt(blob, off); err != nil {
 		return nil, err
 	}
 	return blob, nil

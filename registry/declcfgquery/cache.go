@@ -32,7 +32,7 @@ const (
 	// cacheVersion is part of the key: bump it whenever the snapshot
 	// layout or what the index derives from the catalog changes, so
 	// snapshots written by an older olmcat are rebuilt rather than served.
-	cacheVersion = 9
+	cacheVersion = 10
 	// cacheFile is the snapshot's name inside the cache directory.
 	cacheFile = "declcfgquery.snapshot"
 )

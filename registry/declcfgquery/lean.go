@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,6 +25,8 @@ import (
 // dropped); each valid package is converted and added to the index, with,
 // per bundle, where its blob is instead of its manifests, and its model
 // is dropped. Conversion runs beside the decoding of the next packages.
+// The load notes where each blob is in its file as it frames it
+// (model.WithSpans), so that serving a blob reads that blob alone.
 func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 	src := newFileSource(dir)
 	ib := newIndexBuilder()
@@ -34,10 +38,11 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 			return src.addBundle(i, c.model.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
 		})
 	})
-	_, err := model.ValidateDir(ctx, dir, model.WithModels(conv.add), model.WithLeanBundles())
+	_, err := model.ValidateDir(ctx, dir, model.WithModels(conv.add), model.WithLeanBundles(), model.WithSpans(src.noteSpans))
 	if cerr := conv.wait(); err == nil {
 		err = cerr
 	}
+	src.loaded = nil // every blob ref has its range now
 	var ve *model.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -73,15 +78,26 @@ type fileSource struct {
 	// package's description and icon from it.
 	pkgRefs map[string]blobRef
 	spans   *spanCache
-	cache   *lru.Cache[int32, blobManifests]
+	// loaded are the blob ranges of the plain JSON files, noted by the
+	// load as it frames them and copied into the refs; dropped once loaded.
+	loadedMu sync.Mutex
+	loaded   map[string][]declcfg.Span
+	cache    *lru.Cache[int32, blobManifests]
 	// rootFinished is set once a blob read found no unfinished write of
 	// dir (declcfg.WithRootFinished).
 	rootFinished atomic.Bool
 }
 
 // blobRef is where a blob is: file number and position in the file's
-// stream.
-type blobRef struct{ File, Index int32 }
+// stream, and, when the load framed it in a plain JSON file, its byte
+// range there, so that serving it reads it alone (Len 0: not known; the
+// file's ranges are then found on its first read, see spanCache). A
+// uint32 range keeps the ref at 16 bytes; a blob ending beyond 4 GiB into
+// its file has none.
+type blobRef struct {
+	File, Index int32
+	Off, Len    uint32
+}
 
 type fileStamp struct {
 	size int64
@@ -90,7 +106,15 @@ type fileStamp struct {
 
 func newFileSource(dir string) *fileSource {
 	return &fileSource{dir: dir, fileNo: map[string]int32{}, pkgRefs: map[string]blobRef{},
-		spans: newSpanCache(), cache: lru.New[int32, blobManifests](manifestCacheBytes)}
+		spans: newSpanCache(), loaded: map[string][]declcfg.Span{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
+}
+
+// noteSpans keeps the blob ranges the load found in file
+// (model.WithSpans); the load calls it from its decoding goroutines.
+func (s *fileSource) noteSpans(file string, spans []declcfg.Span) {
+	s.loadedMu.Lock()
+	s.loaded[file] = spans
+	s.loadedMu.Unlock()
 }
 
 // ref numbers the file of origin (stamping it on first sight) and
@@ -107,7 +131,16 @@ func (s *fileSource) ref(o declcfg.Origin) (blobRef, error) {
 		s.stamps = append(s.stamps, fileStamp{size: st.Size(), mod: st.ModTime()})
 		s.fileNo[o.File] = n
 	}
-	return blobRef{File: n, Index: int32(o.Index)}, nil
+	r := blobRef{File: n, Index: int32(o.Index)}
+	s.loadedMu.Lock()
+	spans := s.loaded[o.File]
+	s.loadedMu.Unlock()
+	if o.Index < len(spans) {
+		if sp := spans[o.Index]; sp.End <= math.MaxUint32 {
+			r.Off, r.Len = uint32(sp.Off), uint32(sp.End-sp.Off)
+		}
+	}
+	return r, nil
 }
 
 func (s *fileSource) addPackage(mp *model.Package) error {
@@ -148,7 +181,13 @@ func (s *fileSource) checkFile(n int32) error {
 // file (checkFile).
 func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
 	file := s.files[ref.File]
-	blob, err := s.spans.read(s.dir, file, int(ref.Index))
+	var blob []byte
+	var err error
+	if ref.Len > 0 {
+		blob, err = readRange(filepath.Join(s.dir, filepath.FromSlash(file)), int64(ref.Off), int64(ref.Len))
+	} else {
+		blob, err = s.spans.read(s.dir, file, int(ref.Index))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -103,8 +103,8 @@ var errSnapshotNumbers = errors.New("snapshot record out of range")
 // index must never index out of its tables.
 func (s *snapshot) check() error {
 	ns := int32(len(s.Strings) + 1)
-	ok := len(s.PkgRefs) == len(s.Packages) && len(s.Refs) == len(s.Bundles) && refsIn(len(s.Files), s.PkgRefs) &&
-		refsIn(len(s.Files), s.Refs) && in(ns, s.Skips...) && in(int32(len(s.Props)), s.Nums...)
+	ok := len(s.PkgRefs) == len(s.Packages) && len(s.Refs) == len(s.Bundles) && refsIn(s.Files, s.PkgRefs) &&
+		refsIn(s.Files, s.Refs) && in(ns, s.Skips...) && in(int32(len(s.Props)), s.Nums...)
 	for _, a := range s.APIs {
 		ok = ok && in(ns, a.Group, a.Version, a.Kind)
 	}
@@ -141,10 +141,12 @@ func in(limit int32, nums ...int32) bool {
 	return true
 }
 
-// refsIn reports whether every blob is in one of files files.
-func refsIn(files int, refs []blobRef) bool {
+// refsIn reports whether every blob is in one of files, its byte range
+// (if any) inside the file as stamped: a served blob is read by its range
+// alone, and a corrupt range must not size a read beyond its file.
+func refsIn(files []snapshotFile, refs []blobRef) bool {
 	for _, r := range refs {
-		if !in(int32(files), r.File) || r.Index < 0 {
+		if !in(int32(len(files)), r.File) || r.Index < 0 || int64(r.Off)+int64(r.Len) > files[r.File].Size {
 			return false
 		}
 	}
