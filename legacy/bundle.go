@@ -27,9 +27,6 @@ func (db *DB) buildBundle(ctx context.Context, t *tables, pkg, name string, raw 
 	}
 	b := &bb.b
 	b.Deprecated = t.deprecated[name] || hasType(b.Properties, "olm.deprecated")
-	if db.opts.skipManifests {
-		b.CSV, b.Objects = nil, nil
-	}
 	return bb.b, nil
 }
 

@@ -102,7 +102,8 @@ type openOptions struct {
 // SkipManifests makes ReadPackage leave Bundle.CSV and Bundle.Objects nil
 // (they are still read internally where needed to derive missing columns),
 // for callers such as servers that fetch them on demand with
-// BundleManifests instead of holding them in memory.
+// BundleManifests (or with a package, ReadPackageWithObjects) instead of
+// holding them in memory.
 func SkipManifests() Option { return func(o *openOptions) { o.skipManifests = true } }
 
 // Open opens the database at path read-only (immutable), detects its

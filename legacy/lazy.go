@@ -279,12 +279,12 @@ func eachRange(x *lazyIndex, r *rowRuns, keys []string, read func(rowSel) error)
 
 // lazyRows reads one package's entries and rows by rowid ranges, with
 // its stranded bundles' when the catalog checks ran.
-func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
+func (d *DB) lazyRows(ctx context.Context, name string, objects bool) (*pkgRows, error) {
 	x, err := d.index(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pr := &pkgRows{tip: x.tip, stranded: d.stranded[name]}
+	pr := &pkgRows{tip: x.tip, stranded: d.stranded[name], objects: objects}
 	err = eachRange(x, &x.entries, []string{name}, func(sel rowSel) error {
 		return d.readEntries(ctx, sel, func(e ChannelEntry) { pr.entries = append(pr.entries, e) })
 	})
@@ -299,7 +299,7 @@ func (d *DB) lazyRows(ctx context.Context, name string) (*pkgRows, error) {
 			named = append(named, e.Bundle)
 		}
 	}
-	if pr.raws, err = d.fetchBundles(ctx, append(named, pr.stranded...)); err != nil {
+	if pr.raws, err = d.fetchBundles(ctx, append(named, pr.stranded...), objects); err != nil {
 		return nil, err
 	}
 	t := newTables(x)

@@ -202,3 +202,49 @@ func TestLazyOpenReadsNoBundleTables(t *testing.T) {
 	_, err = Open(context.Background(), path)
 	require.Error(t, err, "an eager Open reads channel_entry")
 }
+
+// TestReadPackageWithObjects: on a DB opened with SkipManifests,
+// ReadPackageWithObjects reads every package of every fixture (lazily or
+// not) as ReadPackage does on a DB that keeps the manifests, with each
+// bundle's objects what BundleManifests returns; ReadPackage still leaves
+// the manifests out.
+func TestReadPackageWithObjects(t *testing.T) {
+	dirs, err := os.ReadDir(fixtures)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, d := range dirs {
+		for _, mode := range [][]Option{nil, {Lazy()}} {
+			want := readAll(t, openPath(t, fixture(d.Name()), mode...))
+			db := openPath(t, fixture(d.Name()), append(mode, SkipManifests())...)
+			for name, pd := range want {
+				got, err := db.ReadPackageWithObjects(ctx, name)
+				require.NoError(t, err, name)
+				assert.Equal(t, pd, got, name)
+				for _, b := range got.Bundles {
+					if unreadableBundle(b) {
+						continue
+					}
+					_, objs, err := db.BundleManifests(ctx, b.Name)
+					require.NoError(t, err, b.Name)
+					assert.Equal(t, objs, b.Objects, b.Name)
+				}
+				skipped, err := db.ReadPackage(ctx, name)
+				require.NoError(t, err, name)
+				for _, b := range skipped.Bundles {
+					assert.Nil(t, b.CSV, b.Name)
+					assert.Nil(t, b.Objects, b.Name)
+				}
+			}
+		}
+	}
+}
+
+// unreadableBundle reports whether b's bundle column could not be split.
+func unreadableBundle(b Bundle) bool {
+	for _, u := range b.Unreadable {
+		if u.Column == "bundle" {
+			return true
+		}
+	}
+	return false
+}

@@ -41,13 +41,16 @@ func (d *DB) needCSV() bool {
 }
 
 // fetchBundles reads the per-package columns of the named rows with
-// primary-key lookups, a chunk of names per query.
-func (d *DB) fetchBundles(ctx context.Context, names []string) (map[string]*rawBundle, error) {
+// primary-key lookups, a chunk of names per query; the manifest columns
+// too when objects is set (see ReadPackageWithObjects) or the DB keeps
+// manifests.
+func (d *DB) fetchBundles(ctx context.Context, names []string, objects bool) (map[string]*rawBundle, error) {
 	csvSel, bundleSel := "NULL", "NULL"
-	if !d.opts.skipManifests || d.needCSV() {
+	keep := !d.opts.skipManifests || objects
+	if keep || d.needCSV() {
 		csvSel = "csv"
 	}
-	if !d.opts.skipManifests || !d.sch.has("properties") {
+	if keep || !d.sch.has("properties") {
 		bundleSel = "bundle"
 	}
 	s := d.sch
@@ -144,6 +147,21 @@ func (r *pkgReport) add(kind RepairKind, table, bundle, detail string) {
 // known damage is repaired in memory and listed in Repairs; the file is
 // never written.
 func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error) {
+	return db.readPackage(ctx, name, false)
+}
+
+// ReadPackageWithObjects is ReadPackage with each bundle's manifests (CSV
+// and Objects) even when the DB was opened with SkipManifests, for a
+// caller about to serve the package's manifests: the metadata columns of
+// an operatorbundle row lie after its manifest columns, so reading the
+// metadata walks the row's overflow pages anyway, and reading the
+// manifests in the same pass saves walking them again per bundle.
+// Everything else is what ReadPackage returns.
+func (db *DB) ReadPackageWithObjects(ctx context.Context, name string) (*PackageData, error) {
+	return db.readPackage(ctx, name, true)
+}
+
+func (db *DB) readPackage(ctx context.Context, name string, objects bool) (*PackageData, error) {
 	pkg, ok := db.pkgs[name]
 	if !ok {
 		return nil, fmt.Errorf("read %s: package %q: no such package", db.path, name)
@@ -151,9 +169,9 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	var pr *pkgRows
 	var err error
 	if db.lazy != nil {
-		pr, err = db.lazyRows(ctx, name)
+		pr, err = db.lazyRows(ctx, name, objects)
 	} else {
-		pr, err = db.eagerRows(ctx, name)
+		pr, err = db.eagerRows(ctx, name, objects)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: package %q: %w", db.path, name, err)
@@ -178,6 +196,9 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 		b, err := db.buildBundle(ctx, pr.t, name, n, raw, heads[n], edges[n], rep)
 		if err != nil {
 			return Bundle{}, fmt.Errorf("bundle %s: %w", n, err)
+		}
+		if db.opts.skipManifests && !pr.objects {
+			b.CSV, b.Objects = nil, nil
 		}
 		return b, nil
 	}
@@ -211,12 +232,14 @@ type pkgRows struct {
 	t                 *tables
 	members, stranded []string // sorted
 	raws              map[string]*rawBundle
+	// objects: the manifest columns were read for ReadPackageWithObjects.
+	objects bool
 }
 
 // eagerRows takes a package's rows from the tables read at Open and its
 // bundles' operatorbundle columns from the database.
-func (db *DB) eagerRows(ctx context.Context, name string) (*pkgRows, error) {
-	pr := &pkgRows{entries: db.entries[name], tip: db.tip, t: &db.tables, stranded: db.stranded[name]}
+func (db *DB) eagerRows(ctx context.Context, name string, objects bool) (*pkgRows, error) {
+	pr := &pkgRows{entries: db.entries[name], tip: db.tip, t: &db.tables, stranded: db.stranded[name], objects: objects}
 	seen := map[string]bool{}
 	for _, e := range pr.entries {
 		if _, exists := db.rows[e.Bundle]; exists && !seen[e.Bundle] {
@@ -226,7 +249,7 @@ func (db *DB) eagerRows(ctx context.Context, name string) (*pkgRows, error) {
 	}
 	sort.Strings(pr.members)
 	var err error
-	pr.raws, err = db.fetchBundles(ctx, append(append([]string(nil), pr.members...), pr.stranded...))
+	pr.raws, err = db.fetchBundles(ctx, append(append([]string(nil), pr.members...), pr.stranded...), objects)
 	return pr, err
 }
 

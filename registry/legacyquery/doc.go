@@ -16,7 +16,11 @@
 // and the api tables when the reader serves them as stored, else by
 // reading every package once, not keeping them). Bundle manifests (the csv and bundle columns) are read per call
 // (keeping only a 16 MiB LRU of recently split columns, which a
-// channel-by-channel walk hits half the time).
+// channel-by-channel walk hits half the time), or, once the update graph
+// is read, with their package when a call about its bundles reads it and
+// they fit a quarter of that LRU: the metadata columns lie after the
+// manifests in each row, so the package read walks the manifests' pages
+// anyway.
 //
 // A bundle named by the entries of several packages is served as the
 // first of them by name reads it, as the eager index this replaced did.

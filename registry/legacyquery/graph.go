@@ -37,6 +37,8 @@ type graph struct {
 	// entries name it (the package whose read of the bundle is served);
 	// -1 for every other name.
 	owner []int32
+	// owned is, by name id, how many bundles a package owns (see owner).
+	owned []int32
 	// chain marks, by entry index, the entries on the real replaces
 	// chain (see markChain).
 	chain bitset
@@ -107,10 +109,17 @@ func (q *Querier) graph(ctx context.Context) (*graph, error) {
 		q.graphVal, q.graphErr = readGraph(ctx, q.db)
 		if q.graphErr != nil {
 			q.graphErr = fmt.Errorf("index %s: %w", q.db.Path(), q.graphErr)
+		} else {
+			q.graphRead.Store(q.graphVal)
 		}
 	})
 	return q.graphVal, q.graphErr
 }
+
+// graphIfRead is the update graph if an RPC read it already, else nil:
+// for work that uses the graph when it is there but must not read it
+// (GetPackage reads no graph).
+func (q *Querier) graphIfRead() *graph { return q.graphRead.Load() }
 
 // rawEntry is a channel_entry row while the graph is built: names as
 // provisional ids (in order of first use), replaces as an entry_id.
@@ -247,6 +256,12 @@ func (g *graph) setOwners(rows []string) {
 			if o := g.owner[e.bundle]; o < 0 || e.pkg < o {
 				g.owner[e.bundle] = e.pkg
 			}
+		}
+	}
+	g.owned = make([]int32, len(g.names))
+	for _, o := range g.owner {
+		if o >= 0 {
+			g.owned[o]++
 		}
 	}
 }

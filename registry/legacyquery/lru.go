@@ -3,6 +3,8 @@ package legacyquery
 import (
 	"context"
 	"fmt"
+
+	"github.com/operator-catalog/olmcat/legacy"
 )
 
 // manifests is one bundle column, read and split for the api: what every
@@ -43,13 +45,64 @@ func (q *Querier) manifests(ctx context.Context, name string) (*manifests, error
 	if err != nil {
 		return nil, fmt.Errorf("read manifests of bundle %s: %w", name, err)
 	}
+	return q.keepManifests(g, name, objects), nil
+}
+
+// keepManifests splits a bundle's objects (freshly read, see
+// splitManifests; g may be nil when the update graph is not read yet) and
+// caches them.
+func (q *Querier) keepManifests(g *graph, name string, objects [][]byte) *manifests {
 	m := &manifests{name: name, null: objects == nil}
 	if len(objects) > 0 {
 		m.csv, m.objs, m.err = q.splitManifests(g, name, objects)
 		for _, o := range objects {
 			m.size += int64(len(o))
 		}
+		q.manifestsRead.Add(1)
+		q.manifestBytes.Add(m.size)
 	}
 	q.cache.Add(name, m, m.size)
-	return m, nil
+	return m
+}
+
+// seedBudget bounds the manifests a package read brings along (see
+// withObjects): a quarter of the manifest cache, so that what a read
+// holds at once stays small and what it seeds fits the cache.
+const seedBudget = manifestCacheBytes / 4
+
+// withObjects reports whether a read of package name should bring its
+// bundles' manifests (legacy ReadPackageWithObjects) to seed the
+// manifest cache: only once the update graph is read (a client asking
+// only for packages, GetPackage, never needs them), and when the
+// package's bundles times the mean size of the manifests read so far
+// (64 KiB before any) fit seedBudget, so a large package is read without
+// them and its manifests per call, as before.
+func (q *Querier) withObjects(name string) bool {
+	g := q.graphIfRead()
+	if g == nil {
+		return false
+	}
+	id, ok := g.id(name)
+	if !ok {
+		return false
+	}
+	mean := int64(64 << 10)
+	if n := q.manifestsRead.Load(); n > 0 {
+		mean = max(q.manifestBytes.Load()/n, 1)
+	}
+	return int64(g.owned[id]) <= seedBudget/mean
+}
+
+// seed caches the manifests of a bundle read with its package
+// (ReadPackageWithObjects), unless its bundle column could not be split:
+// BundleManifests then fails the call that asks for them, as before.
+// The objects are what BundleManifests would return: the bundle column
+// split, nil when NULL or empty.
+func (q *Querier) seed(b *legacy.Bundle) {
+	for _, u := range b.Unreadable {
+		if u.Column == "bundle" {
+			return
+		}
+	}
+	q.keepManifests(q.graphIfRead(), b.Name, b.Objects)
 }

@@ -38,19 +38,22 @@ type pkgData struct {
 // once share one read: a client's concurrent calls about one package
 // (parity makes eight at a time) would otherwise each read it. The read
 // is not cancelled with one caller; each caller stops waiting when its
-// own context ends.
-func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
+// own context ends. With manifests the caller is about to serve the
+// package's manifests, and the read brings them along when withObjects
+// allows (seeding the manifest cache: one walk of each row, not two).
+func (q *Querier) pkg(ctx context.Context, name string, manifests bool) (*pkgData, error) {
 	if p, ok := q.pkgs.Get(name); ok {
 		return p, nil
 	}
 	if !q.knownPackage(name) {
 		return nil, nil
 	}
+	objects := manifests && q.withObjects(name)
 	read := q.reads.DoChan(name, func() (any, error) {
 		if p, ok := q.pkgs.Get(name); ok { // read by a call that just finished
 			return p, nil
 		}
-		return q.readPkg(context.WithoutCancel(ctx), name)
+		return q.readPkg(context.WithoutCancel(ctx), name, objects)
 	})
 	select {
 	case r := <-read:
@@ -63,9 +66,14 @@ func (q *Querier) pkg(ctx context.Context, name string) (*pkgData, error) {
 	}
 }
 
-// readPkg reads a package and keeps it in the cache.
-func (q *Querier) readPkg(ctx context.Context, name string) (*pkgData, error) {
-	pd, err := q.db.ReadPackage(ctx, name)
+// readPkg reads a package and keeps it in the cache; with objects, its
+// bundles' manifests too, into the manifest cache (see seed).
+func (q *Querier) readPkg(ctx context.Context, name string, objects bool) (*pkgData, error) {
+	read := q.db.ReadPackage
+	if objects {
+		read = q.db.ReadPackageWithObjects
+	}
+	pd, err := read(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: package %s: %w", q.db.Path(), name, err)
 	}
@@ -78,6 +86,9 @@ func (q *Querier) readPkg(ctx context.Context, name string) (*pkgData, error) {
 		bi := newBundleInfo(&pd.Bundles[i])
 		p.bundles[bi.name] = bi
 		p.size += bi.size()
+		if objects {
+			q.seed(&pd.Bundles[i])
+		}
 	}
 	q.pkgs.Add(name, p, p.size)
 	return p, nil
@@ -89,7 +100,7 @@ func (q *Querier) info(ctx context.Context, name string) (*pkgInfo, error) {
 	if p, ok := q.infos.Load(name); ok {
 		return p.(*pkgInfo), nil
 	}
-	pd, err := q.pkg(ctx, name)
+	pd, err := q.pkg(ctx, name, true)
 	if err != nil || pd == nil {
 		return nil, err
 	}
@@ -114,7 +125,7 @@ func (q *Querier) bundle(ctx context.Context, g *graph, name string) (*bundleInf
 	if !ok {
 		return nil, nil
 	}
-	p, err := q.pkg(ctx, owner)
+	p, err := q.pkg(ctx, owner, true)
 	if err != nil || p == nil {
 		return nil, err
 	}

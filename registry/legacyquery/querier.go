@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/singleflight"
 
@@ -64,7 +65,8 @@ type bundleInfo struct {
 // ReadPackage) and kept in an LRU; the catalog's update graph (every
 // channel entry, linked) is read from channel_entry on the first RPC that
 // crosses packages; which bundles provide which API, and the api table's
-// plurals, on the first RPC that needs them. Manifests are read per call.
+// plurals, on the first RPC that needs them. Manifests are read per call,
+// or with their package (see withObjects).
 // A package's channels and default channel stay once read.
 type Querier struct {
 	db   *legacy.DB
@@ -84,12 +86,17 @@ type Querier struct {
 	graphOnce sync.Once
 	graphVal  *graph
 	graphErr  error
+	graphRead atomic.Pointer[graph] // graphVal once read without error
+
 	factsOnce sync.Once
 	factsVal  *facts
 	factsErr  error
 
 	// cache holds the most recently served bundle columns, split.
 	cache *lru.Cache[string, *manifests]
+	// manifestsRead and manifestBytes count the non-empty bundle columns
+	// read and their bytes, for withObjects' estimate.
+	manifestsRead, manifestBytes atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error

@@ -349,7 +349,7 @@ func (q *Querier) ListBundles(ctx context.Context, fn func(*api.Bundle) error) e
 			return err
 		}
 		if last == nil || last.info.name != r.owner {
-			if last, err = q.pkg(ctx, r.owner); err != nil {
+			if last, err = q.pkg(ctx, r.owner, !q.opts.omitManifests); err != nil {
 				return err
 			}
 		}
@@ -437,7 +437,11 @@ func (q *Querier) splitManifests(g *graph, name string, objects [][]byte) (strin
 	for i, o := range objects {
 		out[i] = unsafe.String(unsafe.SliceData(o), len(o))
 	}
-	id, named := g.id(name)
+	var id int32
+	named := false
+	if g != nil {
+		id, named = g.id(name)
+	}
 	if named {
 		if v := g.csvAt[id].Load(); v != 0 {
 			if i := v - 2; i >= 0 && int(i) < len(out) {
