@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 
-	"github.com/blang/semver/v4"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/operator-catalog/olmcat/declcfg"
@@ -16,12 +14,13 @@ import (
 )
 
 // convert converts the manifests of a bundle blob read back from its
-// file as the full load does; a synthetic CSV (olm.csv.metadata) takes
-// the package's description and icon from the package blob, read then.
-func (s *fileSource) convert(pkg, bundleVersion string, bb *declcfg.Bundle) (*bundleData, error) {
-	version, _ := semver.Parse(bundleVersion) // only a fallback: see convertBundle
+// file as the full load does (bundleManifests); a synthetic CSV
+// (olm.csv.metadata) takes the package's description and icon from the
+// package blob, read then, and version is the bundle's version as the
+// index keeps it. The other properties were converted by the load, from
+// the same blob: their conversion is not done again.
+func (s *fileSource) convert(pkg, version string, bb *declcfg.Bundle) (*bundleData, error) {
 	mb := &model.Bundle{
-		Version:       version,
 		Name:          bb.Name,
 		Image:         bb.Image,
 		Properties:    bb.Properties,
@@ -29,14 +28,24 @@ func (s *fileSource) convert(pkg, bundleVersion string, bb *declcfg.Bundle) (*bu
 		CsvJSON:       bb.CsvJSON,
 		Objects:       bb.Objects,
 	}
-	if bb.CsvJSON == "" && slices.ContainsFunc(bb.Properties, func(p declcfg.Property) bool { return p.Type == declcfg.PropertyCSVMetadata }) {
+	var csvMeta []declcfg.Property
+	for _, p := range bb.Properties {
+		if p.Type == declcfg.PropertyCSVMetadata {
+			csvMeta = append(csvMeta, p)
+		}
+	}
+	if bb.CsvJSON == "" && len(csvMeta) > 0 {
 		p, err := s.pkg(pkg)
 		if err != nil {
 			return nil, err
 		}
 		mb.Package = p
 	}
-	return convertBundle(true, mb, nil)
+	csv, objs, err := bundleManifests(mb, csvMeta, version)
+	if err != nil {
+		return nil, err
+	}
+	return &bundleData{version: version, csvJSON: csv, objects: objs}, nil
 }
 
 // pkg reads the description and icon of package name from its blob.

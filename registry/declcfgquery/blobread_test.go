@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/declcfg/model"
 )
 
 // blobForms writes one catalog in every form a file can take: plain JSON
@@ -136,4 +138,42 @@ func TestSnapshotBlobRanges(t *testing.T) {
 			require.Equal(t, tc.ok, refsIn(files, []blobRef{tc.ref}))
 		})
 	}
+}
+
+// TestBundleManifests: the manifests a blob read back serves, alone: its
+// own CSV (one string with its object), or one synthesized from its
+// olm.csv.metadata with the version given, or none.
+func TestBundleManifests(t *testing.T) {
+	csv := `{"kind":"ClusterServiceVersion","metadata":{"name":"p.v1"}}`
+	meta := declcfg.Property{Type: declcfg.PropertyCSVMetadata, Value: []byte(`{"displayName":"P"}`)}
+	for _, tc := range []struct {
+		name     string
+		b        model.Bundle
+		csvMeta  []declcfg.Property
+		wantCSV  string // "synthetic": contains the version
+		wantObjs int
+	}{
+		{"own CSV", model.Bundle{Name: "p.v1", CsvJSON: csv, Objects: []string{`{"kind":"ConfigMap"}`, csv}}, nil, csv, 2},
+		{"own CSV wins over metadata", model.Bundle{Name: "p.v1", CsvJSON: csv, Objects: []string{csv}}, []declcfg.Property{meta}, csv, 1},
+		{"synthetic", model.Bundle{Name: "p.v1"}, []declcfg.Property{meta}, "synthetic", 1},
+		{"two metadata: none", model.Bundle{Name: "p.v1"}, []declcfg.Property{meta, meta}, "", 0},
+		{"nothing", model.Bundle{Name: "p.v1"}, nil, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gotCSV, objs, err := bundleManifests(&tc.b, tc.csvMeta, "1.2.3")
+			require.NoError(t, err)
+			require.Len(t, objs, tc.wantObjs)
+			if tc.wantCSV == "synthetic" {
+				require.Contains(t, gotCSV, `"version":"1.2.3"`)
+				require.Equal(t, gotCSV, objs[0], "the synthetic CSV is the one object")
+				return
+			}
+			require.Equal(t, tc.wantCSV, gotCSV)
+			if gotCSV != "" {
+				require.Equal(t, unsafe.StringData(objs[len(objs)-1]), unsafe.StringData(gotCSV), "the CSV's text is held once")
+			}
+		})
+	}
+	_, _, err := bundleManifests(&model.Bundle{Name: "p.v1"}, []declcfg.Property{{Type: declcfg.PropertyCSVMetadata, Value: []byte(`[]`)}}, "1")
+	require.ErrorContains(t, err, `bundle "p.v1": `)
 }

@@ -36,16 +36,6 @@ type bundleData struct {
 // most of them (the same APIs, version after version).
 func convertBundle(manifests bool, b *model.Bundle, memo propMemo) (*bundleData, error) {
 	d := &bundleData{}
-	if manifests {
-		d.csvJSON, d.objects = b.CsvJSON, b.Objects
-	}
-	// The CSV is also one of the objects: hold its text once.
-	for _, o := range d.objects {
-		if o == d.csvJSON {
-			d.csvJSON = o
-			break
-		}
-	}
 	var csvMeta []declcfg.Property
 	for _, p := range b.Properties {
 		switch p.Type {
@@ -77,17 +67,41 @@ func convertBundle(manifests bool, b *model.Bundle, memo propMemo) (*bundleData,
 	if d.version == "" && !b.Version.Equals(semver.Version{}) {
 		d.version = b.Version.String()
 	}
-	if manifests && d.csvJSON == "" && len(csvMeta) == 1 {
-		csv, err := syntheticCSV(b, csvMeta[0], d.version)
-		if err != nil {
-			return nil, fmt.Errorf("bundle %q: %w", b.Name, err)
-		}
-		d.csvJSON = csv
-		if len(d.objects) == 0 {
-			d.objects = []string{csv}
+	if manifests {
+		var err error
+		if d.csvJSON, d.objects, err = bundleManifests(b, csvMeta, d.version); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// bundleManifests are the csvJSON and objects convertBundle serves for b:
+// its own, or a CSV synthesized from its one olm.csv.metadata property
+// (csvMeta) when it has none. version is the bundle's version as
+// convertBundle finds it. A server reading a blob back calls it alone,
+// with the version its index keeps: the properties were converted when
+// the catalog was loaded, and only the manifests are wanted again.
+func bundleManifests(b *model.Bundle, csvMeta []declcfg.Property, version string) (string, []string, error) {
+	csvJSON, objects := b.CsvJSON, b.Objects
+	// The CSV is also one of the objects: hold its text once.
+	for _, o := range objects {
+		if o == csvJSON {
+			csvJSON = o
+			break
+		}
+	}
+	if csvJSON == "" && len(csvMeta) == 1 {
+		csv, err := syntheticCSV(b, csvMeta[0], version)
+		if err != nil {
+			return "", nil, fmt.Errorf("bundle %q: %w", b.Name, err)
+		}
+		csvJSON = csv
+		if len(objects) == 0 {
+			objects = []string{csv}
+		}
+	}
+	return csvJSON, objects, nil
 }
 
 // propMemo maps a property (type and raw value) to its conversion. The
