@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -78,6 +79,7 @@ type fileSource struct {
 	// package's description and icon from it.
 	pkgRefs map[string]blobRef
 	spans   *spanCache
+	open    *openFiles
 	// loaded are the blob ranges of the plain JSON files, noted by the
 	// load as it frames them and copied into the refs; dropped once loaded.
 	loadedMu sync.Mutex
@@ -106,7 +108,7 @@ type fileStamp struct {
 
 func newFileSource(dir string) *fileSource {
 	return &fileSource{dir: dir, fileNo: map[string]int32{}, pkgRefs: map[string]blobRef{},
-		spans: newSpanCache(), loaded: map[string][]declcfg.Span{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
+		spans: newSpanCache(), open: newOpenFiles(), loaded: map[string][]declcfg.Span{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
 }
 
 // noteSpans keeps the blob ranges the load found in file
@@ -164,27 +166,29 @@ func (s *fileSource) addBundle(i int32, o declcfg.Origin) error {
 	return nil
 }
 
-// checkFile fails when file number n changed since it was loaded.
-func (s *fileSource) checkFile(n int32) error {
+// checkFile fails when file number n changed since it was loaded; else
+// it returns what the stat found, by which readBlob knows whether a file
+// it keeps open is still the one the path names.
+func (s *fileSource) checkFile(n int32) (fs.FileInfo, error) {
 	st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(s.files[n])))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if want := s.stamps[n]; st.Size() != want.size || !st.ModTime().Equal(want.mod) {
-		return fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
+		return nil, fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
 			want.size, st.Size(), want.mod.UTC().Format(time.RFC3339Nano), st.ModTime().UTC().Format(time.RFC3339Nano))
 	}
-	return nil
+	return st, nil
 }
 
 // readBlob decodes the blob ref points at; the caller has checked its
-// file (checkFile).
-func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
+// file (checkFile), which stat'ed it (st).
+func (s *fileSource) readBlob(ref blobRef, st fs.FileInfo) (*declcfg.DeclarativeConfig, error) {
 	file := s.files[ref.File]
 	var blob []byte
 	var err error
 	if ref.Len > 0 {
-		blob, err = readRange(filepath.Join(s.dir, filepath.FromSlash(file)), int64(ref.Off), int64(ref.Len))
+		blob, err = s.open.readAt(filepath.Join(s.dir, filepath.FromSlash(file)), st, int64(ref.Off), int64(ref.Len))
 	} else {
 		blob, err = s.spans.read(s.dir, file, int(ref.Index))
 	}
@@ -214,13 +218,14 @@ func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
 	fail := func(err error) (string, []string, error) {
 		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", name, s.files[ref.File], err)
 	}
-	if err := s.checkFile(ref.File); err != nil {
+	st, err := s.checkFile(ref.File)
+	if err != nil {
 		return fail(err)
 	}
 	if m, ok := s.cache.Get(i); ok {
 		return m.csv, m.objs, nil
 	}
-	cfg, err := s.readBlob(ref)
+	cfg, err := s.readBlob(ref, st)
 	if err != nil {
 		return fail(err)
 	}
