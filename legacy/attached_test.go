@@ -17,7 +17,7 @@ import (
 // rows and the key that differed.
 func TestRowsAttachedByNameAreRepairs(t *testing.T) {
 	path := buildDB(t, 13, smallFBBBundles(t))
-	stale := "quay.io/test/foo-bundle:stale"
+	stale := "example.com/test/foo-bundle:stale"
 	testinput.ExecSQL(t, path,
 		`PRAGMA foreign_keys = OFF`,
 		`UPDATE properties SET operatorbundle_path = '`+stale+`' WHERE operatorbundle_name = 'foo.v0.3.1'`,

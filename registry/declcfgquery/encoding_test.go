@@ -25,7 +25,7 @@ const encodingCatalog = `{"schema": "olm.package", "name": "etcd", "defaultChann
   {"name": "etcd-v1.1.0-2", "replaces": "etcd.v1.0.0", "skips": ["etcd.v1.0.0", "etcd.v1.0.1"]},
   {"name": "etcd.v1.2.0", "replaces": "etcd-v1.1.0-2", "skipRange": "<1.2.0"}]}
 {"schema": "olm.channel", "name": "fast", "package": "etcd", "entries": [{"name": "etcd.v1.2.0"}]}
-{"schema": "olm.bundle", "name": "etcd.v1.0.0", "package": "etcd", "image": "quay.io/org/etcd-bundle:v1.0.0", "properties": [
+{"schema": "olm.bundle", "name": "etcd.v1.0.0", "package": "etcd", "image": "example.com/org/etcd-bundle:v1.0.0", "properties": [
   {"type": "olm.package", "value": {"packageName": "etcd", "version": "1.0.0"}},
   {"type": "olm.gvk", "value": {"group": "etcd.io", "kind": "EtcdCluster", "version": "v1"}},
   {"type": "olm.gvk.required", "value": {"group": "etcd.io", "kind": "EtcdBackup", "version": "v1"}}]}

@@ -142,8 +142,8 @@ func TestFilesFailAsTheFullLoad(t *testing.T) {
 		"object not an object":    pkg + bundle("", pkgProp, obj(b64("[1,2]"))),
 		"object bad base64":       pkg + bundle("", pkgProp, obj("e30")),
 		"no image nor objects":    pkg + bundle("", pkgProp),
-		"bad version":             pkg + bundle("quay.io/x/y:1", `{"type":"olm.package","value":{"packageName":"p","version":"x"}}`, obj(b64(`{"kind":"ConfigMap"}`))),
-		"unknown default channel": `{"schema":"olm.package","name":"p","defaultChannel":"nope"}` + "\n" + pkg[strings.Index(pkg, "\n")+1:] + bundle("quay.io/x/y:1", pkgProp),
+		"bad version":             pkg + bundle("example.com/x/y:1", `{"type":"olm.package","value":{"packageName":"p","version":"x"}}`, obj(b64(`{"kind":"ConfigMap"}`))),
+		"unknown default channel": `{"schema":"olm.package","name":"p","defaultChannel":"nope"}` + "\n" + pkg[strings.Index(pkg, "\n")+1:] + bundle("example.com/x/y:1", pkgProp),
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

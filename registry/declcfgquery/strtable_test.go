@@ -31,8 +31,8 @@ func TestStrTable(t *testing.T) {
 // a registry host's port, and repository plus the rest is the image.
 func TestImageRepo(t *testing.T) {
 	tests := []struct{ image, repo string }{
-		{"quay.io/org/etcd-bundle:v1.0.0", "quay.io/org/etcd-bundle"},
-		{"quay.io/org/etcd-bundle@sha256:0123abcd", "quay.io/org/etcd-bundle@sha256"},
+		{"example.com/org/etcd-bundle:v1.0.0", "example.com/org/etcd-bundle"},
+		{"example.com/org/etcd-bundle@sha256:0123abcd", "example.com/org/etcd-bundle@sha256"},
 		{"localhost:5000/etcd-bundle", ""},
 		{"localhost:5000/etcd-bundle:v1", "localhost:5000/etcd-bundle"},
 		{"etcd-bundle", ""},

@@ -15,7 +15,7 @@
 // provider RPC or GetBundle-family call (from the olm.gvk properties rows
 // and the api tables when the reader serves them as stored, else by
 // reading every package once, not keeping them). Bundle manifests (the csv and bundle columns) are read per call
-// (keeping only a 16 MiB LRU of recently split columns, which a
+// (keeping only a 4 MiB LRU of recently split columns, which a
 // channel-by-channel walk hits half the time), or, once the update graph
 // is read, with their package when a call about its bundles reads it and
 // they fit a quarter of that LRU: the metadata columns lie after the
