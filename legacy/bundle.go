@@ -96,7 +96,9 @@ func (bb *bundleBuild) getCSV() (*csvDoc, error) {
 	bb.csvTried = true
 	raw, b := bb.raw, &bb.b
 	data := raw.csv
-	if data == nil && b.Objects != nil {
+	// Only for a NULL csv column: the column may be unread (SkipManifests)
+	// while the bundle column was read (ReadPackageWithObjects).
+	if data == nil && raw.csvNull && b.Objects != nil {
 		data = findCSV(b.Objects)
 	}
 	if data == nil && (!raw.csvNull || (!raw.bundleNull && raw.bundle == nil)) {

@@ -42,15 +42,14 @@ func (d *DB) needCSV() bool {
 
 // fetchBundles reads the per-package columns of the named rows with
 // primary-key lookups, a chunk of names per query; the manifest columns
-// too when objects is set (see ReadPackageWithObjects) or the DB keeps
-// manifests.
+// when the DB keeps manifests, the bundle column also when objects is
+// set (see ReadPackageWithObjects).
 func (d *DB) fetchBundles(ctx context.Context, names []string, objects bool) (map[string]*rawBundle, error) {
 	csvSel, bundleSel := "NULL", "NULL"
-	keep := !d.opts.skipManifests || objects
-	if keep || d.needCSV() {
+	if !d.opts.skipManifests || d.needCSV() {
 		csvSel = "csv"
 	}
-	if keep || !d.sch.has("properties") {
+	if !d.opts.skipManifests || objects || !d.sch.has("properties") {
 		bundleSel = "bundle"
 	}
 	s := d.sch
@@ -150,12 +149,13 @@ func (db *DB) ReadPackage(ctx context.Context, name string) (*PackageData, error
 	return db.readPackage(ctx, name, false)
 }
 
-// ReadPackageWithObjects is ReadPackage with each bundle's manifests (CSV
-// and Objects) even when the DB was opened with SkipManifests, for a
-// caller about to serve the package's manifests: the metadata columns of
-// an operatorbundle row lie after its manifest columns, so reading the
-// metadata walks the row's overflow pages anyway, and reading the
-// manifests in the same pass saves walking them again per bundle.
+// ReadPackageWithObjects is ReadPackage with each bundle's Objects (the
+// bundle column split, as BundleManifests returns them) even when the DB
+// was opened with SkipManifests (CSV then stays nil), for a caller about
+// to serve the package's manifests: the metadata columns of an
+// operatorbundle row lie after its manifest columns, so reading the
+// metadata walks the row's overflow pages anyway, and reading the bundle
+// column in the same pass saves walking them again per bundle.
 // Everything else is what ReadPackage returns.
 func (db *DB) ReadPackageWithObjects(ctx context.Context, name string) (*PackageData, error) {
 	return db.readPackage(ctx, name, true)
@@ -197,8 +197,11 @@ func (db *DB) readPackage(ctx context.Context, name string, objects bool) (*Pack
 		if err != nil {
 			return Bundle{}, fmt.Errorf("bundle %s: %w", n, err)
 		}
-		if db.opts.skipManifests && !pr.objects {
-			b.CSV, b.Objects = nil, nil
+		if db.opts.skipManifests {
+			b.CSV = nil
+			if !pr.objects {
+				b.Objects = nil
+			}
 		}
 		return b, nil
 	}
