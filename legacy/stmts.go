@@ -55,8 +55,9 @@ func (d *DB) bundleColumns(ctx context.Context, name string) (csv, bundle []byte
 		}
 		return nil, nil, sql.ErrNoRows
 	}
-	if err := rows.Scan(&csv, &bundle); err != nil {
+	var c, b blob
+	if err := rows.Scan(&c, &b); err != nil {
 		return nil, nil, err
 	}
-	return csv, bundle, rows.Close()
+	return c.b, b.b, rows.Close()
 }
