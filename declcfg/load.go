@@ -29,12 +29,12 @@ type LoadOption func(*loadOptions)
 
 type loadOptions struct {
 	concurrency int
-	packages    map[string]bool      // nil: every package
-	lean        bool                 // WithLeanBundles
-	file        string               // WithFile, WithBlob: the one file to load
-	blob        *blobChoice          // WithBlob
-	finished    bool                 // WithRootFinished
-	spans       func(string, []Span) // WithSpans
+	packages    map[string]bool // nil: every package
+	lean        bool            // WithLeanBundles
+	file        string          // WithFile, WithBlob: the one file to load
+	blob        *blobChoice     // WithBlob
+	finished    bool            // WithRootFinished
+	fileReads   func(FileRead)  // WithFileReads
 }
 
 // WithConcurrency bounds the number of files decoded at once (default
@@ -236,6 +236,14 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 		return nil, fmt.Errorf("load %s: %w", rel, err)
 	}
 	defer f.Close()
+	var read FileRead
+	if o.fileReads != nil {
+		st, err := f.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", rel, err)
+		}
+		read = FileRead{File: rel, Size: st.Size(), ModTime: st.ModTime()}
+	}
 	var in io.Reader = f
 	if packages != nil {
 		data, err := readAll(f)
@@ -252,8 +260,8 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 	}
 	cfg := &DeclarativeConfig{}
 	var spans *[]Span
-	if o.spans != nil {
-		spans = new([]Span)
+	if o.fileReads != nil {
+		spans = &read.Spans
 	}
 	err = decodeStreamSpans(in, false, func(blob json.RawMessage, index int) error { // addBlob copies what it keeps
 		if err := ctx.Err(); err != nil {
@@ -271,8 +279,11 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 		}
 		return nil, fmt.Errorf("load %s: %w", rel, err)
 	}
-	if spans != nil && len(*spans) > 0 {
-		o.spans(rel, *spans)
+	if o.fileReads != nil {
+		if len(read.Spans) == 0 {
+			read.Spans = nil
+		}
+		o.fileReads(read)
 	}
 	if packages != nil {
 		cfg.keepPackages(packages)

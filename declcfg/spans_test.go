@@ -7,13 +7,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestWithSpans: the ranges WithSpans reports are each blob's bytes in
-// its file, in blob order, for plain JSON files only, by LoadDir (with and
-// without a package filter) and by EachPackage alike.
-func TestWithSpans(t *testing.T) {
+// TestWithFileReads: every decoded file is reported with its stamp; the
+// ranges are each blob's bytes in its file, in blob order, for plain JSON
+// files only; by LoadDir (with and without a package filter) and by
+// EachPackage alike.
+func TestWithFileReads(t *testing.T) {
 	a, b := `{"schema":"olm.package","name":"a"}`, "{\n  \"schema\": \"olm.package\",\n  \"name\": \"b\"\n}"
 	ch := `{"schema":"olm.channel","package":"a","name":"s","entries":[{"name":"a.v1"}]}`
 	for _, tc := range []struct {
@@ -47,22 +49,30 @@ func TestWithSpans(t *testing.T) {
 		} {
 			t.Run(tc.name+"/"+load.name, func(t *testing.T) {
 				dir := writeTree(t, map[string]string{tc.file: tc.content})
+				st, err := os.Stat(filepath.Join(dir, tc.file))
+				require.NoError(t, err)
 				var mu sync.Mutex
-				got := map[string][]Span{}
-				require.NoError(t, load.run(dir, WithSpans(func(file string, spans []Span) {
+				got := map[string]FileRead{}
+				require.NoError(t, load.run(dir, WithFileReads(func(r FileRead) {
 					mu.Lock()
 					defer mu.Unlock()
-					got[file] = spans
+					got[r.File] = r
 				})))
-				if tc.blobs == nil {
-					require.Empty(t, got)
-					return
+				if len(got) == 0 && tc.content == "\n" && load.name != "LoadDir" {
+					return // a load by package skips, undecoded, a file that names none
 				}
 				require.Len(t, got, 1)
-				require.Len(t, got[tc.file], len(tc.blobs))
+				read := got[tc.file]
+				assert.Equal(t, st.Size(), read.Size)
+				assert.True(t, st.ModTime().Equal(read.ModTime), "modification time %s, noted %s", st.ModTime(), read.ModTime)
+				if tc.blobs == nil {
+					require.Nil(t, read.Spans)
+					return
+				}
+				require.Len(t, read.Spans, len(tc.blobs))
 				data, err := os.ReadFile(filepath.Join(dir, tc.file))
 				require.NoError(t, err)
-				for i, sp := range got[tc.file] {
+				for i, sp := range read.Spans {
 					require.Equal(t, tc.blobs[i], string(data[sp.Off:sp.End]), "blob #%d", i)
 				}
 			})

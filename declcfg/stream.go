@@ -37,7 +37,7 @@ func decodeStream(r io.Reader, own bool, fn func(blob json.RawMessage, index int
 // decodeStreamSpans is decodeStream; when spans is not nil, it also
 // collects there the byte range of every blob of a stream that is plain
 // concatenated JSON objects, each framed as it is in the input (see
-// WithSpans), and sets it to nil for any other stream: YAML, a byte order
+// FileRead), and sets it to nil for any other stream: YAML, a byte order
 // mark, a stream left to encoding/json.
 func decodeStreamSpans(r io.Reader, own bool, fn func(blob json.RawMessage, index int) error, spans *[]Span) error {
 	br := bufio.NewReaderSize(&nulGuard{r: r}, 8*1024) // json.Decoder buffers on its own

@@ -76,11 +76,11 @@ func WithLeanBundles() DirOption {
 	return func(o *dirOptions) { o.load = append(o.load, declcfg.WithLeanBundles()) }
 }
 
-// WithSpans hands fn the byte range of every blob of each plain JSON file
-// as it is decoded (declcfg.WithSpans), for a caller that reads blobs
-// back from their files later.
-func WithSpans(fn func(file string, spans []declcfg.Span)) DirOption {
-	return func(o *dirOptions) { o.load = append(o.load, declcfg.WithSpans(fn)) }
+// WithFileReads hands fn what the load saw of each file it decoded (its
+// stamp and blob ranges, declcfg.WithFileReads), for a caller that reads
+// blobs back from their files later.
+func WithFileReads(fn func(declcfg.FileRead)) DirOption {
+	return func(o *dirOptions) { o.load = append(o.load, declcfg.WithFileReads(fn)) }
 }
 
 // ValidateDir checks the declarative config directory root exactly as

@@ -119,6 +119,30 @@ func TestBlobRangesFileChanged(t *testing.T) {
 	}
 }
 
+// TestStampIsTheLoadsRead: a file's stamp is the one the load took as it
+// read the file, not a stat when its package's turn comes: a write in
+// between fails the calls that read the file, as a write after the load
+// does, instead of serving bytes that were never validated.
+func TestStampIsTheLoadsRead(t *testing.T) {
+	for f, form := range blobForms {
+		t.Run(form.name, func(t *testing.T) {
+			dir := blobFormDir(t, f)
+			path := filepath.Join(dir, form.file)
+			st, err := os.Stat(path)
+			require.NoError(t, err)
+			src := newFileSource(dir)
+			src.noteRead(declcfg.FileRead{File: form.file, Size: st.Size(), ModTime: st.ModTime()})
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, append(data, '\n'), 0o644))
+			r, err := src.ref(declcfg.Origin{File: form.file, Index: 0})
+			require.NoError(t, err)
+			_, err = src.checkFile(r.File)
+			require.ErrorContains(t, err, "changed since the catalog was loaded")
+		})
+	}
+}
+
 // TestSnapshotBlobRanges: a snapshot whose blob range reaches past its
 // file as stamped is refused (a served blob is read by its range alone).
 func TestSnapshotBlobRanges(t *testing.T) {

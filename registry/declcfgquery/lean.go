@@ -26,8 +26,9 @@ import (
 // dropped); each valid package is converted and added to the index, with,
 // per bundle, where its blob is instead of its manifests, and its model
 // is dropped. Conversion runs beside the decoding of the next packages.
-// The load notes where each blob is in its file as it frames it
-// (model.WithSpans), so that serving a blob reads that blob alone.
+// The load notes each file's stamp as it opens it, and where each blob
+// is in its file as it frames it (model.WithFileReads), so that serving
+// a blob reads that blob alone and knows the file is the one decoded.
 func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 	src := newFileSource(dir)
 	ib := newIndexBuilder()
@@ -39,11 +40,11 @@ func loadFromFiles(ctx context.Context, dir string) (*Querier, error) {
 			return src.addBundle(i, c.model.Channels[b.ChannelName].Bundles[b.CsvName].Origin)
 		})
 	})
-	_, err := model.ValidateDir(ctx, dir, model.WithModels(conv.add), model.WithLeanBundles(), model.WithSpans(src.noteSpans))
+	_, err := model.ValidateDir(ctx, dir, model.WithModels(conv.add), model.WithLeanBundles(), model.WithFileReads(src.noteRead))
 	if cerr := conv.wait(); err == nil {
 		err = cerr
 	}
-	src.loaded = nil // every blob ref has its range now
+	src.loaded = nil // every blob ref has its range and its file its stamp now
 	var ve *model.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -80,10 +81,11 @@ type fileSource struct {
 	pkgRefs map[string]blobRef
 	spans   *spanCache
 	open    *openFiles
-	// loaded are the blob ranges of the plain JSON files, noted by the
-	// load as it frames them and copied into the refs; dropped once loaded.
+	// loaded are what the load saw of each file (its stamp, the blob
+	// ranges of a plain JSON file), copied into stamps and refs; dropped
+	// once loaded.
 	loadedMu sync.Mutex
-	loaded   map[string][]declcfg.Span
+	loaded   map[string]declcfg.FileRead
 	cache    *lru.Cache[int32, blobManifests]
 	// rootFinished is set once a blob read found no unfinished write of
 	// dir (declcfg.WithRootFinished).
@@ -108,35 +110,43 @@ type fileStamp struct {
 
 func newFileSource(dir string) *fileSource {
 	return &fileSource{dir: dir, fileNo: map[string]int32{}, pkgRefs: map[string]blobRef{},
-		spans: newSpanCache(), open: newOpenFiles(), loaded: map[string][]declcfg.Span{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
+		spans: newSpanCache(), open: newOpenFiles(), loaded: map[string]declcfg.FileRead{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
 }
 
-// noteSpans keeps the blob ranges the load found in file
-// (model.WithSpans); the load calls it from its decoding goroutines.
-func (s *fileSource) noteSpans(file string, spans []declcfg.Span) {
+// noteRead keeps what the load saw of a file (model.WithFileReads); the
+// load calls it from its decoding goroutines.
+func (s *fileSource) noteRead(r declcfg.FileRead) {
 	s.loadedMu.Lock()
-	s.loaded[file] = spans
+	s.loaded[r.File] = r
 	s.loadedMu.Unlock()
 }
 
 // ref numbers the file of origin (stamping it on first sight) and
-// returns where the blob is.
+// returns where the blob is. The stamp is the one the load took before
+// it read the file: a stat now would miss a write between that read and
+// this package's turn, and the file would then serve what was never
+// validated.
 func (s *fileSource) ref(o declcfg.Origin) (blobRef, error) {
+	s.loadedMu.Lock()
+	read, noted := s.loaded[o.File]
+	s.loadedMu.Unlock()
 	n, ok := s.fileNo[o.File]
 	if !ok {
-		st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(o.File)))
-		if err != nil {
-			return blobRef{}, fmt.Errorf("stat %s: %w", o.File, err)
+		stamp := fileStamp{size: read.Size, mod: read.ModTime}
+		if !noted { // every file the load decodes is noted; a stat is the fallback
+			st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(o.File)))
+			if err != nil {
+				return blobRef{}, fmt.Errorf("stat %s: %w", o.File, err)
+			}
+			stamp = fileStamp{size: st.Size(), mod: st.ModTime()}
 		}
 		n = int32(len(s.files))
 		s.files = append(s.files, o.File)
-		s.stamps = append(s.stamps, fileStamp{size: st.Size(), mod: st.ModTime()})
+		s.stamps = append(s.stamps, stamp)
 		s.fileNo[o.File] = n
 	}
 	r := blobRef{File: n, Index: int32(o.Index)}
-	s.loadedMu.Lock()
-	spans := s.loaded[o.File]
-	s.loadedMu.Unlock()
+	spans := read.Spans
 	if o.Index < len(spans) {
 		if sp := spans[o.Index]; sp.End <= math.MaxUint32 {
 			r.Off, r.Len = uint32(sp.Off), uint32(sp.End-sp.Off)
