@@ -82,8 +82,9 @@ func (q *Querier) readPkg(ctx context.Context, name string, objects bool) (*pkgD
 		bundles: make(map[string]*bundleInfo, len(pd.Bundles)),
 		size:    1 << 10,
 	}
+	gvks := gvkParser{}
 	for i := range pd.Bundles {
-		bi := newBundleInfo(&pd.Bundles[i])
+		bi := newBundleInfo(&pd.Bundles[i], gvks)
 		p.bundles[bi.name] = bi
 		p.size += bi.size()
 		if objects {
@@ -309,7 +310,7 @@ func gvkValues(props []legacy.Property) []string {
 	return out
 }
 
-func newBundleInfo(b *legacy.Bundle) *bundleInfo {
+func newBundleInfo(b *legacy.Bundle, gvks gvkParser) *bundleInfo {
 	bi := &bundleInfo{
 		name:       b.Name,
 		bundlePath: b.BundlePath,
@@ -318,10 +319,10 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 	}
 	bi.provided = distinctRows(len(b.Properties), func(i int) (string, string) {
 		return b.Properties[i].Type, b.Properties[i].Value
-	}, func(t, v string) { bi.properties = append(bi.properties, &api.Property{Type: t, Value: v}) })
+	}, func(t, v string) { bi.properties = append(bi.properties, &api.Property{Type: t, Value: v}) }, gvks)
 	bi.required = distinctRows(len(b.Dependencies), func(i int) (string, string) {
 		return b.Dependencies[i].Type, b.Dependencies[i].Value
-	}, func(t, v string) { bi.dependencies = append(bi.dependencies, &api.Dependency{Type: t, Value: v}) })
+	}, func(t, v string) { bi.dependencies = append(bi.dependencies, &api.Dependency{Type: t, Value: v}) }, gvks)
 	return bi
 }
 
@@ -329,10 +330,10 @@ func newBundleInfo(b *legacy.Bundle) *bundleInfo {
 // before, in order, and returns the GVKs of the distinct olm.gvk rows. A
 // malformed olm.gvk value is still served as a row; it just provides or
 // requires no API (opm would have failed the whole call).
-func distinctRows(n int, row func(int) (string, string), add func(t, v string)) []manifest.GVK {
+func distinctRows(n int, row func(int) (string, string), add func(t, v string), gvks gvkParser) []manifest.GVK {
 	type tv struct{ t, v string }
 	seen := map[tv]bool{}
-	var gvks []manifest.GVK
+	var out []manifest.GVK
 	for i := range n {
 		t, v := row(i)
 		if seen[tv{t, v}] {
@@ -341,11 +342,29 @@ func distinctRows(n int, row func(int) (string, string), add func(t, v string)) 
 		seen[tv{t, v}] = true
 		add(t, v)
 		if t == declcfg.PropertyGVK {
-			var g manifest.GVK
-			if json.Unmarshal([]byte(v), &g) == nil {
-				gvks = append(gvks, g)
+			if g, ok := gvks.parse(v); ok {
+				out = append(out, g)
 			}
 		}
 	}
-	return gvks
+	return out
+}
+
+// gvkParser decodes olm.gvk values, each distinct value once per package
+// read: a package's bundles mostly provide and require the same APIs,
+// and decoding every row's value took most of building the bundles.
+type gvkParser map[string]parsedGVK
+
+type parsedGVK struct {
+	g  manifest.GVK
+	ok bool // the value decodes
+}
+
+func (p gvkParser) parse(v string) (manifest.GVK, bool) {
+	r, seen := p[v]
+	if !seen {
+		r.ok = json.Unmarshal([]byte(v), &r.g) == nil
+		p[v] = r
+	}
+	return r.g, r.ok
 }
