@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/operator-catalog/olmcat/declcfg"
+	"github.com/operator-catalog/olmcat/internal/scratchfile"
 )
 
 // spill is RenderTo's keeper: each rendered bundle is written, formatted
@@ -25,14 +24,13 @@ import (
 // olm.package properties): memory grows neither with the bundles'
 // manifests nor with the template's channels.
 type spill struct {
-	f      *os.File
+	f      *scratchfile.File
 	format declcfg.Format
 	// lean: keep returns spilledBundle instead of a stand-in; the basic
 	// template reads the records instead (names and packages).
 	lean bool
 
 	mu    sync.Mutex
-	size  int64
 	recs  []spilled         // the rendered bundles, by render index
 	blobs []spilledBlob     // the other blobs, in the order they came
 	pkgs  map[string]string // one copy of each package name
@@ -75,30 +73,27 @@ var spilledBundle = &declcfg.Bundle{}
 
 // newSpill creates the spill file in dir.
 func newSpill(dir string, f declcfg.Format) (*spill, error) {
-	fh, err := os.CreateTemp(dir, "rendered-bundles-*")
+	fh, err := scratchfile.New(dir)
 	if err != nil {
 		return nil, err
 	}
 	return &spill{f: fh, format: f, pkgs: map[string]string{}}, nil
 }
 
-// close removes the spill file.
-func (s *spill) close() error {
-	return errors.Join(s.f.Close(), os.Remove(s.f.Name()))
-}
+// close drops the spill file.
+func (s *spill) close() error { return s.f.Close() }
 
 // used tells whether anything went to the spill file (a substitutes
 // template renders in memory).
 func (s *spill) used() bool { return len(s.recs) > 0 || len(s.blobs) > 0 }
 
 // appendLocked writes data at the end of the spill file and returns
-// where; s.mu is held.
+// where; s.mu is held, so that records are in the order of the file.
 func (s *spill) appendLocked(data []byte) (int64, error) {
-	off := s.size
-	if _, err := s.f.WriteAt(data, off); err != nil {
+	off, err := s.f.Append(data)
+	if err != nil {
 		return 0, fmt.Errorf("spill rendered blob: %w", err)
 	}
-	s.size += int64(len(data))
 	return off, nil
 }
 
@@ -155,7 +150,7 @@ func (s *spill) full(b *declcfg.Bundle) (*declcfg.Bundle, error) {
 	}
 	r := s.recs[i]
 	data := make([]byte, r.nBlob+r.nCSV)
-	if _, err := s.f.ReadAt(data, r.blob); err != nil {
+	if err := s.f.ReadAt(data, r.blob); err != nil {
 		return nil, fmt.Errorf("read spilled bundle: %w", err)
 	}
 	var whole declcfg.Bundle
@@ -294,7 +289,11 @@ func (s *spill) write(w io.Writer) error {
 		return err
 	}
 	for _, sec := range secs {
-		if _, err := io.Copy(w, io.NewSectionReader(s.f, sec.off, sec.n)); err != nil {
+		r, err := s.f.Section(sec.off, sec.n)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, r); err != nil {
 			return err
 		}
 	}
