@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
-	"io"
 	"strings"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
@@ -113,13 +112,13 @@ func (r *checkRun) keepEarly(c call, diffs []Diff) {
 	if err := gob.NewEncoder(&buf).Encode(diffs); err != nil {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, err := r.earlyFile.WriteAt(buf.Bytes(), r.earlySize); err != nil {
+	off, err := r.earlyFile.Append(buf.Bytes())
+	if err != nil {
 		return
 	}
-	r.early[c.gvk] = spillSpan{off: r.earlySize, n: int64(buf.Len())}
-	r.earlySize += int64(buf.Len())
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.early[c.gvk] = spillSpan{off: off, n: int64(buf.Len())}
 }
 
 // takeEarly returns and forgets the differences of the early call for g;
@@ -134,8 +133,11 @@ func (r *checkRun) takeEarly(g manifest.GVK) ([]Diff, bool) {
 		return nil, false
 	}
 	var diffs []Diff
-	sr := io.NewSectionReader(r.earlyFile, sp.off, sp.n)
-	if err := gob.NewDecoder(sr).Decode(&diffs); err != nil {
+	sr, err := r.earlyFile.Section(sp.off, sp.n)
+	if err == nil {
+		err = gob.NewDecoder(sr).Decode(&diffs)
+	}
+	if err != nil {
 		return nil, false
 	}
 	return diffs, true

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/scratchfile"
 )
 
 // TestKeepEarlyRoundTrip checks that the differences an early provider
@@ -14,7 +15,7 @@ import (
 // empty, invalid UTF-8 and non-ASCII strings), once: a second take, or a
 // GVK never kept, finds none and the call is made again.
 func TestKeepEarlyRoundTrip(t *testing.T) {
-	f, err := anonymousFile(t.TempDir())
+	f, err := scratchfile.New(t.TempDir())
 	require.NoError(t, err)
 	defer f.Close()
 	r := &checkRun{early: map[manifest.GVK]spillSpan{}, earlyFile: f}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/operator-catalog/olmcat/input"
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/scratchfile"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
@@ -34,12 +34,11 @@ type checkRun struct {
 	claimed map[string]bool // the names GetChannelEntriesThatReplace was asked about
 	// providerClaimed are the GVKs a package's turn asked
 	// GetDefaultBundleThatProvides about, early where the differences of
-	// those calls it kept are in earlyFile (see earlyProviders; packed,
-	// see packDiffs), until catalogWide records them.
+	// those calls it kept are in earlyFile (see earlyProviders and
+	// keepEarly), until catalogWide records them.
 	providerClaimed map[manifest.GVK]bool
 	early           map[manifest.GVK]spillSpan
-	earlyFile       *os.File
-	earlySize       int64
+	earlyFile       *scratchfile.File
 	lbWorst         Class // the worst class of ListBundles' differences so far
 	firstCh         *ckey // the first channel of the catalog, for the probes
 }
@@ -72,7 +71,7 @@ func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options)
 			return nil, err
 		}
 	}
-	if r.earlyFile, err = anonymousFile(""); err != nil {
+	if r.earlyFile, err = scratchfile.New(""); err != nil {
 		return nil, fmt.Errorf("spill early provider differences: %w", err)
 	}
 	r.cat = newCatalog(backends, [2]indexSource{r.spills[0], r.spills[1]})
@@ -188,5 +187,5 @@ func streamBundles(ctx context.Context, sd *side, sp *spill) (answerErr, err err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sd.ref, err)
 	}
-	return answerErr, errors.Join(spillErr, sp.done())
+	return answerErr, spillErr
 }

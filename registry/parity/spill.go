@@ -1,29 +1,23 @@
 package parity
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"os"
 	"sync"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/scratchfile"
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
-// spill holds one side's ListBundles answer on disk, in a temporary file
-// without a name (O_TMPFILE, or unlinked at once where the file system
-// has no O_TMPFILE), so that a check killed outright leaves nothing in
-// the temporary directory, with where each package's bundles are in
-// memory: the answer is as large as the catalog, a package's share is
-// small. index reads a package back, and keeps the last few read.
+// spill holds one side's ListBundles answer on disk, in a scratch file
+// (no name: a check killed outright leaves nothing behind), with where
+// each package's bundles are in memory: the answer is as large as the
+// catalog, a package's share is small. index reads a package back, and
+// keeps the last few read.
 type spill struct {
-	f    *os.File
-	w    *bufio.Writer
-	size int64
+	f *scratchfile.File
 	// Set while the answer streams in, read-only afterwards.
 	spans map[string][]spillSpan // by package, its bundles in the order served
 	pkgs  []string               // the packages in the order first served
@@ -47,11 +41,11 @@ type cachedIndex struct {
 const recentIndexes = 8
 
 func newSpill(dir string) (*spill, error) {
-	f, err := anonymousFile(dir)
+	f, err := scratchfile.New(dir)
 	if err != nil {
 		return nil, fmt.Errorf("spill ListBundles answer: %w", err)
 	}
-	return &spill{f: f, w: bufio.NewWriterSize(f, 1<<16), spans: map[string][]spillSpan{}, gvks: map[manifest.GVK]bool{}}, nil
+	return &spill{f: f, spans: map[string][]spillSpan{}, gvks: map[manifest.GVK]bool{}}, nil
 }
 
 // add appends one bundle of the answer.
@@ -60,55 +54,23 @@ func (s *spill) add(b *api.Bundle) error {
 	if err != nil {
 		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
 	}
-	if _, err := s.w.Write(data); err != nil {
+	off, err := s.f.Append(data)
+	if err != nil {
 		return fmt.Errorf("spill bundle %s: %w", b.GetCsvName(), err)
 	}
 	pkg := b.GetPackageName()
 	if _, ok := s.spans[pkg]; !ok {
 		s.pkgs = append(s.pkgs, pkg)
 	}
-	s.spans[pkg] = append(s.spans[pkg], spillSpan{off: s.size, n: int64(len(data))})
-	s.size += int64(len(data))
+	s.spans[pkg] = append(s.spans[pkg], spillSpan{off: off, n: int64(len(data))})
 	for _, g := range gvksOf(b) {
 		s.gvks[g] = true
 	}
 	return nil
 }
 
-// done ends the writing.
-func (s *spill) done() error {
-	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("spill ListBundles answer: %w", err)
-	}
-	return nil
-}
-
-// close drops the file (it has no name).
+// close drops the file.
 func (s *spill) close() error { return s.f.Close() }
-
-// anonymousFile is a read-write file in dir (os.TempDir() when empty)
-// that no name leads to.
-func anonymousFile(dir string) (*os.File, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, err := os.OpenFile(dir, os.O_RDWR|unix.O_TMPFILE, 0o600)
-	if err == nil {
-		return f, nil
-	}
-	if !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EINVAL) {
-		return nil, err
-	}
-	f, err = os.CreateTemp(dir, "olmcat-parity-*.bundles")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
 
 // bundles reads pkg's bundles back, in the order they were served.
 func (s *spill) bundles(pkg string) ([]*api.Bundle, error) {
@@ -120,7 +82,7 @@ func (s *spill) bundles(pkg string) ([]*api.Bundle, error) {
 			buf = make([]byte, sp.n)
 		}
 		buf = buf[:sp.n]
-		if _, err := s.f.ReadAt(buf, sp.off); err != nil {
+		if err := s.f.ReadAt(buf, sp.off); err != nil {
 			return nil, fmt.Errorf("read back ListBundles answer of %s: %w", pkg, err)
 		}
 		b := &api.Bundle{}

@@ -28,7 +28,6 @@ func TestSpillKeepsFewPackages(t *testing.T) {
 		require.NoError(t, sp.add(&api.Bundle{PackageName: pkg, ChannelName: "stable", CsvName: fmt.Sprintf("%s.v%d", pkg, i),
 			Properties: []*api.Property{{Type: declcfg.PropertyDeprecated, Value: "{}"}}}))
 	}
-	require.NoError(t, sp.done())
 	for i := range packages {
 		pkg := fmt.Sprintf("pkg-%02d", i)
 		idx := sp.index(pkg)
@@ -81,7 +80,6 @@ func TestSpillReadsLongBundles(t *testing.T) {
 	for _, b := range want {
 		require.NoError(t, sp.add(b))
 	}
-	require.NoError(t, sp.done())
 	got, err := sp.bundles("p")
 	require.NoError(t, err)
 	require.Len(t, got, 3)
