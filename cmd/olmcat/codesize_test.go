@@ -70,18 +70,7 @@ func TestCodeSize(t *testing.T) {
 	root := moduleRoot(t)
 	fset := token.NewFileSet()
 	lines := map[string]map[string]int{} // top-level directory -> kind -> lines
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "fixtures" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walkOwnFiles(root, func(path, rel string) error {
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
@@ -104,6 +93,26 @@ func TestCodeSize(t *testing.T) {
 	})
 	require.NoError(t, err)
 	logCodeLines(t, lines)
+}
+
+// walkOwnFiles calls fn with the path and slash path relative to root of
+// every file the project wrote itself: not under fixtures/ (real data),
+// a testdata/ directory (recorded data), bin/ (builds) or a hidden one.
+func walkOwnFiles(root string, fn func(path, rel string) error) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "fixtures" || rel == "bin" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		return fn(path, rel)
+	})
 }
 
 // checkSize holds one production file to the size limits. It returns the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,19 +33,8 @@ var recordedData = []string{
 func TestNamesNoRegistryHost(t *testing.T) {
 	root := moduleRoot(t)
 	var found []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "fixtures" || rel == "bin" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !isTextSource(d.Name()) || slices.Contains(recordedData, rel) {
+	err := walkOwnFiles(root, func(path, rel string) error {
+		if !isTextSource(filepath.Base(path)) || slices.Contains(recordedData, rel) {
 			return nil
 		}
 		src, err := os.ReadFile(path)
