@@ -69,8 +69,8 @@ func (v VerifyTemplates) Run(ctx context.Context) (VerifyTemplatesResult, error)
 	if v.Progress != nil {
 		opts = append(opts, parity.WithProgress(checkProgress{v.Progress("verifying parity")}))
 	}
-	// The check is the run's peak, as it is parity's: its budget.
-	runtimetune.Enter(ctx, runtimetune.Parity)
+	// The check is the run's peak: its budget.
+	runtimetune.Enter(ctx, runtimetune.VerifyTemplates)
 	res, err := parity.Check(ctx, migrated, rendered, opts...)
 	if err != nil {
 		return VerifyTemplatesResult{}, fmt.Errorf("verify: %w", err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/input"
-	"github.com/operator-catalog/olmcat/internal/runtimetune"
 	"github.com/operator-catalog/olmcat/registry/parity"
 )
 
@@ -106,7 +105,6 @@ func runParity(cmd *cobra.Command, args []string, f *parityFlags) error {
 		return usageError(err)
 	}
 	defer page.Discard()
-	runtimetune.Enter(cmd.Context(), runtimetune.Parity)
 	res, err := p.Run(cmd.Context())
 	if err != nil {
 		err = actionError(err, "parity")

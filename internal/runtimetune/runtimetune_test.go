@@ -45,9 +45,9 @@ func TestBudgetsAreRestored(t *testing.T) {
 		{name: "migrate with GOGC", env: map[string]string{"GOGC": "100"}, budgets: []Budget{Migrate}, wantPercent: 100, wantLimit: 56 << 20},
 		{name: "serve <dir>", budgets: []Budget{ServeDeclcfg}, wantPercent: 50, wantLimit: math.MaxInt64},
 		{name: "serve <dir> with GOGC", env: map[string]string{"GOGC": "100"}, budgets: []Budget{ServeDeclcfg}, wantPercent: 100, wantLimit: math.MaxInt64},
-		{name: "parity", budgets: []Budget{Parity}, wantPercent: 50, wantLimit: math.MaxInt64},
+		{name: "verify templates", budgets: []Budget{VerifyTemplates}, wantPercent: 50, wantLimit: math.MaxInt64},
 		{name: "no budget", budgets: []Budget{{}}, wantPercent: 100, wantLimit: math.MaxInt64},
-		{name: "two budgets", budgets: []Budget{Migrate, Parity}, wantPercent: 50, wantLimit: 56 << 20},
+		{name: "two budgets", budgets: []Budget{Migrate, VerifyTemplates}, wantPercent: 50, wantLimit: 56 << 20},
 		{name: "no tuner", budgets: []Budget{Migrate}, noTuner: true, wantPercent: 100, wantLimit: math.MaxInt64},
 	}
 	for _, tt := range tests {
