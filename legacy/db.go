@@ -267,6 +267,21 @@ func (db *DB) BundleManifests(ctx context.Context, bundleName string) (csv []byt
 	return c, objects, nil
 }
 
+// BundleCSV returns the csv column of one operatorbundle row (nil when
+// NULL) without reading its bundle column: what opm's GetBundleForChannel
+// serves, which a bundle column that does not split cannot fail.
+func (db *DB) BundleCSV(ctx context.Context, bundleName string) ([]byte, error) {
+	var c blob
+	err := db.firstRow(ctx, `SELECT csv FROM operatorbundle WHERE name = ?`, bundleName, &c)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("read %s: bundle %q: no operatorbundle row", db.path, bundleName)
+	case err != nil:
+		return nil, fmt.Errorf("read %s: bundle %q: %w", db.path, bundleName, err)
+	}
+	return c.b, nil
+}
+
 // load reads the schema and the small tables.
 func (d *DB) load(ctx context.Context) error {
 	sch, err := readSchema(ctx, d.db)

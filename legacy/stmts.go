@@ -44,20 +44,27 @@ func (c *stmtCache) close() {
 // and preparing the text each time took a third of the read. No such row
 // is sql.ErrNoRows.
 func (d *DB) bundleColumns(ctx context.Context, name string) (csv, bundle []byte, err error) {
-	rows, err := d.query(ctx, `SELECT csv, bundle FROM operatorbundle WHERE name = ?`, name)
+	var c, b blob
+	err = d.firstRow(ctx, `SELECT csv, bundle FROM operatorbundle WHERE name = ?`, name, &c, &b)
+	return c.b, b.b, err
+}
+
+// firstRow scans the first row of query q (one argument) into dest
+// through the cached prepared statement; no row is sql.ErrNoRows.
+func (d *DB) firstRow(ctx context.Context, q string, arg any, dest ...any) error {
+	rows, err := d.query(ctx, q, arg)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, nil, err
+			return err
 		}
-		return nil, nil, sql.ErrNoRows
+		return sql.ErrNoRows
 	}
-	var c, b blob
-	if err := rows.Scan(&c, &b); err != nil {
-		return nil, nil, err
+	if err := rows.Scan(dest...); err != nil {
+		return err
 	}
-	return c.b, b.b, rows.Close()
+	return rows.Close()
 }

@@ -927,3 +927,26 @@ func TestKeptPackageInfoHoldsNoBundles(t *testing.T) {
 		assert.Equal(t, pd.info, *kept.(*pkgInfo), name)
 	}
 }
+
+// TestGetBundleForChannelReadsCSVAlone: GetBundleForChannel serves the
+// head's csv column as opm does, reading it alone: a bundle column that
+// does not split fails GetBundle of that bundle, not GetBundleForChannel.
+func TestGetBundleForChannelReadsCSVAlone(t *testing.T) {
+	ctx := context.Background()
+	cat := catalogtest.MustGenerate(t, catalogtest.WithPackages(1), catalogtest.WithBundlesPerPackage(2))
+	path := filepath.Join(t.TempDir(), "index.db")
+	require.NoError(t, dbbuild.Build(ctx, path, dbbuild.MaxLevel, cat.DBBundles()))
+	var pkg, ch, head, csv string
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	require.NoError(t, db.QueryRow(`SELECT c.package_name, c.name, c.head_operatorbundle_name, b.csv FROM channel c JOIN operatorbundle b ON b.name = c.head_operatorbundle_name LIMIT 1`).Scan(&pkg, &ch, &head, &csv))
+	require.NoError(t, db.Close())
+	testinput.ExecSQL(t, path, `UPDATE operatorbundle SET bundle = '{"kind": ' WHERE name = '`+head+`'`)
+	client, _ := serve(t, path)
+	got, err := client.GetBundleForChannel(ctx, &api.GetBundleInChannelRequest{PkgName: pkg, ChannelName: ch})
+	require.NoError(t, err)
+	assert.Equal(t, head, got.CsvName)
+	assert.Equal(t, csv, got.CsvJson)
+	_, err = client.GetBundle(ctx, &api.GetBundleRequest{PkgName: pkg, ChannelName: ch, CsvName: head})
+	require.ErrorContains(t, err, "bundle column")
+}

@@ -73,8 +73,9 @@ func (q *Querier) GetBundle(ctx context.Context, pkgName, channelName, csvName s
 
 // GetBundleForChannel returns the stored head of a channel, trimmed the
 // way opm has since v1.18.1: only csvName and csvJson, the latter from
-// the csv column (so with its trailing newline; "" when NULL). The head
-// must be a bundle row with an entry in the channel.
+// the csv column, read alone as opm reads it (so with its trailing
+// newline; "" when NULL; a bundle column that does not split does not
+// fail it). The head must be a bundle row with an entry in the channel.
 func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName string) (*api.Bundle, error) {
 	head, ok, err := q.head(ctx, pkgName, channelName)
 	if err != nil {
@@ -91,7 +92,7 @@ func (q *Querier) GetBundleForChannel(ctx context.Context, pkgName, channelName 
 	if !ok {
 		return nil, fmt.Errorf("no entry found for %s %s", registry.Clip(pkgName), registry.Clip(channelName))
 	}
-	csv, _, err := q.db.BundleManifests(ctx, head)
+	csv, err := q.db.BundleCSV(ctx, head)
 	if err != nil {
 		return nil, fmt.Errorf("read manifests of bundle %s: %w", head, err)
 	}
