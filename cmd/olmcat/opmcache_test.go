@@ -49,6 +49,7 @@ func startOPM(t *testing.T, opm string, args ...string) (string, *lockedBuffer) 
 	require.NoError(t, l.Close())
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, opm, append(append([]string{"serve"}, args...), "-p", strconv.Itoa(port), "--pprof-addr=")...)
+	cmd.Env = opmEnv(t)
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
@@ -66,9 +67,19 @@ func runOPM(t *testing.T, opm string, args ...string) string {
 	t.Helper()
 	var stderr bytes.Buffer
 	cmd := exec.Command(opm, args...)
+	cmd.Env = opmEnv(t)
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Run(), stderr.String())
 	return stderr.String()
+}
+
+// opmEnv is the environment of a real opm run by a test: its temporary
+// files (serve's cache without --cache-dir, which opm removes only on a
+// graceful exit, not when the test kills it) go to a directory the test
+// removes.
+func opmEnv(t *testing.T) []string {
+	t.Helper()
+	return append(os.Environ(), "TMPDIR="+t.TempDir())
 }
 
 // treeDigest digests a directory tree: every path, mode, modification
