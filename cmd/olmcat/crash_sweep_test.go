@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
@@ -34,7 +35,7 @@ func TestKilledTempDirsAreSwept(t *testing.T) {
 	bin := buildCrashBinary(t)
 	reg := imagetest.New(t)
 	_, imageFlags := imageTestEnv(t)
-	require.NoError(t, os.WriteFile(os.Getenv(registriesConfEnv), nil, 0o644))
+	require.NoError(t, os.WriteFile(os.Getenv(image.RegistriesConfEnv), nil, 0o644))
 	small, err := filepath.Abs(filepath.Join(legacyFixtures, "small-fbb", "index.db"))
 	require.NoError(t, err)
 	cases := []struct {

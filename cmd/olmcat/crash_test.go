@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/outdir"
 	"github.com/operator-catalog/olmcat/internal/tempdir"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
@@ -192,7 +193,7 @@ func TestCrashHarness(t *testing.T) {
 	reg := imagetest.New(t)
 	_, imageFlags := imageTestEnv(t)
 	// The subprocesses read the registries.conf the environment names.
-	require.NoError(t, os.WriteFile(os.Getenv(registriesConfEnv), nil, 0o644))
+	require.NoError(t, os.WriteFile(os.Getenv(image.RegistriesConfEnv), nil, 0o644))
 	fbcRef := pushConfigsImage(t, reg, "crash/fbc:v1", "../../fixtures/legacy/small-fbb/opm-migrate")
 	couch := func(v string) string { return filepath.Join(fixtureBundles, "community/couchdb-operator", v) }
 	small := filepath.Join(legacyFixtures, "small-fbb", "index.db")

@@ -36,7 +36,7 @@ func imageTestEnv(t *testing.T) (tmp string, flags []string) {
 	tmp = t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv(noDeprecationWarningEnv, "")
-	t.Setenv(registriesConfEnv, filepath.Join(t.TempDir(), "none.conf"))
+	t.Setenv(image.RegistriesConfEnv, filepath.Join(t.TempDir(), "none.conf"))
 	conf := filepath.Join(t.TempDir(), "registries.conf")
 	require.NoError(t, os.WriteFile(conf, nil, 0o644))
 	return tmp, []string{"--use-http", "--image-cache-dir", t.TempDir(), "--registries-conf", conf}

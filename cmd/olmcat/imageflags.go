@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,10 +35,6 @@ const defaultPlatform = "linux/amd64"
 func newImageFlags() *imageFlags {
 	return &imageFlags{platform: defaultPlatform, limits: image.DefaultLimits}
 }
-
-// registriesConfEnv names the registries.conf podman reads; olmcat reads
-// the same file.
-const registriesConfEnv = "CONTAINERS_REGISTRIES_CONF"
 
 // imageFlagSet names the image flags a command has.
 type imageFlagSet string
@@ -101,10 +96,11 @@ func (f *imageFlags) addRegistryFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.caFile, "ca-file", "", "trust the PEM certificates in `FILE` for image registries, beside the system roots")
 	fs.StringVar(&f.cacheDir, "image-cache-dir", "", "keep pulled image layers in this OCI layout `DIR` (default <user cache dir>/olmcat/images)")
 	fs.BoolVar(&f.noCache, "no-image-cache", false, "do not keep pulled image layers")
-	fs.StringVar(&f.registriesConf, "registries-conf", "", "registries.conf (v2) with mirrors and blocked or insecure registries (default $"+registriesConfEnv+", ~/.config/containers/registries.conf, /etc/containers/registries.conf)")
+	fs.StringVar(&f.registriesConf, "registries-conf", "", "registries.conf (v2) with mirrors and blocked or insecure registries (default $"+image.RegistriesConfEnv+", ~/.config/containers/registries.conf, /etc/containers/registries.conf)")
 }
 
-// options turns the flags into image options (a usage error if bad).
+// options turns the flags into image options (a usage error if bad),
+// with the environment's defaults (image.Settings).
 func (f *imageFlags) options() ([]image.Option, error) {
 	p, err := image.ParsePlatform(f.platform)
 	if err != nil {
@@ -114,33 +110,8 @@ func (f *imageFlags) options() ([]image.Option, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--source: %w", err)
 	}
-	if path := os.Getenv("REGISTRY_AUTH_FILE"); path != "" {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("REGISTRY_AUTH_FILE names %s: %w", path, err)
-		}
-	}
-	opts := []image.Option{
-		image.WithUseHTTP(f.useHTTP), image.WithSkipTLSVerify(f.skipTLSVerify), image.WithCAFile(f.caFile),
-		image.WithPlatform(p), image.WithSource(src), image.WithUserAgent("olmcat"), image.WithLimits(f.limits),
-	}
-	if !f.noCache {
-		dir := f.cacheDir
-		if dir == "" {
-			if dir, err = image.DefaultCacheDir(); err != nil {
-				return nil, err
-			}
-		}
-		opts = append(opts, image.WithCacheDir(dir))
-	}
-	confPath, explicit := f.registriesConf, f.registriesConf != ""
-	if !explicit {
-		home, _ := os.UserHomeDir()
-		confPath = image.DefaultRegistriesConfPath(os.Getenv(registriesConfEnv), home)
-		explicit = os.Getenv(registriesConfEnv) != ""
-	}
-	conf, err := image.LoadRegistriesConf(confPath, !explicit)
-	if err != nil {
-		return nil, err
-	}
-	return append(opts, image.WithRegistriesConf(conf)), nil
+	return image.Settings{
+		UseHTTP: f.useHTTP, SkipTLSVerify: f.skipTLSVerify, CAFile: f.caFile, Platform: p, Source: src, Limits: f.limits,
+		UserAgent: "olmcat", CacheDir: f.cacheDir, NoCache: f.noCache, RegistriesConf: f.registriesConf,
+	}.Options()
 }

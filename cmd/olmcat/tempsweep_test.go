@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/operator-catalog/olmcat/image"
 	"github.com/operator-catalog/olmcat/internal/testutil/imagetest"
 )
 
@@ -21,7 +22,7 @@ func TestImageTempDirsSwept(t *testing.T) {
 	bin := buildBinary(t)
 	reg := imagetest.New(t)
 	_, flags := imageTestEnv(t)
-	require.NoError(t, os.WriteFile(os.Getenv(registriesConfEnv), nil, 0o644))
+	require.NoError(t, os.WriteFile(os.Getenv(image.RegistriesConfEnv), nil, 0o644))
 	ref := pushDBImage(t, reg, "sweep/index:v1", filepath.Join(legacyFixtures, "community-bundles", "index.db"))
 	tmp := t.TempDir()
 	env := append(os.Environ(), "TMPDIR="+tmp)
