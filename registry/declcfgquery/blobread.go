@@ -54,10 +54,10 @@ func (s *fileSource) pkg(name string) (*model.Package, error) {
 	if !ok {
 		return nil, fmt.Errorf("package %q: no olm.package blob", name)
 	}
-	st, err := s.checkFile(ref.File)
+	err := s.checkFile(ref.File)
 	var cfg *declcfg.DeclarativeConfig
 	if err == nil {
-		cfg, err = s.readBlob(ref, st)
+		cfg, err = s.readBlob(ref)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read package %q from %s: %w", name, s.files[ref.File], err)

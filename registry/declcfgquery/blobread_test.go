@@ -137,7 +137,7 @@ func TestStampIsTheLoadsRead(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, append(data, '\n'), 0o644))
 			r, err := src.ref(declcfg.Origin{File: form.file, Index: 0})
 			require.NoError(t, err)
-			_, err = src.checkFile(r.File)
+			err = src.checkFile(r.File)
 			require.ErrorContains(t, err, "changed since the catalog was loaded")
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,7 +79,6 @@ type fileSource struct {
 	// package's description and icon from it.
 	pkgRefs map[string]blobRef
 	spans   *spanCache
-	open    *openFiles
 	// loaded are what the load saw of each file (its stamp, the blob
 	// ranges of a plain JSON file), copied into stamps and refs; dropped
 	// once loaded.
@@ -110,7 +108,7 @@ type fileStamp struct {
 
 func newFileSource(dir string) *fileSource {
 	return &fileSource{dir: dir, fileNo: map[string]int32{}, pkgRefs: map[string]blobRef{},
-		spans: newSpanCache(), open: newOpenFiles(), loaded: map[string]declcfg.FileRead{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
+		spans: newSpanCache(), loaded: map[string]declcfg.FileRead{}, cache: lru.New[int32, blobManifests](manifestCacheBytes)}
 }
 
 // noteRead keeps what the load saw of a file (model.WithFileReads); the
@@ -176,29 +174,27 @@ func (s *fileSource) addBundle(i int32, o declcfg.Origin) error {
 	return nil
 }
 
-// checkFile fails when file number n changed since it was loaded; else
-// it returns what the stat found, by which readBlob knows whether a file
-// it keeps open is still the one the path names.
-func (s *fileSource) checkFile(n int32) (fs.FileInfo, error) {
+// checkFile fails when file number n changed since it was loaded.
+func (s *fileSource) checkFile(n int32) error {
 	st, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(s.files[n])))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if want := s.stamps[n]; st.Size() != want.size || !st.ModTime().Equal(want.mod) {
-		return nil, fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
+		return fmt.Errorf("the file changed since the catalog was loaded (size %d -> %d, modified %s -> %s); restart the server to serve the new content",
 			want.size, st.Size(), want.mod.UTC().Format(time.RFC3339Nano), st.ModTime().UTC().Format(time.RFC3339Nano))
 	}
-	return st, nil
+	return nil
 }
 
 // readBlob decodes the blob ref points at; the caller has checked its
-// file (checkFile), which stat'ed it (st).
-func (s *fileSource) readBlob(ref blobRef, st fs.FileInfo) (*declcfg.DeclarativeConfig, error) {
+// file (checkFile).
+func (s *fileSource) readBlob(ref blobRef) (*declcfg.DeclarativeConfig, error) {
 	file := s.files[ref.File]
 	var blob []byte
 	var err error
 	if ref.Len > 0 {
-		blob, err = s.open.readAt(filepath.Join(s.dir, filepath.FromSlash(file)), st, int64(ref.Off), int64(ref.Len))
+		blob, err = readRange(filepath.Join(s.dir, filepath.FromSlash(file)), int64(ref.Off), int64(ref.Len))
 	} else {
 		blob, err = s.spans.read(s.dir, file, int(ref.Index))
 	}
@@ -228,14 +224,13 @@ func (s *fileSource) manifests(q *Querier, i int32) (string, []string, error) {
 	fail := func(err error) (string, []string, error) {
 		return "", nil, fmt.Errorf("read manifests of bundle %q from %s: %w", name, s.files[ref.File], err)
 	}
-	st, err := s.checkFile(ref.File)
-	if err != nil {
+	if err := s.checkFile(ref.File); err != nil {
 		return fail(err)
 	}
 	if m, ok := s.cache.Get(i); ok {
 		return m.csv, m.objs, nil
 	}
-	cfg, err := s.readBlob(ref, st)
+	cfg, err := s.readBlob(ref)
 	if err != nil {
 		return fail(err)
 	}

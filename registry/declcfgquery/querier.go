@@ -332,15 +332,10 @@ func (s *memSource) manifests(_ *Querier, i int32) (string, []string, error) {
 	return s.held[i].csv, s.held[i].objs, nil
 }
 
-// Close releases what the Querier reads manifests from: the catalog files
-// a Querier serving from them keeps open between calls. A call after
-// Close opens its file again.
-func (q *Querier) Close() error {
-	if s, ok := q.src.(*fileSource); ok {
-		s.open.closeAll()
-	}
-	return nil
-}
+// Close releases what the Querier reads manifests from (nothing is held
+// open between calls today; Close is kept for the registry.Querier users
+// that defer it).
+func (q *Querier) Close() error { return nil }
 
 // packageList returns the prepared package messages in name order.
 func (q *Querier) packageList() []*api.Package {
