@@ -193,20 +193,55 @@ func readManifests(fsys fs.FS, warn func(string)) ([][]byte, error) {
 }
 
 // canonicalObject turns a YAML or JSON object into compact JSON with
-// sorted keys, numbers kept as written.
+// sorted keys, numbers kept as written. YAMLToJSON's output is already
+// that: json.Marshal of the decoded document (keys sorted, numbers as
+// the YAML resolved them), which a decode and a json.Marshal more give
+// back byte for byte, so it is kept as it is once its top level is seen
+// to be an object with a string kind. The one exception is a string
+// with bytes that are not UTF-8 (a !!binary value): json.Marshal writes
+// each such byte as the escape \ufffd, and a second json.Marshal would
+// write the decoded U+FFFD itself, so output with that escape takes the
+// decode and the json.Marshal as before.
 func canonicalObject(data []byte) ([]byte, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, err
 	}
+	return marshaledObject(js)
+}
+
+// marshaledObject is canonicalObject of js, YAMLToJSON's output.
+func marshaledObject(js []byte) ([]byte, error) {
+	if bytes.Contains(js, []byte(`\ufffd`)) {
+		return reencodeObject(js)
+	}
+	// The top level alone is decoded; the scanner still checks the
+	// whole document (its nesting depth too), as decoding all of it did.
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(js, &top); err != nil || top == nil {
+		return nil, errNotObject
+	}
+	if k, ok := top["kind"]; !ok || len(k) == 0 || k[0] != '"' {
+		return nil, errNoKind
+	}
+	return js, nil
+}
+
+var (
+	errNotObject = errors.New("not a Kubernetes object")
+	errNoKind    = errors.New("no kind")
+)
+
+// reencodeObject decodes the JSON object js and encodes it again.
+func reencodeObject(js []byte) ([]byte, error) {
 	var v map[string]any
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil || v == nil {
-		return nil, fmt.Errorf("not a Kubernetes object")
+		return nil, errNotObject
 	}
 	if _, ok := v["kind"].(string); !ok {
-		return nil, fmt.Errorf("no kind")
+		return nil, errNoKind
 	}
 	return json.Marshal(v)
 }
