@@ -19,21 +19,24 @@ func bundleProperties(csv *manifest.CSV, objects [][]byte, meta Metadata, csvMet
 		return nil, err
 	}
 	props := []declcfg.Property{declcfg.MustProperty(declcfg.PropertyPackage, declcfg.PackageValue{PackageName: meta.Package(), Version: version})}
-	provided, err := manifest.ProvidedAPIs(csv, objects)
+	// The CSV's definitions and the CRD manifests, decoded once for the
+	// provided APIs, the owned CRDs check and the required APIs.
+	crds, err := csv.CRDs()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOwnedCRDs(csv, objects); err != nil {
+	svcs, err := csv.APIServices()
+	if err != nil {
 		return nil, err
 	}
-	for _, a := range provided {
+	objAPIs := manifest.ObjectAPIsOf(objects)
+	if err := checkOwnedCRDs(crds, objAPIs.APIs); err != nil {
+		return nil, err
+	}
+	for _, a := range manifest.ProvidedAPIsOf(objAPIs, crds, svcs) {
 		props = append(props, declcfg.MustProperty(declcfg.PropertyGVK, declcfg.GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
 	}
-	required, err := csv.RequiredAPIs()
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range required {
+	for _, a := range manifest.RequiredAPIsOf(crds, svcs) {
 		props = append(props, declcfg.MustProperty(declcfg.PropertyGVKRequired, declcfg.GVKValue{Group: a.Group, Kind: a.Kind, Version: a.Version}))
 	}
 	deps, err := dependencyProperties(meta.Dependencies)
@@ -108,18 +111,11 @@ func dependencyProperties(deps []declcfg.Property) ([]declcfg.Property, error) {
 	return out, nil
 }
 
-// checkOwnedCRDs fails when the CSV owns a CRD no manifest defines (opm:
-// "error checking provided apis in bundle").
-func checkOwnedCRDs(csv *manifest.CSV, objects [][]byte) error {
-	defs, err := csv.CRDs()
-	if err != nil {
-		return err
-	}
+// checkOwnedCRDs fails when the CSV owns a CRD that no CRD manifest
+// defines, objAPIs being what they serve (opm: "error checking provided
+// apis in bundle").
+func checkOwnedCRDs(defs manifest.CRDDefinitions, objAPIs []manifest.API) error {
 	have := map[manifest.GVK]bool{}
-	objAPIs, err := manifest.ProvidedAPIs(nil, objects)
-	if err != nil {
-		return err
-	}
 	for _, a := range objAPIs {
 		have[a.GVK] = true
 	}

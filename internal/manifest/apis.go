@@ -7,14 +7,15 @@ import (
 // RequiredAPIs are the CRDs and then the API services the CSV requires,
 // in CSV order, duplicates dropped.
 func (c *CSV) RequiredAPIs() ([]API, error) {
-	crds, err := c.CRDs()
+	crds, svcs, err := c.apiDefinitions()
 	if err != nil {
 		return nil, err
 	}
-	svcs, err := c.APIServices()
-	if err != nil {
-		return nil, err
-	}
+	return RequiredAPIsOf(crds, svcs), nil
+}
+
+// RequiredAPIsOf is RequiredAPIs of definitions decoded already.
+func RequiredAPIsOf(crds CRDDefinitions, svcs APIServiceDefinitions) []API {
 	var out []API
 	for _, d := range crds.Required {
 		out = append(out, d.API())
@@ -22,7 +23,18 @@ func (c *CSV) RequiredAPIs() ([]API, error) {
 	for _, d := range svcs.Required {
 		out = append(out, d.API())
 	}
-	return DedupAPIs(out), nil
+	return DedupAPIs(out)
+}
+
+// apiDefinitions decodes the CSV's CRD and then its API service
+// definitions.
+func (c *CSV) apiDefinitions() (CRDDefinitions, APIServiceDefinitions, error) {
+	crds, err := c.CRDs()
+	if err != nil {
+		return crds, APIServiceDefinitions{}, err
+	}
+	svcs, err := c.APIServices()
+	return crds, svcs, err
 }
 
 // ProvidedAPIs are what opm registered as a bundle's provided APIs: every
@@ -31,35 +43,54 @@ func (c *CSV) RequiredAPIs() ([]API, error) {
 // csv may be nil (only the objects count then). Objects that do not decode
 // as a CRD are skipped.
 func ProvidedAPIs(csv *CSV, objects [][]byte) ([]API, error) {
-	var out []API
-	crds := false
+	objs := ObjectAPIsOf(objects)
+	if csv == nil {
+		return DedupAPIs(objs.APIs), nil
+	}
+	crds, svcs, err := csv.apiDefinitions()
+	if err != nil {
+		return nil, err
+	}
+	return ProvidedAPIsOf(objs, crds, svcs), nil
+}
+
+// ObjectAPIs are the APIs the CRD manifests among a bundle's objects
+// serve, in order, duplicates kept.
+type ObjectAPIs struct {
+	APIs []API
+	// CRDs says whether any object decoded as a CRD (one without
+	// versions serves no API).
+	CRDs bool
+}
+
+// ObjectAPIsOf decodes the CRD manifests among objects.
+func ObjectAPIsOf(objects [][]byte) ObjectAPIs {
+	var out ObjectAPIs
 	for _, o := range objects {
 		apis, ok := crdAPIs(o)
 		if !ok {
 			continue
 		}
-		crds = true
-		out = append(out, apis...)
+		out.CRDs = true
+		out.APIs = append(out.APIs, apis...)
 	}
-	if csv != nil {
-		defs, err := csv.CRDs()
-		if err != nil {
-			return nil, err
-		}
-		svcs, err := csv.APIServices()
-		if err != nil {
-			return nil, err
-		}
-		if !crds {
-			for _, d := range defs.Owned {
-				out = append(out, d.API())
-			}
-		}
-		for _, d := range svcs.Owned {
+	return out
+}
+
+// ProvidedAPIsOf is ProvidedAPIs of objects and CSV definitions decoded
+// already: a bundle reader that needs them for more than this decodes
+// each once.
+func ProvidedAPIsOf(objs ObjectAPIs, crds CRDDefinitions, svcs APIServiceDefinitions) []API {
+	out := append([]API(nil), objs.APIs...)
+	if !objs.CRDs {
+		for _, d := range crds.Owned {
 			out = append(out, d.API())
 		}
 	}
-	return DedupAPIs(out), nil
+	for _, d := range svcs.Owned {
+		out = append(out, d.API())
+	}
+	return DedupAPIs(out)
 }
 
 // crdAPIs are the APIs a CustomResourceDefinition manifest serves, one per
