@@ -14,7 +14,8 @@
 // (olmcat add). Beside them are Convert (a catalog directory in another
 // layout or format), Validate, BundleLoad (a bundle ConfigMap as its
 // olm.bundle blob), BundleUnpack (a bundle image unpacked on a cluster
-// by OLM's Job), Build (a catalog image), BuildToolImage (olmcat's own
+// by OLM's Job), BundleValidate (opm alpha bundle validate and unpack: a
+// bundle image pulled, validated and copied to a directory), Build (a catalog image), BuildToolImage (olmcat's own
 // image), BundleBuild (a bundle image), List (opm alpha list's model of
 // an index) and Migrate (a sqlite index, or a catalog image, as a
 // declarative config directory).

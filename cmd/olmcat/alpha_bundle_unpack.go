@@ -9,28 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/operator-catalog/olmcat/bundle/annotation"
-	"github.com/operator-catalog/olmcat/input"
-	"github.com/operator-catalog/olmcat/internal/atomicfile"
+	"github.com/operator-catalog/olmcat/action"
+	"github.com/operator-catalog/olmcat/bundle/bundlecheck"
 )
-
-// pullBundle pulls the bundle image ref and checks that it is one; the
-// caller closes the result, whose Path holds manifests/ and metadata/.
-func pullBundle(cmd *cobra.Command, img *imageFlags, ref string) (*input.Input, error) {
-	in, err := input.Classify(ref)
-	if err != nil {
-		return nil, &exitError{code: exitInvalid, err: err}
-	}
-	if in.Kind != input.KindImage {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not an image reference", ref)}
-	}
-	b, err := img.resolve(cmd.Context(), ref, input.Bundle, "bundle", cmd.ErrOrStderr())
-	var nb *input.NotBundleError
-	if errors.As(err, &nb) {
-		return nil, &exitError{code: exitInvalid, err: fmt.Errorf("%s is not a bundle image (no %s label)", ref, annotation.Package)}
-	}
-	return b, inputError(err, func(err error) error { return &exitError{code: exitInvalid, err: err} })
-}
 
 // newAlphaBundleUnpackCmd is opm alpha bundle unpack: a bundle image's
 // content into a local directory, validated first. (olmcat unpack is a
@@ -51,20 +32,16 @@ validate does (-v skips that) and copy its whole content (manifests/, metadata/)
 			if st, err := os.Stat(out); err == nil && !st.IsDir() {
 				return &exitError{code: exitInvalid, err: fmt.Errorf("out %s is not a directory", out)}
 			}
-			b, err := pullBundle(cmd, img, args[0])
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			if !skipValidation {
-				if err := validateBundleDir(cmd.ErrOrStderr(), b.Path, true); err != nil {
-					return err
+			_, err := action.BundleValidate{Env: actionEnv(cmd, img, nil), Image: args[0], SkipValidation: skipValidation, Out: out}.Run(cmd.Context())
+			var invalid *action.InvalidBundleError
+			if errors.As(err, &invalid) {
+				stage := "format"
+				if invalid.Stage == bundlecheck.StageContent {
+					stage = "content"
 				}
+				err = fmt.Errorf("bundle %s validation failed: %w", stage, err)
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return &exitError{code: exitInvalid, err: err}
-			}
-			return atomicfile.CopyTree(b.Path, out, true, atomicfile.OnSwept(sweptPrinter(cmd.ErrOrStderr())))
+			return actionError(err, "alpha bundle unpack")
 		},
 	}
 	fl := cmd.Flags()

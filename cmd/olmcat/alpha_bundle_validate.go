@@ -5,43 +5,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/operator-catalog/olmcat/action"
 	"github.com/operator-catalog/olmcat/bundle/bundlecheck"
 )
-
-// validateBundleDir runs opm's bundle validation on an unpacked bundle,
-// prints its warnings to w and returns an invalid bundle as an exit-1
-// error: "Bundle validation errors: ..." behind a stage prefix when
-// withStage is set (unpack's "bundle format validation failed: ").
-// The image's files are read through an os.Root: a symlink in the image
-// cannot make validation read outside it.
-func validateBundleDir(w io.Writer, dir string, withStage bool, optional ...bundlecheck.Optional) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	r := bundlecheck.Validate(root.FS(), bundlecheck.WithOptional(optional...))
-	for _, p := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s: %s\n", p.File, p.Message)
-	}
-	if err = r.Err(); err == nil {
-		return nil
-	}
-	if withStage {
-		stage := "format"
-		if r.Stage() == bundlecheck.StageContent {
-			stage = "content"
-		}
-		err = fmt.Errorf("bundle %s validation failed: %w", stage, err)
-	}
-	return &exitError{code: exitInvalid, err: err}
-}
 
 // newAlphaBundleValidateCmd is opm alpha bundle validate (deprecated in
 // opm too): pull a bundle image and validate it.
@@ -74,13 +44,9 @@ SecurityContextConstraints).`,
 					return usageError(fmt.Errorf("--optional-validators %q: want operatorhub or bundle-objects", v))
 				}
 			}
-			b, err := pullBundle(cmd, img, tag)
+			_, err := action.BundleValidate{Env: actionEnv(cmd, img, nil), Image: tag, Optional: validators}.Run(cmd.Context())
 			if err != nil {
-				return err
-			}
-			defer b.Close()
-			if err := validateBundleDir(cmd.ErrOrStderr(), b.Path, false, validators...); err != nil {
-				return err
+				return actionError(err, "alpha bundle validate")
 			}
 			fmt.Fprintln(cmd.ErrOrStderr(), "All validation tests have been completed successfully")
 			return nil
