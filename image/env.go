@@ -3,6 +3,8 @@ package image
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 )
@@ -73,4 +75,20 @@ func (s Settings) Options() ([]Option, error) {
 		return nil, err
 	}
 	return append(opts, WithRegistriesConf(conf)), nil
+}
+
+// SourceDateEpoch is the time the SOURCE_DATE_EPOCH environment variable
+// sets (reproducible-builds.org), for WithCreated: every time of a build
+// fixed, so that the same input gives the same digest. Unset, it is the
+// zero time.
+func SourceDateEpoch() (time.Time, error) {
+	v := os.Getenv("SOURCE_DATE_EPOCH")
+	if v == "" {
+		return time.Time{}, nil
+	}
+	sec, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since the epoch", v)
+	}
+	return time.Unix(sec, 0), nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -62,6 +63,29 @@ func TestSettingsOptions(t *testing.T) {
 			}
 			require.NoError(t, err)
 			tt.check(t, makeOptions(opts))
+		})
+	}
+}
+
+func TestSourceDateEpoch(t *testing.T) {
+	for _, tc := range []struct {
+		env     string
+		want    time.Time
+		wantErr string
+	}{
+		{env: "", want: time.Time{}},
+		{env: "1700000000", want: time.Unix(1700000000, 0)},
+		{env: "2023-11-14", wantErr: `SOURCE_DATE_EPOCH "2023-11-14": want seconds since the epoch`},
+	} {
+		t.Run(tc.env, func(t *testing.T) {
+			t.Setenv("SOURCE_DATE_EPOCH", tc.env)
+			got, err := SourceDateEpoch()
+			if tc.wantErr != "" {
+				assert.EqualError(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, tc.want.Equal(got), "got %v", got)
 		})
 	}
 }

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
-	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/spf13/cobra"
@@ -101,12 +99,8 @@ func (f *buildFlags) action(dir, ref string) (action.Build, error) {
 		}
 		b.Binaries = append(b.Binaries, action.Binary{Platform: pl, File: file})
 	}
-	if v := os.Getenv("SOURCE_DATE_EPOCH"); v != "" {
-		sec, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return b, fmt.Errorf("SOURCE_DATE_EPOCH %q: want seconds since the epoch", v)
-		}
-		b.Created = time.Unix(sec, 0)
+	if b.Created, err = image.SourceDateEpoch(); err != nil {
+		return b, err
 	}
 	switch {
 	case !f.push && f.ociLayout == "":
