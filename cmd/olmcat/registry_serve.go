@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/operator-catalog/olmcat/action/serve"
 )
 
 // newRegistryServeCmd is opm registry serve: the entry point of every
@@ -36,7 +38,7 @@ commands.`,
   olmcat registry serve -d index.db -p 50052 --timeout-seconds 600`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return f.opm.writeTerminationLog(runRegistryServe(cmd, f, notice, db, port, timeout))
+			return serve.TerminationLog(f.opm.terminationLog).Write(runRegistryServe(cmd, f, notice, db, port, timeout))
 		},
 	}
 	fl := cmd.Flags()

@@ -63,7 +63,7 @@ termination message.`,
   grpcurl -plaintext localhost:50051 api.Registry/ListPackages`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return f.opm.writeTerminationLog(runServe(cmd, args[0], f))
+			return serve.TerminationLog(f.opm.terminationLog).Write(runServe(cmd, args[0], f))
 		},
 	}
 	fl := cmd.Flags()

@@ -2,10 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/operator-catalog/olmcat/action/serve"
 )
 
 // opmServeFlags are opm serve's and opm registry serve's flags beside
@@ -21,13 +21,9 @@ type opmServeFlags struct {
 	serveFlagsAdded bool
 }
 
-// defaultTerminationLog is where Kubernetes reads a container's
-// termination message.
-const defaultTerminationLog = "/dev/termination-log"
-
 // addCommonFlags registers the flags both opm servers have.
 func (o *opmServeFlags) addCommonFlags(fs *pflag.FlagSet) {
-	fs.StringVarP(&o.terminationLog, "termination-log", "t", defaultTerminationLog, "file the error that stops the server is written to, when that file exists (Kubernetes' termination message)")
+	fs.StringVarP(&o.terminationLog, "termination-log", "t", string(serve.DefaultTerminationLog), "file the error that stops the server is written to, when that file exists (Kubernetes' termination message)")
 	fs.BoolVar(&o.debug, "debug", false, "enable debug logging (--log-level debug)")
 }
 
@@ -57,23 +53,6 @@ func (o *opmServeFlags) enforceIntegrity(fs *pflag.FlagSet, cacheDir string) (bo
 	return o.enforceCache, nil
 }
 
-// writeTerminationLog writes err, the error the server stops with, to
-// the termination log when that file exists (Kubernetes creates it in a
-// container; olmcat never creates it, so a run outside a container leaves
-// /dev alone), and returns err.
-func (o *opmServeFlags) writeTerminationLog(err error) error {
-	if err == nil || o.terminationLog == "" {
-		return err
-	}
-	f, openErr := os.OpenFile(o.terminationLog, os.O_WRONLY|os.O_TRUNC, 0)
-	if openErr != nil {
-		return err
-	}
-	fmt.Fprintln(f, err)
-	f.Close()
-	return err
-}
-
 // holdOnLoadError is whether serve, failing to open or load its
 // catalog, stays up reporting NOT_SERVING with the reason (until
 // stopped, when it exits with the error) instead of exiting at once:
@@ -85,9 +64,5 @@ func (o *opmServeFlags) writeTerminationLog(err error) error {
 // Nothing in an image turns it on, so images stay drop-in for opm's
 // (opm, in the same place, exits).
 func (o *opmServeFlags) holdOnLoadError() bool {
-	if o.cacheOnly || o.terminationLog == "" || os.Getpid() != 1 {
-		return false
-	}
-	_, err := os.Stat(o.terminationLog)
-	return err == nil
+	return !o.cacheOnly && serve.TerminationLog(o.terminationLog).InContainer()
 }
