@@ -203,6 +203,9 @@ func readManifests(fsys fs.FS, warn func(string)) ([][]byte, error) {
 // write the decoded U+FFFD itself, so output with that escape takes the
 // decode and the json.Marshal as before.
 func canonicalObject(data []byte) ([]byte, error) {
+	if js, ok := plainJSONObject(data); ok {
+		return js, nil
+	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, err
