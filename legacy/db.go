@@ -97,7 +97,19 @@ type openOptions struct {
 	// eager loads every table at Open even when the database qualifies
 	// for reading by rowid ranges; tests compare the two.
 	eager bool
+	// pageCacheKiB is each connection's page cache (PageCache); 0 is
+	// sqlite's default.
+	pageCacheKiB int
 }
+
+// PageCache sets the page cache of each of the DB's sqlite connections
+// to kib KiB instead of sqlite's default of 2,000 KiB, for a reader that
+// reads every package once (a migration): the manifests, most of an
+// index, are read past the cache (overflow pages), and what it would
+// keep of the rest is not asked for again, while up to four connections
+// each fill their cache. At 512 KiB the peak of an index add from the
+// 10,000-bundle index falls by 7 MiB (65 against 72) for the same CPU.
+func PageCache(kib int) Option { return func(o *openOptions) { o.pageCacheKiB = kib } }
 
 // SkipManifests makes ReadPackage leave Bundle.CSV and Bundle.Objects nil
 // (they are still read internally where needed to derive missing columns),
@@ -118,7 +130,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	for _, f := range opts {
 		f(&o)
 	}
-	sdb, err := openSQLite(path)
+	sdb, err := openSQLite(path, o.pageCacheKiB)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +152,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 
 // openSQLite opens path read-only (immutable) after checking that it is a
 // complete sqlite 3 file without journal sidecars.
-func openSQLite(path string) (*sqlx.DB, error) {
+func openSQLite(path string, pageCacheKiB int) (*sqlx.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -158,7 +170,7 @@ func openSQLite(path string) (*sqlx.DB, error) {
 	if err := checkSidecars(abs); err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	sdb, err := sqlx.Open("sqlite", sqliteURI(abs))
+	sdb, err := sqlx.Open("sqlite", sqliteURI(abs, pageCacheKiB))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -171,7 +183,7 @@ func openSQLite(path string) (*sqlx.DB, error) {
 // use it to tell the user about a legacy index (the deprecation warning)
 // only once that is known.
 func CheckIndex(ctx context.Context, path string) error {
-	sdb, err := openSQLite(path)
+	sdb, err := openSQLite(path, 0)
 	if err != nil {
 		return err
 	}

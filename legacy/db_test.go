@@ -528,3 +528,20 @@ func TestCancelledContext(t *testing.T) {
 	_, err = Open(ctx, fixture("small-fbb"))
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// TestPageCache: PageCache sets each connection's page cache; without it
+// the connections keep sqlite's default.
+func TestPageCache(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opts []Option
+		want int
+	}{{want: -2000}, {opts: []Option{PageCache(512)}, want: -512}} {
+		db, err := Open(ctx, fixture("small-fbb"), tc.opts...)
+		require.NoError(t, err)
+		var n int
+		require.NoError(t, db.db.GetContext(ctx, &n, "PRAGMA cache_size"))
+		require.Equal(t, tc.want, n)
+		require.NoError(t, db.Close())
+	}
+}

@@ -32,12 +32,17 @@ func (s schemaInfo) col(table, column string) bool { return s.tables[table][colu
 // percent-escaped as a URI path so names holding '?', '#', '%' or spaces
 // open the right file. immutable=1 makes sqlite skip locking and the
 // journal entirely, so the file's bytes never change; query_only refuses
-// any write statement on top of that.
-func sqliteURI(absPath string) string {
+// any write statement on top of that. pageCacheKiB, if not 0, is each
+// connection's page cache (PageCache).
+func sqliteURI(absPath string, pageCacheKiB int) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(absPath)}
 	// url.URL with an absolute path yields file:///abs; sqlite accepts an
 	// empty authority.
-	return u.String() + "?mode=ro&immutable=1&_pragma=query_only(1)"
+	uri := u.String() + "?mode=ro&immutable=1&_pragma=query_only(1)"
+	if pageCacheKiB > 0 {
+		uri += fmt.Sprintf("&_pragma=cache_size(-%d)", pageCacheKiB)
+	}
+	return uri
 }
 
 // checkHeader refuses files that start like sqlite but are shorter than

@@ -198,9 +198,13 @@ func each(ctx context.Context, dbPath, verb string, fn func(pkg string, cfg *dec
 	return rep, nil
 }
 
+// pageCacheKiB is the sqlite page cache of each connection of a
+// conversion, which reads every package once (legacy.PageCache).
+const pageCacheKiB = 512
+
 // open opens the database read-only and starts the report.
 func open(ctx context.Context, dbPath string, o *options) (*legacy.DB, []string, *Report, error) {
-	db, err := legacy.Open(ctx, dbPath)
+	db, err := legacy.Open(ctx, dbPath, legacy.PageCache(pageCacheKiB))
 	if err != nil {
 		return nil, nil, nil, err
 	}
