@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -16,16 +14,7 @@ func plainJSONObject(data []byte) (js []byte, ok bool) {
 	if !isPlainJSON(data) {
 		return nil, false
 	}
-	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil || v == nil {
-		return nil, false
-	}
-	if _, ok := v["kind"].(string); !ok {
-		return nil, false
-	}
-	js, err := json.Marshal(v)
+	js, err := reencodeObject(data)
 	return js, err == nil
 }
 

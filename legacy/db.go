@@ -107,8 +107,8 @@ type openOptions struct {
 // reads every package once (a migration): the manifests, most of an
 // index, are read past the cache (overflow pages), and what it would
 // keep of the rest is not asked for again, while up to four connections
-// each fill their cache. At 512 KiB the peak of an index add from the
-// 10,000-bundle index falls by 7 MiB (65 against 72) for the same CPU.
+// each fill their cache: a smaller cache lowers the peak for the same
+// CPU (scripts/bench-index.sh).
 func PageCache(kib int) Option { return func(o *openOptions) { o.pageCacheKiB = kib } }
 
 // SkipManifests makes ReadPackage leave Bundle.CSV and Bundle.Objects nil
