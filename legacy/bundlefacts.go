@@ -17,7 +17,7 @@ type bundleFacts struct {
 	n        int32
 	seed     maphash.Seed
 	keyHash  []uint64 // by id < n
-	entryPkg []int32  // by id < n: key id of the package, -1 when no entry names it
+	entryPkg []int32  // by id < n: the package's id in pkgKeys, -1 when no entry names it
 }
 
 // hashKey hashes a (version, bundlepath) key as its columns' text, NULL
@@ -52,7 +52,7 @@ func (d *DB) loadBundleFacts(ctx context.Context, x *lazyIndex) error {
 	}
 	defer rows.Close()
 	f := &bundleFacts{seed: maphash.MakeSeed(), keyHash: make([]uint64, 0, d.sizeHint)}
-	x.keys.ids = make(map[string]int32, d.sizeHint+len(d.pkgs))
+	x.keys.reserve(d.sizeHint)
 	var name, version, path sql.NullString // scanned into through interfaces: once, not per row
 	for rows.Next() {
 		if err := rows.Scan(&name, &version, &path); err != nil {
@@ -84,14 +84,22 @@ func (d *DB) hasRow(name string) bool {
 	return ok
 }
 
-// rowNames lists the names of the operatorbundle rows, in no order.
-func (d *DB) rowNames() []string {
-	if d.lazy != nil && d.lazy.facts != nil {
-		return append([]string(nil), d.lazy.keys.names[:d.lazy.facts.n]...)
+// unnamedRows lists the names of the operatorbundle rows no channel
+// entry names, in no order.
+func (d *DB) unnamedRows() []string {
+	var out []string
+	if x := d.lazy; x != nil && x.facts != nil {
+		for id, p := range x.facts.entryPkg {
+			if p < 0 {
+				out = append(out, x.keys.name(int32(id)))
+			}
+		}
+		return out
 	}
-	out := make([]string, 0, len(d.rows))
 	for n := range d.rows {
-		out = append(out, n)
+		if _, ok := d.entryPkg[n]; !ok {
+			out = append(out, n)
+		}
 	}
 	return out
 }
@@ -103,7 +111,7 @@ func (d *DB) packageOf(name string) (string, bool) {
 		if !ok || id >= x.facts.n || x.facts.entryPkg[id] < 0 {
 			return "", false
 		}
-		return x.keys.names[x.facts.entryPkg[id]], true
+		return x.pkgKeys.name(x.facts.entryPkg[id]), true
 	}
 	p, ok := d.entryPkg[name]
 	return p, ok

@@ -99,12 +99,7 @@ func (d *DB) findOrphans(t *tables, entryCount map[string]int) {
 func (d *DB) findStranded(ctx context.Context, read func([]string) (*tables, error)) error {
 	d.stranded = map[string][]string{}
 	d.strandedHow = map[string]string{}
-	var names []string
-	for _, n := range d.rowNames() {
-		if _, ok := d.packageOf(n); !ok {
-			names = append(names, n)
-		}
-	}
+	names := d.unnamedRows()
 	sort.Strings(names)
 	t := &d.tables
 	if read != nil && len(names) > 0 {

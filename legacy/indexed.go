@@ -51,13 +51,10 @@ func (d *DB) loadIndexed(ctx context.Context) error {
 // operatorbundle row.
 func (d *DB) orphanNames(x *lazyIndex) []string {
 	var out []string
-	for id, name := range x.keys.names {
-		if int32(id) < x.facts.n {
-			continue
-		}
+	for id := x.facts.n; id < x.keys.count(); id++ {
 		for i := range x.keyed {
-			if x.keyed[i].has(int32(id)) {
-				out = append(out, name)
+			if x.keyed[i].has(id) {
+				out = append(out, x.keys.name(id))
 				break
 			}
 		}

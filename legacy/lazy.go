@@ -46,15 +46,16 @@ type lazyIndex struct {
 	once sync.Once
 	err  error
 	tip  int64
-	// entries are channel_entry rowid runs by package name; keyed the
-	// runs of each of lazyTables by bundle name.
-	keys       keyIDs
-	facts      *bundleFacts // while Open runs the catalog checks
-	entries    rowRuns
-	entryCount map[string]int // channel_entry rows by package
-	keyed      [len(lazyTables)]rowRuns
-	plural     map[[3]string]string
-	deprecated map[string]bool
+	// entries are channel_entry rowid runs by package name (ids of
+	// pkgKeys); keyed the runs of each of lazyTables by bundle name (ids
+	// of keys).
+	keys, pkgKeys keyIDs
+	facts         *bundleFacts // while Open runs the catalog checks
+	entries       rowRuns
+	entryCount    map[string]int // channel_entry rows by package
+	keyed         [len(lazyTables)]rowRuns
+	plural        map[[3]string]string
+	deprecated    map[string]bool
 }
 
 // lazyEligible reports whether the database can be read lazily: its api
@@ -95,10 +96,13 @@ func (d *DB) index(ctx context.Context) (*lazyIndex, error) {
 // its bundle (keyCheck).
 func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
 	checks := x.facts != nil
-	// Most keys are bundle names (plus a package name per package).
-	hint := d.sizeHint + len(d.pkgs)
-	for _, r := range append([]*rowRuns{&x.entries}, pointers(x.keyed[:])...) {
-		r.first = make([]rowRun, 0, hint)
+	// The keyed tables' keys are about the bundles, the entries' the
+	// packages.
+	x.keys.reserve(d.sizeHint)
+	x.pkgKeys.reserve(len(d.pkgs))
+	x.entries.first = make([]run32, 0, len(d.pkgs))
+	for i := range x.keyed {
+		x.keyed[i].first = make([]run32, 0, d.sizeHint)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(indexScans)
@@ -116,7 +120,16 @@ func (d *DB) buildIndex(ctx context.Context, x *lazyIndex) error {
 		}
 		return err
 	})
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	x.keys.trim()
+	x.pkgKeys.trim()
+	x.entries.done()
+	for i := range x.keyed {
+		x.keyed[i].done()
+	}
+	return nil
 }
 
 // indexScans is how many index scans run at once. The scans are
@@ -151,7 +164,7 @@ func (d *DB) indexEntries(ctx context.Context, x *lazyIndex, checks bool) error 
 		}
 		same := !first && pkg.String == prev
 		if !same {
-			prev, id = pkg.String, x.keys.id(pkg.String)
+			prev, id = pkg.String, x.pkgKeys.id(pkg.String)
 		}
 		x.entries.add(id, rowid, same)
 		x.entryCount[prev]++
@@ -258,14 +271,15 @@ func segmentQuery(table string, keyed bool) string {
 		` b ON b.rowid = a.rowid - 1 WHERE ` + differ + ` ORDER BY a.rowid`
 }
 
-// eachRange calls read once per range of r holding rows of keys, with a
-// rowSel for that range keeping only those keys' rows.
-func eachRange(x *lazyIndex, r *rowRuns, keys []string, read func(rowSel) error) error {
+// eachRange calls read once per range of r (keyed by ids of ks) holding
+// rows of keys, with a rowSel for that range keeping only those keys'
+// rows.
+func eachRange(ks *keyIDs, r *rowRuns, keys []string, read func(rowSel) error) error {
 	want := make(map[string]bool, len(keys))
 	ids := make([]int32, 0, len(keys))
 	for _, k := range keys {
 		want[k] = true
-		if id, ok := x.keys.lookup(k); ok {
+		if id, ok := ks.lookup(k); ok {
 			ids = append(ids, id)
 		}
 	}
@@ -285,7 +299,7 @@ func (d *DB) lazyRows(ctx context.Context, name string, objects bool) (*pkgRows,
 		return nil, err
 	}
 	pr := &pkgRows{tip: x.tip, stranded: d.stranded[name], objects: objects}
-	err = eachRange(x, &x.entries, []string{name}, func(sel rowSel) error {
+	err = eachRange(&x.pkgKeys, &x.entries, []string{name}, func(sel rowSel) error {
 		return d.readEntries(ctx, sel, func(e ChannelEntry) { pr.entries = append(pr.entries, e) })
 	})
 	if err != nil {
@@ -330,7 +344,7 @@ func (d *DB) readKeyed(ctx context.Context, x *lazyIndex, t *tables, names []str
 		func(sel rowSel) error { return d.readAPIs(ctx, "api_requirer", t.required, x.plural, none, sel) },
 	}
 	for i, read := range readers {
-		if err := eachRange(x, &x.keyed[i], names, read); err != nil {
+		if err := eachRange(&x.keys, &x.keyed[i], names, read); err != nil {
 			return err
 		}
 	}
@@ -343,13 +357,4 @@ func (d *DB) readKeyed(ctx context.Context, x *lazyIndex, t *tables, names []str
 		}
 	}
 	return nil
-}
-
-// pointers are pointers to the elements of s.
-func pointers[T any](s []T) []*T {
-	out := make([]*T, len(s))
-	for i := range s {
-		out[i] = &s[i]
-	}
-	return out
 }

@@ -1,0 +1,82 @@
+package legacy
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKeyIDsInterns: ids are dense in the order keys first come, the same
+// key gets the same id through the table's growth, and names come back
+// as interned (the empty key and keys that are prefixes of others too).
+func TestKeyIDsInterns(t *testing.T) {
+	var k keyIDs
+	k.reserve(4)
+	keys := []string{"", "a", "ab", "a\x00b"}
+	for i := range 3000 {
+		keys = append(keys, fmt.Sprintf("pkg-%04d.v1.%d.0", i/25, i%25))
+	}
+	for i, s := range keys {
+		require.Equal(t, int32(i), k.id(s), s)
+	}
+	k.trim()
+	assert.Equal(t, int32(len(keys)), k.count())
+	for i, s := range keys {
+		assert.Equal(t, int32(i), k.id(s), "again: %q", s)
+		id, ok := k.lookup(s)
+		assert.True(t, ok, s)
+		assert.Equal(t, int32(i), id, s)
+		assert.Equal(t, s, k.name(id))
+	}
+	_, ok := k.lookup("a\x00")
+	assert.False(t, ok)
+	var zero keyIDs
+	_, ok = zero.lookup("x")
+	assert.False(t, ok, "the zero value has no keys")
+	assert.Equal(t, int32(0), zero.id("x"))
+}
+
+// TestRowRunsWide: a table whose rowids span more than 32 bits keeps
+// which keys have rows, and a read of any of them reads the whole table
+// (once, however many keys are asked for).
+func TestRowRunsWide(t *testing.T) {
+	var r rowRuns
+	r.add(0, 5, false)
+	r.add(1, 6, false)
+	r.add(0, 7, false)
+	r.add(2, 5+math.MaxUint32+1, false)
+	r.done()
+	all := []rowRun{{math.MinInt64, math.MaxInt64}}
+	assert.True(t, r.has(0))
+	assert.True(t, r.has(2))
+	assert.False(t, r.has(3))
+	assert.Equal(t, all, r.ranges([]int32{0, 1, 2}))
+	assert.Equal(t, all, r.runsOf(1))
+	assert.Empty(t, r.ranges([]int32{3}))
+}
+
+// TestRowRunsDone: after done each key's further runs still come in
+// rowid order, however the keys' runs interleave.
+func TestRowRunsDone(t *testing.T) {
+	var r rowRuns
+	rowid := int64(1 << 40) // offsets from the first rowid fit 32 bits
+	for range 3 {
+		for id := int32(0); id < 3; id++ {
+			r.add(id, rowid, false)
+			rowid += 100
+		}
+	}
+	r.done()
+	at := func(offsets ...int64) []rowRun {
+		var out []rowRun
+		for _, o := range offsets {
+			out = append(out, rowRun{1<<40 + o, 1<<40 + o})
+		}
+		return out
+	}
+	assert.Equal(t, at(100, 400, 700), r.runsOf(1))
+	assert.Equal(t, at(0, 200, 300, 500, 600, 800), r.ranges([]int32{0, 2}))
+}
