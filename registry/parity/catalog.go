@@ -263,10 +263,26 @@ func gvksOf(b *api.Bundle) []manifest.GVK {
 	return out
 }
 
+// sortedKeys returns the keys of m sorted by less.
 func sortedKeys[K comparable](m map[K]bool, less func(a, b K) bool) []K {
 	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	return out
+}
+
+// sortedOnly returns the keys of m that other lacks, sorted by less: the
+// one-sided members a set comparison reports, in the order sortedKeys
+// gives them, without sorting the members both sides share (almost all
+// of them, in a catalog and its migration).
+func sortedOnly[K comparable](m, other map[K]bool, less func(a, b K) bool) []K {
+	var out []K
+	for k := range m {
+		if !other[k] {
+			out = append(out, k)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
 	return out

@@ -127,14 +127,6 @@ func toSet(list []string) map[string]bool {
 	return m
 }
 
-func keysOf[K comparable, V any](m map[K]V) map[K]bool {
-	out := make(map[K]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
-}
-
 func strLess(a, b string) bool { return a < b }
 
 func gvkLess(a, b manifest.GVK) bool { return a.String() < b.String() }

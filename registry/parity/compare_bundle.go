@@ -157,11 +157,9 @@ func (d *differ) edges(path string, l, r *api.Bundle) {
 	}
 	for s, m := range []map[string]bool{la, ra} {
 		other := []map[string]bool{la, ra}[1-s]
-		for _, n := range sortedKeys(m, strLess) {
-			if !other[n] {
-				lt, rt := pick(s, n, "absent")
-				d.add(RuleEdgeMissing, path+".edges["+n+"]", lt, rt)
-			}
+		for _, n := range sortedOnly(m, other, strLess) {
+			lt, rt := pick(s, n, "absent")
+			d.add(RuleEdgeMissing, path+".edges["+n+"]", lt, rt)
 		}
 	}
 }

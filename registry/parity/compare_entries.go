@@ -130,10 +130,7 @@ func (d *differ) entriesThatProvide(a [2]answer) {
 	bsets := [2]map[bkey]bool{bundlesOf(sets[0]), bundlesOf(sets[1])}
 	for s := range 2 {
 		o := 1 - s
-		for _, e := range sortedKeys(sets[s], entryLess) {
-			if sets[o][e] {
-				continue
-			}
+		for _, e := range sortedOnly(sets[s], sets[o], entryLess) {
 			lt, rt := pick(s, "present", "absent")
 			path := "[" + e.String() + "]"
 			k := bkey{e.pkg, e.channel, e.bundle}

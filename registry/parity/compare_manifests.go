@@ -32,11 +32,9 @@ func (d *differ) manifests(path string, l, r *api.Bundle, mode bundleMode) {
 	lm, rm := toSet(lo), toSet(ro)
 	for s, m := range []map[string]bool{lm, rm} {
 		other := []map[string]bool{lm, rm}[1-s]
-		for _, o := range sortedKeys(m, strLess) {
-			if !other[o] {
-				lt, rt := pick(s, objectName(o), "absent")
-				d.add(RuleManifestsDiffer, path+".object["+objectName(o)+"]", lt, rt)
-			}
+		for _, o := range sortedOnly(m, other, strLess) {
+			lt, rt := pick(s, objectName(o), "absent")
+			d.add(RuleManifestsDiffer, path+".object["+objectName(o)+"]", lt, rt)
 		}
 	}
 	if len(lo) != len(ro) && reflect.DeepEqual(lm, rm) {

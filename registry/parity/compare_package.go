@@ -16,11 +16,9 @@ func (d *differ) listPackages(a [2]answer) {
 	}
 	sets := [2]map[string]bool{toSet(a[0].names), toSet(a[1].names)}
 	for s := range 2 {
-		for _, n := range sortedKeys(sets[s], strLess) {
-			if !sets[1-s][n] {
-				l, r := pick(s, n, "absent")
-				d.add(RulePackageMissing, "["+n+"]", l, r)
-			}
+		for _, n := range sortedOnly(sets[s], sets[1-s], strLess) {
+			l, r := pick(s, n, "absent")
+			d.add(RulePackageMissing, "["+n+"]", l, r)
 		}
 	}
 }

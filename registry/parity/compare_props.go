@@ -2,6 +2,7 @@ package parity
 
 import (
 	"encoding/json"
+	"sort"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -22,7 +23,16 @@ func (d *differ) apis(path string, l, r []*api.GroupVersionKind) {
 	var plural [2][]string
 	pluralRule := RulePluralSQLiteOnly
 	for s := range 2 {
-		for _, g := range sortedKeys(keysOf(m[s]), gvkLess) {
+		// Only a GVK one side lacks, or (once) whose plurals differ, is
+		// reported: sort just those.
+		var report []manifest.GVK
+		for g, p := range m[s] {
+			if q, ok := m[1-s][g]; !ok || (s == 0 && q != p) {
+				report = append(report, g)
+			}
+		}
+		sort.Slice(report, func(i, j int) bool { return gvkLess(report[i], report[j]) })
+		for _, g := range report {
 			p, ok := m[1-s][g]
 			if !ok {
 				lt, rt := pick(s, g.String(), "absent")
@@ -110,10 +120,7 @@ func (d *differ) properties(path string, bundles [2]*api.Bundle, props, deps [2]
 	var unexplained [2][]typed
 	for s := range 2 {
 		o := 1 - s
-		for _, p := range sortedKeys(props[s], typedLess) {
-			if props[o][p] {
-				continue
-			}
+		for _, p := range sortedOnly(props[s], props[o], typedLess) {
 			rule, ok := Rule{}, false
 			switch p.typ {
 			case declcfg.PropertyGVKRequired:
@@ -152,10 +159,7 @@ func (d *differ) dependencies(path string, props, deps [2]map[typed]bool) {
 	var depOnly [2][]typed
 	for s := range 2 {
 		o := 1 - s
-		for _, p := range sortedKeys(deps[s], typedLess) {
-			if deps[o][p] {
-				continue
-			}
+		for _, p := range sortedOnly(deps[s], deps[o], typedLess) {
 			var ok bool
 			switch p.typ {
 			case declcfg.PropertyLabel:
