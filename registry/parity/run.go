@@ -26,6 +26,8 @@ type checkRun struct {
 	t      *tally
 	o      options
 	sem    chan struct{} // one token per call in flight
+	// workers make the calls of makeAll; as many as sem has tokens.
+	workers *workers
 
 	// Set by lists, read-only afterwards.
 	listBundlesFailed bool // a side refused ListBundles: its share per package is not compared
@@ -66,6 +68,8 @@ func run(ctx context.Context, sides [2]*side, backends [2]input.Kind, o options)
 			res = nil
 		}
 	}()
+	r.workers = newWorkers(o.concurrency)
+	defer r.workers.stop()
 	for s := range 2 {
 		if r.spills[s], err = newSpill(""); err != nil {
 			return nil, err

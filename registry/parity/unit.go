@@ -3,6 +3,7 @@ package parity
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -120,29 +121,39 @@ func (r *checkRun) unit(ctx context.Context, pkg string) (*unitResult, error) {
 }
 
 // makeAll makes and compares calls, at most o.concurrency at once across
-// the whole check, and returns their differences in call order.
+// the whole check, and returns their differences in call order. The
+// first call to fail stops the rest and is the error.
 func (r *checkRun) makeAll(ctx context.Context, cat *catalog, calls []call) ([][]Diff, error) {
 	out := make([][]Diff, len(calls))
-	g, gctx := errgroup.WithContext(ctx)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
 feed:
 	for i, c := range calls {
 		select {
 		case r.sem <- struct{}{}:
-		case <-gctx.Done():
+		case <-cctx.Done():
 			break feed
 		}
-		g.Go(func() error {
+		wg.Add(1)
+		r.workers.run(func() {
+			defer wg.Done()
 			defer func() { <-r.sem }()
-			a, err := r.both(gctx, c)
+			a, err := r.both(cctx, c)
 			if err != nil {
-				return err
+				errOnce.Do(func() { firstErr = err; cancel() })
+				return
 			}
 			out[i] = compare(cat, c, a)
-			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	return out, ctx.Err()
 }
