@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,3 +105,36 @@ func BenchmarkReadAllPackages(b *testing.B) { benchReadAll(b) }
 
 // BenchmarkReadAllPackagesSkipManifests is the server's path: no manifests.
 func BenchmarkReadAllPackagesSkipManifests(b *testing.B) { benchReadAll(b, SkipManifests()) }
+
+// BenchmarkOpenKeeps is what an opened DB keeps for the whole catalog
+// (the package and channel rows, the rowid index, the api plurals): the
+// live heap after Open, per operatorbundle row. It is what stays in
+// memory for every package a conversion streams, so it should stay a
+// few dozen bytes a bundle however large the catalog.
+func BenchmarkOpenKeeps(b *testing.B) {
+	path := benchDB(b)
+	ctx := context.Background()
+	var kept uint64
+	var bundles int
+	for b.Loop() {
+		before := liveHeap()
+		db, err := Open(ctx, path)
+		require.NoError(b, err)
+		kept = liveHeap() - before
+		names, err := db.BundleNames(ctx)
+		require.NoError(b, err)
+		bundles = len(names)
+		runtime.KeepAlive(db)
+		db.Close()
+	}
+	b.ReportMetric(float64(kept)/float64(bundles), "kept-B/bundle")
+	b.ReportMetric(float64(kept)/(1<<20), "kept-MiB")
+}
+
+// liveHeap is the heap live after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}

@@ -54,7 +54,7 @@ type lazyIndex struct {
 	entries       rowRuns
 	entryCount    map[string]int // channel_entry rows by package
 	keyed         [len(lazyTables)]rowRuns
-	plural        map[[3]string]string
+	plural        *plurals
 	deprecated    map[string]bool
 }
 

@@ -3,12 +3,14 @@ package legacy
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/operator-catalog/olmcat/internal/manifest"
+	"github.com/operator-catalog/olmcat/internal/strarena"
 )
 
 // loadAPIs reads api_provider and api_requirer as stored, with plurals
@@ -40,8 +42,8 @@ func (d *DB) loadAPIs(ctx context.Context) error {
 }
 
 // apiPlurals reads the api table's plurals by group, version and kind.
-func (d *DB) apiPlurals(ctx context.Context) (map[[3]string]string, error) {
-	plural := map[[3]string]string{}
+func (d *DB) apiPlurals(ctx context.Context) (*plurals, error) {
+	plural := &plurals{}
 	if !d.sch.has("api") {
 		return plural, nil
 	}
@@ -50,22 +52,63 @@ func (d *DB) apiPlurals(ctx context.Context) (map[[3]string]string, error) {
 		return nil, fmt.Errorf("read table api: %w", err)
 	}
 	defer rows.Close()
+	// Scanned into through interfaces: declared once, not per row.
+	var g, v, k, p sql.NullString
 	for rows.Next() {
-		var g, v, k, p sql.NullString
 		if err := rows.Scan(&g, &v, &k, &p); err != nil {
 			return nil, fmt.Errorf("read table api: %w", err)
 		}
-		plural[[3]string{g.String, v.String, k.String}] = p.String
+		plural.set([3]string{g.String, v.String, k.String}, p.String)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read table api: %w", err)
 	}
+	plural.keys.trim()
 	return plural, nil
+}
+
+// plurals are the api table's plurals by group, version and kind, kept
+// for as long as the DB (an indexed DB reads api rows per package): the
+// keys interned in one keyIDs and the plurals in an arena, about a third
+// of a map of string triples.
+type plurals struct {
+	keys   keyIDs
+	arena  strarena.Arena
+	plural []string // by key id
+}
+
+// pluralKey is gvk as one key: each part but the last after its length,
+// so that no two triples make the same key.
+func pluralKey(gvk [3]string) string {
+	b := make([]byte, 0, len(gvk[0])+len(gvk[1])+len(gvk[2])+2*binary.MaxVarintLen64)
+	for _, part := range gvk[:2] {
+		b = binary.AppendUvarint(b, uint64(len(part)))
+		b = append(b, part...)
+	}
+	return string(append(b, gvk[2]...))
+}
+
+// set sets the plural of gvk; a later row of the same gvk wins, as it did
+// in a map.
+func (p *plurals) set(gvk [3]string, plural string) {
+	id := p.keys.id(pluralKey(gvk))
+	if int(id) == len(p.plural) {
+		p.plural = append(p.plural, "")
+	}
+	p.plural[id] = p.arena.Clone(plural)
+}
+
+// of is the plural of gvk, "" when the api table has no row for it.
+func (p *plurals) of(gvk [3]string) string {
+	if id, ok := p.keys.lookup(pluralKey(gvk)); ok {
+		return p.plural[id]
+	}
+	return ""
 }
 
 // readAPIs adds the selected rows of an api table to out, keyed as stored
 // (bundle name, or channel_entry_id below level 6), with plurals.
-func (d *DB) readAPIs(ctx context.Context, table string, out map[string][]API, plural map[[3]string]string, keys *keyCheck, sel rowSel) error {
+func (d *DB) readAPIs(ctx context.Context, table string, out map[string][]API, plural *plurals, keys *keyCheck, sel rowSel) error {
 	key := d.apiKey(table)
 	if key == "" {
 		return nil
@@ -105,7 +148,7 @@ func (d *DB) readAPIs(ctx context.Context, table string, out map[string][]API, p
 		gvk := [3]string{strs.of(g), strs.of(v), strs.of(k)}
 		a, ok := intern[gvk]
 		if !ok {
-			a = API{GVK: manifest.GVK{Group: gvk[0], Version: gvk[1], Kind: gvk[2]}, Plural: plural[gvk]}
+			a = API{GVK: manifest.GVK{Group: gvk[0], Version: gvk[1], Kind: gvk[2]}, Plural: plural.of(gvk)}
 			intern[gvk] = a
 		}
 		grp.addBytes(ref, a)

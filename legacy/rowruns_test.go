@@ -80,3 +80,16 @@ func TestRowRunsDone(t *testing.T) {
 	assert.Equal(t, at(100, 400, 700), r.runsOf(1))
 	assert.Equal(t, at(0, 200, 300, 500, 600, 800), r.ranges([]int32{0, 2}))
 }
+
+// TestPluralKeys: no two group, version and kind triples make one key.
+func TestPluralKeys(t *testing.T) {
+	var p plurals
+	p.set([3]string{"a", "bc", "d"}, "one")
+	p.set([3]string{"ab", "c", "d"}, "two")
+	p.set([3]string{"a", "b", "cd"}, "three")
+	p.set([3]string{"a", "bc", "d"}, "again")
+	assert.Equal(t, "again", p.of([3]string{"a", "bc", "d"}), "a later row wins")
+	assert.Equal(t, "two", p.of([3]string{"ab", "c", "d"}))
+	assert.Equal(t, "three", p.of([3]string{"a", "b", "cd"}))
+	assert.Equal(t, "", p.of([3]string{"", "", "abcd"}))
+}
