@@ -25,17 +25,20 @@ import (
 type inProcess struct {
 	srv  api.RegistryServer
 	wire api.RegistryClient
+	// memo remembers the manifests found wireable, for the answers of
+	// srv (nil: none are remembered).
+	memo *utf8Memo
 }
 
 // unary calls a unary handler, and the wire for an answer it cannot carry.
-func unary[Req any, Resp proto.Message](ctx context.Context, in Req, h func(context.Context, Req) (Resp, error),
+func unary[Req any, Resp proto.Message](ctx context.Context, in Req, memo *utf8Memo, h func(context.Context, Req) (Resp, error),
 	wire func(context.Context, Req, ...grpc.CallOption) (Resp, error)) (Resp, error) {
 	out, err := h(ctx, in)
 	if err != nil {
 		var zero Resp
 		return zero, err
 	}
-	if !wireable(out) {
+	if !wireable(out, memo) {
 		return wire(ctx, in)
 	}
 	return out, nil
@@ -49,10 +52,10 @@ func unary[Req any, Resp proto.Message](ctx context.Context, in Req, h func(cont
 func stream[Req any, T any, PT interface {
 	*T
 	proto.Message
-}](ctx context.Context, in Req, h func(Req, grpc.ServerStreamingServer[T]) error,
+}](ctx context.Context, in Req, memo *utf8Memo, h func(Req, grpc.ServerStreamingServer[T]) error,
 	wire func(context.Context, Req, ...grpc.CallOption) (grpc.ServerStreamingClient[T], error)) (grpc.ServerStreamingClient[T], error) {
 	ctx, cancel := context.WithCancel(ctx)
-	p := &pipe[T]{ctx: ctx, cancel: cancel, ch: make(chan *T, 16)}
+	p := &pipe[T]{ctx: ctx, cancel: cancel, ch: make(chan *T, 16), memo: memo}
 	go func() {
 		err := h(in, serverEnd[T, PT]{p})
 		if p.refused {
@@ -84,6 +87,7 @@ type pipe[T any] struct {
 	cancel  context.CancelFunc
 	ch      chan *T
 	refused bool  // the handler sent a message the wire cannot carry
+	memo    *utf8Memo
 	err     error // the handler's error, set before ch is closed
 }
 
@@ -98,7 +102,7 @@ type serverEnd[T any, PT interface {
 var errNotWireable = errors.New("answer not marshalable")
 
 func (s serverEnd[T, PT]) Send(m *T) error {
-	if !wireable(PT(m)) {
+	if !wireable(PT(m), s.p.memo) {
 		s.p.refused = true
 		return errNotWireable
 	}
@@ -163,42 +167,42 @@ func (c clientEnd[T, PT]) RecvMsg(m any) error {
 }
 
 func (c inProcess) ListPackages(ctx context.Context, in *api.ListPackageRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[api.PackageName], error) {
-	return stream[*api.ListPackageRequest, api.PackageName, *api.PackageName](ctx, in, c.srv.ListPackages, c.wire.ListPackages)
+	return stream[*api.ListPackageRequest, api.PackageName, *api.PackageName](ctx, in, c.memo, c.srv.ListPackages, c.wire.ListPackages)
 }
 
 func (c inProcess) GetPackage(ctx context.Context, in *api.GetPackageRequest, _ ...grpc.CallOption) (*api.Package, error) {
-	return unary(ctx, in, c.srv.GetPackage, c.wire.GetPackage)
+	return unary(ctx, in, c.memo, c.srv.GetPackage, c.wire.GetPackage)
 }
 
 func (c inProcess) GetBundle(ctx context.Context, in *api.GetBundleRequest, _ ...grpc.CallOption) (*api.Bundle, error) {
-	return unary(ctx, in, c.srv.GetBundle, c.wire.GetBundle)
+	return unary(ctx, in, c.memo, c.srv.GetBundle, c.wire.GetBundle)
 }
 
 func (c inProcess) GetBundleForChannel(ctx context.Context, in *api.GetBundleInChannelRequest, _ ...grpc.CallOption) (*api.Bundle, error) {
 	//lint:ignore SA1019 the in-process client serves every RPC of the wire API, the deprecated one included
-	return unary(ctx, in, c.srv.GetBundleForChannel, c.wire.GetBundleForChannel)
+	return unary(ctx, in, c.memo, c.srv.GetBundleForChannel, c.wire.GetBundleForChannel)
 }
 
 func (c inProcess) GetChannelEntriesThatReplace(ctx context.Context, in *api.GetAllReplacementsRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[api.ChannelEntry], error) {
-	return stream[*api.GetAllReplacementsRequest, api.ChannelEntry, *api.ChannelEntry](ctx, in, c.srv.GetChannelEntriesThatReplace, c.wire.GetChannelEntriesThatReplace)
+	return stream[*api.GetAllReplacementsRequest, api.ChannelEntry, *api.ChannelEntry](ctx, in, c.memo, c.srv.GetChannelEntriesThatReplace, c.wire.GetChannelEntriesThatReplace)
 }
 
 func (c inProcess) GetBundleThatReplaces(ctx context.Context, in *api.GetReplacementRequest, _ ...grpc.CallOption) (*api.Bundle, error) {
-	return unary(ctx, in, c.srv.GetBundleThatReplaces, c.wire.GetBundleThatReplaces)
+	return unary(ctx, in, c.memo, c.srv.GetBundleThatReplaces, c.wire.GetBundleThatReplaces)
 }
 
 func (c inProcess) GetChannelEntriesThatProvide(ctx context.Context, in *api.GetAllProvidersRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[api.ChannelEntry], error) {
-	return stream[*api.GetAllProvidersRequest, api.ChannelEntry, *api.ChannelEntry](ctx, in, c.srv.GetChannelEntriesThatProvide, c.wire.GetChannelEntriesThatProvide)
+	return stream[*api.GetAllProvidersRequest, api.ChannelEntry, *api.ChannelEntry](ctx, in, c.memo, c.srv.GetChannelEntriesThatProvide, c.wire.GetChannelEntriesThatProvide)
 }
 
 func (c inProcess) GetLatestChannelEntriesThatProvide(ctx context.Context, in *api.GetLatestProvidersRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[api.ChannelEntry], error) {
-	return stream[*api.GetLatestProvidersRequest, api.ChannelEntry, *api.ChannelEntry](ctx, in, c.srv.GetLatestChannelEntriesThatProvide, c.wire.GetLatestChannelEntriesThatProvide)
+	return stream[*api.GetLatestProvidersRequest, api.ChannelEntry, *api.ChannelEntry](ctx, in, c.memo, c.srv.GetLatestChannelEntriesThatProvide, c.wire.GetLatestChannelEntriesThatProvide)
 }
 
 func (c inProcess) GetDefaultBundleThatProvides(ctx context.Context, in *api.GetDefaultProviderRequest, _ ...grpc.CallOption) (*api.Bundle, error) {
-	return unary(ctx, in, c.srv.GetDefaultBundleThatProvides, c.wire.GetDefaultBundleThatProvides)
+	return unary(ctx, in, c.memo, c.srv.GetDefaultBundleThatProvides, c.wire.GetDefaultBundleThatProvides)
 }
 
 func (c inProcess) ListBundles(ctx context.Context, in *api.ListBundlesRequest, _ ...grpc.CallOption) (grpc.ServerStreamingClient[api.Bundle], error) {
-	return stream[*api.ListBundlesRequest, api.Bundle, *api.Bundle](ctx, in, c.srv.ListBundles, c.wire.ListBundles)
+	return stream[*api.ListBundlesRequest, api.Bundle, *api.Bundle](ctx, in, c.memo, c.srv.ListBundles, c.wire.ListBundles)
 }

@@ -52,7 +52,7 @@ func TestValidUTF8AgreesWithMarshal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, marshalErr := proto.Marshal(tt.m)
 			assert.Equal(t, marshalErr == nil, validUTF8(tt.m.ProtoReflect()))
-			assert.Equal(t, marshalErr == nil, wireable(tt.m))
+			assert.Equal(t, marshalErr == nil, wireable(tt.m, nil))
 		})
 	}
 }

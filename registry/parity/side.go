@@ -114,7 +114,7 @@ func openSide(ctx context.Context, ref string, loopback bool) (*side, error) {
 		q.Close()
 		return nil, fmt.Errorf("dial in-memory server for %s: %w", ref, err)
 	}
-	return &side{ref: ref, kind: in.Kind, client: inProcess{srv: registry.NewServer(q), wire: wire},
+	return &side{ref: ref, kind: in.Kind, client: inProcess{srv: registry.NewServer(q), wire: wire, memo: &utf8Memo{}},
 		close: func() error { return errors.Join(stop(), q.Close()) }}, nil
 }
 

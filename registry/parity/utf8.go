@@ -1,7 +1,9 @@
 package parity
 
 import (
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -16,11 +18,12 @@ import (
 // is checked, and walking a bundle through protoreflect took about as
 // long as reading its bytes (BenchmarkWireable, typed against
 // protoreflect). TestWireableSeesEveryString holds the field lists to
-// api.proto.
-func wireable(m proto.Message) bool {
+// api.proto. A bundle's manifests are checked through memo (nil: no
+// memo).
+func wireable(m proto.Message, memo *utf8Memo) bool {
 	switch t := m.(type) {
 	case *api.Bundle:
-		return bundleUTF8(t)
+		return bundleUTF8(t, memo)
 	case *api.Package:
 		ok := allUTF8(t.GetName(), t.GetDefaultChannelName(), t.GetDeprecation().GetMessage())
 		for _, c := range t.GetChannels() {
@@ -36,10 +39,13 @@ func wireable(m proto.Message) bool {
 }
 
 // bundleUTF8 is wireable for a bundle.
-func bundleUTF8(b *api.Bundle) bool {
-	ok := allUTF8(b.GetCsvName(), b.GetPackageName(), b.GetChannelName(), b.GetCsvJson(), b.GetBundlePath(),
+func bundleUTF8(b *api.Bundle, memo *utf8Memo) bool {
+	ok := allUTF8(b.GetCsvName(), b.GetPackageName(), b.GetChannelName(), b.GetBundlePath(),
 		b.GetVersion(), b.GetSkipRange(), b.GetReplaces(), b.GetDeprecation().GetMessage()) &&
-		allUTF8(b.GetObject()...) && allUTF8(b.GetSkips()...)
+		memo.valid(b.GetCsvJson()) && allUTF8(b.GetSkips()...)
+	for _, o := range b.GetObject() {
+		ok = ok && memo.valid(o)
+	}
 	for _, apis := range [][]*api.GroupVersionKind{b.GetProvidedApis(), b.GetRequiredApis()} {
 		for _, a := range apis {
 			ok = ok && allUTF8(a.GetGroup(), a.GetVersion(), a.GetKind(), a.GetPlural())
@@ -52,6 +58,58 @@ func bundleUTF8(b *api.Bundle) bool {
 		ok = ok && allUTF8(p.GetType(), p.GetValue())
 	}
 	return ok
+}
+
+// utf8Memo remembers the long strings found to be UTF-8. Both servers
+// keep a bundle's manifests in a cache and answer every call about the
+// bundle with the same strings (GetBundle, GetBundleForChannel,
+// GetBundleThatReplaces of each neighbour, the ListBundles share), and
+// csvJson is one of the objects: a check would otherwise read a CSV's
+// tens of kilobytes again for each. A string is known by the address and
+// length of its bytes. The memo holds the string itself, so those bytes
+// stay allocated, and cannot be reused for another string, while they
+// are remembered; the strings served are immutable (the servers build
+// them from fresh buffers). It forgets everything when what it holds
+// would pass memoBudget. Safe for concurrent use; a nil memo remembers
+// nothing.
+type utf8Memo struct {
+	mu    sync.Mutex
+	seen  map[*byte]string
+	bytes int
+}
+
+const (
+	// memoMinLen is the shortest string remembered: shorter ones are
+	// checked faster than looked up.
+	memoMinLen = 1 << 10
+	// memoBudget bounds the bytes the memo keeps allocated, as much as
+	// one of the servers' manifest caches.
+	memoBudget = 4 << 20
+)
+
+// valid reports whether s is UTF-8.
+func (m *utf8Memo) valid(s string) bool {
+	if m == nil || len(s) < memoMinLen {
+		return utf8.ValidString(s)
+	}
+	p := unsafe.StringData(s)
+	m.mu.Lock()
+	kept, ok := m.seen[p]
+	m.mu.Unlock()
+	if ok && len(kept) == len(s) {
+		return true
+	}
+	if !utf8.ValidString(s) {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seen == nil || m.bytes+len(s) > memoBudget {
+		m.seen, m.bytes = map[*byte]string{}, 0
+	}
+	m.bytes += len(s) - len(m.seen[p])
+	m.seen[p] = s
+	return true
 }
 
 // allUTF8 reports whether every one of ss is UTF-8.

@@ -17,16 +17,16 @@ import (
 // proto.Marshal refuses it.
 func TestWireableSeesEveryString(t *testing.T) {
 	for _, m := range []proto.Message{&api.Bundle{}, &api.Package{}, &api.ChannelEntry{}, &api.PackageName{}} {
-		require.True(t, wireable(m), "empty %T", m)
+		require.True(t, wireable(m, nil), "empty %T", m)
 		n := 0
 		eachStringField(t, m.ProtoReflect(), func(field string) {
 			n++
 			_, err := proto.Marshal(m)
 			require.Error(t, err, "marshal with %s not UTF-8", field)
-			assert.False(t, wireable(m), "%s not UTF-8", field)
+			assert.False(t, wireable(m, nil), "%s not UTF-8", field)
 		})
 		assert.Positive(t, n, "%T has string fields", m)
-		assert.True(t, wireable(m), "%T after the fields were put back", m)
+		assert.True(t, wireable(m, nil), "%T after the fields were put back", m)
 	}
 }
 
@@ -75,7 +75,7 @@ func BenchmarkWireable(b *testing.B) {
 	bundle.Dependencies = []*api.Dependency{{Type: "olm.gvk", Value: `{"group":"example.com","kind":"D","version":"v1"}`}}
 	b.Run("typed", func(b *testing.B) {
 		for range b.N {
-			require.True(b, wireable(bundle))
+			require.True(b, wireable(bundle, nil))
 		}
 	})
 	b.Run("protoreflect", func(b *testing.B) {
@@ -83,4 +83,32 @@ func BenchmarkWireable(b *testing.B) {
 			require.True(b, validUTF8(bundle.ProtoReflect()))
 		}
 	})
+}
+
+// utf8Memo answers as utf8.ValidString does, for every string: one it
+// remembers, a prefix of it (same bytes, shorter: it may end inside a
+// rune), an invalid one, and after it forgot everything at its budget.
+func TestUTF8Memo(t *testing.T) {
+	long := strings.Repeat("é", memoMinLen) // 2 bytes a rune
+	cut := long[:len(long)-1]               // same address, ends inside a rune
+	invalid := strings.Repeat("a", memoMinLen) + "\xff"
+	short := "\xff"
+	m := &utf8Memo{}
+	for range 2 { // the second time from the memo
+		assert.True(t, m.valid(long))
+		assert.False(t, m.valid(cut))
+		assert.False(t, m.valid(invalid))
+		assert.False(t, m.valid(short))
+	}
+	assert.Len(t, m.seen, 1)
+	assert.Equal(t, len(long), m.bytes)
+
+	for i := range memoBudget/len(long) + 1 {
+		s := strings.Repeat("x", len(long)-1) + string(rune('a'+i%26))
+		assert.True(t, m.valid(s))
+		assert.LessOrEqual(t, m.bytes, memoBudget)
+	}
+	assert.Less(t, len(m.seen), memoBudget/len(long)+1, "forgot what passed the budget")
+	assert.True(t, (*utf8Memo)(nil).valid(long))
+	assert.False(t, (*utf8Memo)(nil).valid(cut))
 }
