@@ -1,6 +1,7 @@
 package legacy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,7 +63,7 @@ func (bb *bundleBuild) manifests() error {
 			b.Unreadable = append(b.Unreadable, Unreadable{Column: "bundle", Err: err})
 		}
 	}
-	b.CSV = raw.csv
+	b.CSV = shareCSV(raw, b.Objects)
 
 	what := "a non-head bundle"
 	if bb.head {
@@ -84,6 +85,32 @@ func (bb *bundleBuild) manifests() error {
 	}
 
 	return nil
+}
+
+// shareCSV is the csv column, as the same bytes of the bundle column when
+// they are there at the start of one of its objects: opm wrote the CSV
+// object into both columns (the csv column with a newline after it, as
+// the bundle column has), and the bundle then keeps the bundle column's
+// bytes only. The csv column's copy, about half of an operatorbundle row,
+// is garbage once the package is read rather than held while a converter
+// holds the package. The shared bytes are capped so that an append to
+// them cannot write into the bundle column.
+func shareCSV(raw *rawBundle, objects [][]byte) []byte {
+	csv := raw.csv
+	if len(csv) == 0 || len(objects) == 0 {
+		return csv
+	}
+	i := bytes.Index(raw.bundle, csv)
+	if i < 0 {
+		return csv
+	}
+	for _, obj := range objects {
+		// Objects split without a copy lie in the bundle column.
+		if len(obj) > 0 && &obj[0] == &raw.bundle[i] {
+			return raw.bundle[i : i+len(csv) : i+len(csv)]
+		}
+	}
+	return csv
 }
 
 // getCSV parses the CSV the first time something has to be derived from

@@ -1,9 +1,12 @@
 package legacy
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +95,33 @@ func TestPluralKeys(t *testing.T) {
 	assert.Equal(t, "two", p.of([3]string{"ab", "c", "d"}))
 	assert.Equal(t, "three", p.of([3]string{"a", "b", "cd"}))
 	assert.Equal(t, "", p.of([3]string{"", "", "abcd"}))
+}
+
+// TestCSVSharesItsObject: a csv column found in the bundle column where
+// one of its objects starts is those bytes of the bundle column (its own
+// copy is not kept), capped so that an append cannot write into the
+// bundle column; the bytes are the csv column's either way.
+func TestCSVSharesItsObject(t *testing.T) {
+	ctx := context.Background()
+	shared := 0
+	for _, name := range []string{"opm-manifests", "infrawatch-catalog"} {
+		db := openFixture(t, name)
+		for _, pkg := range db.names {
+			pd, err := db.ReadPackage(ctx, pkg)
+			require.NoError(t, err)
+			for _, b := range pd.Bundles {
+				csv, _, err := db.bundleColumns(ctx, b.Name)
+				require.NoError(t, err)
+				assert.Equal(t, csv, b.CSV, b.Name)
+				i := slices.IndexFunc(b.Objects, func(obj []byte) bool {
+					return len(obj) > 0 && len(b.CSV) > 0 && unsafe.SliceData(obj) == unsafe.SliceData(b.CSV)
+				})
+				if i >= 0 {
+					assert.Equal(t, len(b.CSV), cap(b.CSV), b.Name)
+					shared++
+				}
+			}
+		}
+	}
+	assert.Positive(t, shared, "the fixtures have csv columns equal to their CSV objects")
 }
