@@ -3,6 +3,7 @@ package parity
 import (
 	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -56,9 +57,11 @@ func (c *canonCache) digest(s string) uint64 {
 }
 
 // same reports whether l and r are the same JSON document: equal text
-// is, whatever its encoding, without parsing either.
+// is, whatever its encoding, without parsing either; so is text equal but
+// for the space around it (canon trims it), which is how the two servers'
+// manifests differ most often (one ends in a newline).
 func (c *canonCache) same(l, r string) bool {
-	return l == r || c.digest(l) == c.digest(r)
+	return l == r || strings.TrimSpace(l) == strings.TrimSpace(r) || c.digest(l) == c.digest(r)
 }
 
 // sameList reports whether two lists hold the same JSON documents (as a
@@ -67,8 +70,8 @@ func (c *canonCache) sameList(l, r []string) bool {
 	if len(l) != len(r) {
 		return false
 	}
-	if slices.Equal(l, r) {
-		return true
+	if slices.EqualFunc(l, r, func(l, r string) bool { return strings.TrimSpace(l) == strings.TrimSpace(r) }) {
+		return true // as same: equal text but for the space around it, in the same order
 	}
 	ld, rd := make([]uint64, len(l)), make([]uint64, len(r))
 	for i := range l {
