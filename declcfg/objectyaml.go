@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/operator-catalog/olmcat/internal/yamljson"
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
@@ -17,8 +17,9 @@ import (
 // instead (maps of interface{} keys, numbers typed as the YAML resolver
 // types them) and hands it to the same YAML encoder, so the bytes are the
 // same; tests compare the two on every fixture object. Objects where the
-// YAML parser would read the JSON differently or fail (characters YAML
-// does not allow, escapes it lacks, over-long keys) take the slow path.
+// YAML parser would read the JSON differently or fail (yamljson: characters
+// YAML does not allow, escapes it lacks, keys it does not see as keys)
+// take the slow path.
 
 // objectJSONToYAML returns yaml.JSONToYAML(obj).
 func objectJSONToYAML(obj []byte) ([]byte, error) {
@@ -31,9 +32,10 @@ func objectJSONToYAML(obj []byte) ([]byte, error) {
 }
 
 // yamlValueOf decodes obj into the value yaml.Unmarshal gives for it; ok
-// is false when that is not certain.
+// is false when that is not certain. Any JSON number is taken
+// (yamljson.AnyNumbers): yamlTyped types it as YAML's resolver does.
 func yamlValueOf(obj []byte) (any, bool) {
-	if !yamlReadsAsJSON(obj) {
+	if !yamljson.ReadsAsJSON(obj, yamljson.AnyNumbers) {
 		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(obj))
@@ -45,15 +47,13 @@ func yamlValueOf(obj []byte) (any, bool) {
 	return yamlTyped(v)
 }
 
-// yamlTyped converts a decoded JSON value to yaml.v2's types.
+// yamlTyped converts a decoded JSON value to yaml.v2's types. Its keys
+// need no check: yamljson.ReadsAsJSON took only keys YAML reads as keys.
 func yamlTyped(v any) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		m := make(map[any]any, len(t))
 		for k, e := range t {
-			if len(k) >= 1000 {
-				return nil, false // the YAML scanner gives up on simple keys after 1024 bytes
-			}
 			c, ok := yamlTyped(e)
 			if !ok {
 				return nil, false
@@ -89,47 +89,6 @@ func yamlTyped(v any) (any, bool) {
 		return t, true
 	}
 	return nil, false
-}
-
-// yamlReadsAsJSON reports whether the YAML parser reads the JSON text obj
-// as JSON does: valid UTF-8 of characters YAML allows, and no string
-// escape that YAML lacks (\/) or refuses (UTF-16 surrogates).
-func yamlReadsAsJSON(obj []byte) bool {
-	if !utf8.Valid(obj) {
-		return false
-	}
-	for i := 0; i < len(obj); i++ {
-		c := obj[i]
-		switch {
-		case c == '\\' && i+1 < len(obj):
-			i++
-			switch obj[i] {
-			case '/':
-				return false
-			case 'u':
-				if i+2 < len(obj) && (obj[i+1] == 'd' || obj[i+1] == 'D') && obj[i+2] >= '8' {
-					return false // \uD800-\uDFFF (and beyond: also refused by YAML? then slow path anyway)
-				}
-			}
-		case c == 0x7f, c < 0x20 && c != '\n':
-			return false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(obj[i:])
-			if !yamlPrintable(r) {
-				return false
-			}
-			i += size - 1
-		}
-	}
-	return true
-}
-
-// yamlPrintable reports whether the YAML parser reads the non-ASCII
-// character r inside a quoted scalar as itself: the reader refuses
-// control characters, and NEL, LS and PS are line breaks to YAML (folded
-// into a space). The byte order mark is left to the slow path too.
-func yamlPrintable(r rune) bool {
-	return r >= 0xA0 && r <= 0xD7FF && r != 0x2028 && r != 0x2029 || r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF
 }
 
 // safeYAMLMarshal is yaml.v2's Marshal (what sigs.k8s.io/yaml uses)

@@ -82,3 +82,19 @@ func TestObjectJSONToYAMLMatches(t *testing.T) {
 	t.Logf("%d objects, %d through encoding/json", len(objs), fast)
 	assert.Greater(t, fast, len(objs)/2)
 }
+
+// TestObjectJSONToYAMLKeyColonNextLine: a key whose colon is on the next
+// line is no key to the YAML parser ("did not find expected ',' or '}'"),
+// so objectJSONToYAML fails as yaml.JSONToYAML does. Before yamljson its
+// own check let '\n' through anywhere and it wrote "a: 1" (unreached:
+// objectFileContent takes compact JSON only).
+func TestObjectJSONToYAMLKeyColonNextLine(t *testing.T) {
+	for _, s := range []string{"{\"a\"\n:1}", "{\"x\":{\"a\"\n:\"b\"},\"c\":[1,2]}"} {
+		_, werr := yaml.JSONToYAML([]byte(s))
+		require.Error(t, werr, "%q", s)
+		_, ok := yamlValueOf([]byte(s))
+		assert.False(t, ok, "%q", s)
+		_, err := objectJSONToYAML([]byte(s))
+		assert.Error(t, err, "%q", s)
+	}
+}
