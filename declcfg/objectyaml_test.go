@@ -98,3 +98,26 @@ func TestObjectJSONToYAMLKeyColonNextLine(t *testing.T) {
 		assert.Error(t, err, "%q", s)
 	}
 }
+
+// BenchmarkObjectJSONToYAML: the realistic generator's bundle objects
+// through objectJSONToYAML, the YAML writing of the objects layout
+// without the files around it (BenchmarkWriteDir10k/Objects is that with
+// the files).
+func BenchmarkObjectJSONToYAML(b *testing.B) {
+	var objs [][]byte
+	for _, bd := range genRealisticCatalog(b, 4, 5).Bundles {
+		for _, p := range bd.Properties {
+			if v, err := parseBundleObject(p); p.Type == PropertyBundleObject && err == nil {
+				objs = append(objs, v.Data)
+			}
+		}
+	}
+	require.NotEmpty(b, objs)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, o := range objs {
+			_, err := objectJSONToYAML(o)
+			require.NoError(b, err)
+		}
+	}
+}
