@@ -21,13 +21,6 @@ type Edit interface {
 	newCatalogOK() bool
 }
 
-// builtAlone says whether ed's op reads nothing of its source (op may
-// then be given nil): an add only loads its bundles.
-func builtAlone(ed Edit) bool {
-	_, ok := ed.(AddBundles)
-	return ok
-}
-
 // AddBundles adds bundle images or bundle directories to their packages
 // (opm's index add and registry add).
 type AddBundles struct {

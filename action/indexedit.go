@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/operator-catalog/olmcat/declcfg"
 	"github.com/operator-catalog/olmcat/declcfg/indexop"
@@ -62,11 +61,15 @@ func (e IndexEdit) Run(ctx context.Context) (IndexEditResult, error) {
 	if err := e.Check(); err != nil {
 		return IndexEditResult{}, err
 	}
-	src, op, err := e.open(ctx)
+	src, err := openIndex(ctx, e.Env, e.Legacy, e.From, false)
 	if err != nil {
 		return IndexEditResult{}, err
 	}
 	defer src.Close()
+	op, err := e.Edit.op(ctx, e.Env, src)
+	if err != nil {
+		return IndexEditResult{}, err
+	}
 	fill := func(dir string, force bool) error {
 		return indexop.Run(ctx, src.each, op, dir, declcfg.WithInputs(src.inputs()...), declcfg.WithForce(force),
 			declcfg.WithOnAbandonedRemoved(e.log))
@@ -84,72 +87,6 @@ func (e IndexEdit) Run(ctx context.Context) (IndexEditResult, error) {
 		return IndexEditResult{}, err
 	}
 	return IndexEditResult{}, e.Build(ctx, dir)
-}
-
-// open opens From and builds the Edit's operation on it. An operation
-// that reads nothing of the catalog (an add: its bundles are pulled or
-// read) is built while From is pulled and opened, not after: its lines
-// are held and told once From is open, as when one followed the other,
-// and From's error, if any, is the one returned. Its pulls show no
-// progress bar, which would share the terminal's line with From's.
-func (e IndexEdit) open(ctx context.Context) (*indexSource, indexop.Op, error) {
-	if !builtAlone(e.Edit) {
-		src, err := openIndex(ctx, e.Env, e.Legacy, e.From, false)
-		if err != nil {
-			return nil, indexop.Op{}, err
-		}
-		op, err := e.Edit.op(ctx, e.Env, src)
-		if err != nil {
-			src.Close()
-			return nil, indexop.Op{}, err
-		}
-		return src, op, nil
-	}
-	bctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		lines []string
-		held  = true // until From is open; the op's later lines go through
-	)
-	env := e.Env
-	env.Progress = nil
-	env.Log = func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if held {
-			lines = append(lines, line)
-			return
-		}
-		e.log(line)
-	}
-	type built struct {
-		op  indexop.Op
-		err error
-	}
-	done := make(chan built, 1)
-	go func() {
-		op, err := e.Edit.op(bctx, env, nil)
-		done <- built{op, err}
-	}()
-	src, err := openIndex(ctx, e.Env, e.Legacy, e.From, false)
-	if err != nil {
-		cancel()
-		<-done
-		return nil, indexop.Op{}, err
-	}
-	b := <-done
-	mu.Lock()
-	for _, line := range lines {
-		e.log(line)
-	}
-	held = false
-	mu.Unlock()
-	if b.err != nil {
-		src.Close()
-		return nil, indexop.Op{}, b.err
-	}
-	return src, b.op, nil
 }
 
 // generate writes the catalog directory with fill, then the Dockerfile,

@@ -111,31 +111,3 @@ func TestIndexEditTellsConversion(t *testing.T) {
 		})
 	}
 }
-
-// TestIndexEditAddLoadsWhileOpening: an add loads its bundles while the
-// catalog is opened, yet tells its lines after the catalog's, as when
-// one followed the other, and the catalog's error is the one returned
-// when both fail.
-func TestIndexEditAddLoadsWhileOpening(t *testing.T) {
-	tmp := t.TempDir()
-	var lines []string
-	legacy := action.Legacy{Deprecated: func(_ context.Context, ref, _ string) { lines = append(lines, "deprecated "+ref) }}
-	missing := filepath.Join(tmp, "no-such-bundle")
-	g := &action.Generate{Dir: filepath.Join(tmp, "database"), Dockerfile: filepath.Join(tmp, "index.Dockerfile"), BaseImage: "opm:v1"}
-	e := action.IndexEdit{Env: action.Env{Log: func(line string) { lines = append(lines, line) }}, Legacy: legacy, From: smallIndex,
-		Edit: action.AddBundles{Bundles: []string{missing, filepath.Join(bundles, "small-fbb/baz-bundle-v1.0.0")}, Permissive: true, OverwriteLatest: true}, Generate: g}
-	_, err := e.Run(context.Background())
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(lines), 3)
-	require.Equal(t, "deprecated "+smallIndex, lines[0])
-	require.Contains(t, lines[1], "permissive: left out "+missing)
-
-	notIndex := filepath.Join(tmp, "not-an-index")
-	require.NoError(t, os.WriteFile(notIndex, []byte("text\n"), 0o644))
-	e.From, e.Edit = notIndex, action.AddBundles{Bundles: []string{missing}}
-	e.Generate.Dir = filepath.Join(tmp, "database2")
-	_, err = e.Run(context.Background())
-	require.Error(t, err)
-	require.Contains(t, err.Error(), notIndex)
-	require.NotContains(t, err.Error(), missing)
-}
