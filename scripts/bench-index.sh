@@ -37,7 +37,9 @@ trap 'if [ -n "$BENCH_REG" ]; then kill "$BENCH_REG" 2>/dev/null; fi; rm -rf "$w
 bench_index_registry "$work"
 index=$BENCH_INDEX_IMAGE
 bundles=$BENCH_BUNDLE_IMAGES
-keep=$(ls "$CATALOG" | head -10 | paste -sd,)
+# sed, not head: head exits after 10 lines, and under pipefail the writer's
+# SIGPIPE (a catalog of more than a few hundred packages) ends the script.
+keep=$(ls "$CATALOG" | sed -n 1,10p | paste -sd,)
 echo "index image $index, $(tr ',' '\n' <<<"$bundles" | wc -l) bundle images, keeping packages $keep"
 cd "$work"
 

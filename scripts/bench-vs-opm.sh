@@ -142,7 +142,8 @@ if want serve-db; then
 	olm=("$BIN" registry serve -d "$DB" --no-deprecation-warning) opm=("$OPM" registry serve -d "$DB")
 	pair serve-db "\`registry serve -d <index.db>\`: start to SERVING" bench_serve_once
 fi
-keep=$(find "$CATALOG" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | head -10 | paste -sd,)
+# sed, not head: under pipefail sort's SIGPIPE would end the script (see bench-index.sh).
+keep=$(find "$CATALOG" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | sed -n 1,10p | paste -sd,)
 if want index-add; then
 	mkdir -p "$work/add"
 	bench_index_registry "$work"
