@@ -14,7 +14,9 @@ import (
 // one byte slice and finds them through an open-addressing table of ids,
 // about 35 bytes a key, where a map of strings and a slice of the names
 // took about 100 (and a string allocation per key for the collector to
-// walk): the index is what an indexed DB keeps for the whole catalog. It
+// walk): the index is what an indexed DB keeps for the whole catalog
+// (BenchmarkOpenKeeps: with the rowid runs below, 114 bytes a bundle
+// against 267 with the map, at 10,000 and 40,000 bundles). It
 // is safe for concurrent use while the index is built (id) and read-only
 // after (lookup, name).
 type keyIDs struct {
