@@ -86,7 +86,7 @@ type pipe[T any] struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	ch      chan *T
-	refused bool  // the handler sent a message the wire cannot carry
+	refused bool // the handler sent a message the wire cannot carry
 	memo    *utf8Memo
 	err     error // the handler's error, set before ch is closed
 }
