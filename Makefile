@@ -84,7 +84,7 @@ CLUSTER_ENV     = TEST_ASSET_ETCD=$(ETCD) TEST_ASSET_KUBE_APISERVER=$(KUBE_APISE
 cluster-bins:
 	@if [ ! -x $(ETCD) ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "$(ETCD) missing: install Debian's etcd-server package (or run make test as root)" >&2; exit 1; fi; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends etcd-server; \
+		$(APT_INSTALL) etcd-server; \
 	fi
 	@if [ ! -x $(KUBE_APISERVER) ]; then KUBE_VERSION=$(KUBE_VERSION) GO=$(GO) scripts/install-kube-apiserver.sh >/dev/null; fi
 
@@ -110,12 +110,19 @@ OPM         ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/opm-$(OPM_VERSION)/opm
 opm-bin:
 	@if [ ! -x $(OPM) ]; then OPM_VERSION=$(OPM_VERSION) GO=$(GO) scripts/install-opm.sh $(dir $(OPM)) >/dev/null; fi
 
+# APT_INSTALL installs the Debian packages the targets need. It waits up
+# to 10 minutes for another apt or dpkg run to let go of its locks (a
+# machine's own updates, a second checkout's make test) rather than
+# failing at once with "Could not get lock".
+APT_WAIT    = -o DPkg::Lock::Timeout=600
+APT_INSTALL = apt-get $(APT_WAIT) update && DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y --no-install-recommends
+
 CHROMIUM ?= /usr/bin/chromium
 
 browser:
 	@if [ ! -x $(CHROMIUM) ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "$(CHROMIUM) missing: install Debian's chromium package (or run make test as root)" >&2; exit 1; fi; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; \
+		$(APT_INSTALL) chromium; \
 	fi
 
 XMLLINT ?= /usr/bin/xmllint
@@ -125,7 +132,7 @@ XMLLINT ?= /usr/bin/xmllint
 xmllint:
 	@if [ ! -x $(XMLLINT) ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "$(XMLLINT) missing: install Debian's libxml2-utils package (or run make test as root)" >&2; exit 1; fi; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libxml2-utils; \
+		$(APT_INSTALL) libxml2-utils; \
 	fi
 
 RUNC ?= /usr/sbin/runc
@@ -135,7 +142,7 @@ RUNC ?= /usr/sbin/runc
 runc:
 	@if [ ! -x $(RUNC) ]; then \
 		if [ "$$(id -u)" != 0 ]; then echo "$(RUNC) missing: install Debian's runc package (or run make test as root)" >&2; exit 1; fi; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends runc; \
+		$(APT_INSTALL) runc; \
 	fi
 
 test-race:
