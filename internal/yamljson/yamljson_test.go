@@ -174,6 +174,7 @@ func checkAgainstYAML(t *testing.T, data []byte) bool {
 // yamlTyped is v as yaml.v2 types it: maps of interface{} keys, each
 // number what YAML's resolver makes of its text alone.
 func yamlTyped(t *testing.T, v any) any {
+	t.Helper()
 	switch v := v.(type) {
 	case map[string]any:
 		m := make(map[any]any, len(v))
