@@ -110,6 +110,10 @@ func TestCheckBlobsDifferences(t *testing.T) {
 // stalled fails the check with an error naming its URL, in bounded
 // time.
 func TestRemoteBounds(t *testing.T) {
+	// The scratch directories are looked for in a temporary directory of
+	// this test's own: other tests' processes (go test runs packages side
+	// by side) make and remove theirs in the machine's.
+	t.Setenv("TMPDIR", t.TempDir())
 	body := `{"schema":"olm.package","name":"a"}` + "\n" + `{"schema":"olm.package","name":"b"}` + "\n"
 	stall := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
