@@ -267,7 +267,7 @@ func loadFile(ctx context.Context, r *os.Root, rel string, o loadOptions) (*Decl
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}, o.lean); err != nil {
+		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: index}, o.lean, false); err != nil {
 			return &blobError{err: fmt.Errorf("load %s: blob #%d: %w", rel, index, err)}
 		}
 		return nil
@@ -352,8 +352,11 @@ func metaKeysAt(data []byte, i int) (Meta, int, error) {
 	return m, end, nil
 }
 
-// addBlob decodes one blob into cfg; lean is WithLeanBundles.
-func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin, lean bool) error {
+// addBlob decodes one blob into cfg; lean is WithLeanBundles. handed
+// says that blob is the caller's to give (WithBlob's raw): a bundle's
+// property values may then point into it, unless lean, where they are
+// all that stays of a blob mostly made of objects.
+func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Origin, lean, handed bool) error {
 	// A bundle blob of the plain shape is decoded in one walk: its only
 	// keys are the exact field names, each once, so its "schema",
 	// "package" and "name" are what metaKeys would read.
@@ -394,7 +397,7 @@ func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Or
 		if err := resolveBundleObjects(&b, r, origin.File, lean); err != nil {
 			return fmt.Errorf("%s %q: %w", meta.Schema, meta.Name, err)
 		}
-		if plain {
+		if plain && (lean || !handed) {
 			ownValues(b.Properties) // they alias blob, which the stream reuses
 		}
 		cfg.Bundles = append(cfg.Bundles, b)

@@ -30,8 +30,9 @@ func WithFile(rel string) LoadOption {
 // of the file rel (see WithFile), exactly as loading the directory decodes
 // it, refs resolved against rel's directory. When raw is not nil it is
 // that blob's bytes and the file is not read (a blob kept from an earlier
-// read, or one of a template file); otherwise the blobs before it are
-// only framed, not decoded. EachPackage ignores it.
+// read, or one of a template file), which the result may point into, so
+// raw must not change afterwards; otherwise the blobs before it are only
+// framed, not decoded. EachPackage ignores it.
 func WithBlob(rel string, index int, raw []byte) LoadOption {
 	return func(o *loadOptions) {
 		o.file = rel
@@ -59,7 +60,7 @@ func loadOne(ctx context.Context, r *os.Root, root string, o loadOptions) (*Decl
 	}
 	if o.blob.raw != nil {
 		cfg := &DeclarativeConfig{}
-		if err := addBlob(cfg, r, o.blob.raw, Origin{File: rel, Index: o.blob.index}, o.lean); err != nil {
+		if err := addBlob(cfg, r, o.blob.raw, Origin{File: rel, Index: o.blob.index}, o.lean, true); err != nil {
 			return nil, fmt.Errorf("load %s: blob #%d: %w", rel, o.blob.index, err)
 		}
 		return cfg, nil
@@ -86,7 +87,7 @@ func loadBlobAt(ctx context.Context, r *os.Root, rel string, index int, lean boo
 		if i != index {
 			return nil
 		}
-		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: i}, lean); err != nil {
+		if err := addBlob(cfg, r, blob, Origin{File: rel, Index: i}, lean, false); err != nil {
 			return fmt.Errorf("load %s: blob #%d: %w", rel, i, err)
 		}
 		return errBlobFound
