@@ -110,12 +110,9 @@ OPM         ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/opm-$(OPM_VERSION)/opm
 opm-bin:
 	@if [ ! -x $(OPM) ]; then OPM_VERSION=$(OPM_VERSION) GO=$(GO) scripts/install-opm.sh $(dir $(OPM)) >/dev/null; fi
 
-# APT_INSTALL installs the Debian packages the targets need. It waits up
-# to 10 minutes for another apt or dpkg run to let go of its locks (a
-# machine's own updates, a second checkout's make test) rather than
-# failing at once with "Could not get lock".
-APT_WAIT    = -o DPkg::Lock::Timeout=600
-APT_INSTALL = apt-get $(APT_WAIT) update && DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y --no-install-recommends
+# APT_INSTALL installs the Debian packages the targets need, waiting up to
+# 10 minutes for another apt or dpkg run's locks (scripts/apt-install.sh).
+APT_INSTALL = scripts/apt-install.sh
 
 CHROMIUM ?= /usr/bin/chromium
 
