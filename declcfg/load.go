@@ -398,7 +398,9 @@ func addBlob(cfg *DeclarativeConfig, r *os.Root, blob json.RawMessage, origin Or
 			return fmt.Errorf("%s %q: %w", meta.Schema, meta.Name, err)
 		}
 		if plain && (lean || !handed) {
-			ownValues(b.Properties) // they alias blob, which the stream reuses
+			// They alias blob: a stream reuses it, and a lean bundle
+			// would keep alive the objects it dropped.
+			ownValues(b.Properties)
 		}
 		cfg.Bundles = append(cfg.Bundles, b)
 	case SchemaDeprecations:
