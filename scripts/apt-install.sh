@@ -7,8 +7,9 @@
 #
 # The install waits through dpkg's option (DPkg::Lock::Timeout); apt-get
 # update does not honour it for the package lists' lock, so the update is
-# tried again while that lock is what failed it. Any other failure (the
-# network, a bad package name) fails at once.
+# tried again while that lock is what failed it (apt's message, read in the
+# C locale). Any other failure (the network, a bad package name) fails at
+# once.
 set -euo pipefail
 if [ $# -eq 0 ]; then
 	echo "usage: apt-install.sh PACKAGE..." >&2
@@ -17,7 +18,7 @@ fi
 wait_s=${APT_LOCK_WAIT:-600}
 deadline=$((SECONDS + wait_s))
 while :; do
-	if out=$(apt-get -o DPkg::Lock::Timeout="$wait_s" update 2>&1); then
+	if out=$(LC_ALL=C apt-get -o DPkg::Lock::Timeout="$wait_s" update 2>&1); then
 		break
 	fi
 	if ! grep -q 'Could not get lock' <<<"$out" || [ $SECONDS -ge $deadline ]; then
