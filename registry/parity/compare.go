@@ -129,7 +129,7 @@ func toSet(list []string) map[string]bool {
 
 func strLess(a, b string) bool { return a < b }
 
-func gvkLess(a, b manifest.GVK) bool { return a.String() < b.String() }
+func gvkLess(a, b manifest.GVK) bool { return compareGVKStrings(a, b) < 0 }
 
 func typedLess(a, b typed) bool {
 	return a.typ < b.typ || a.typ == b.typ && a.value < b.value

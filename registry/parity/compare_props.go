@@ -1,8 +1,10 @@
 package parity
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -12,51 +14,120 @@ import (
 	"github.com/operator-catalog/olmcat/registry/api"
 )
 
-// apis compares GVK lists as sets; plural is compared separately.
+// apis compares GVK lists as sets; plural is compared separately. Both
+// lists are sorted and walked together: a GVK only the left has is
+// reported as it is met, one only the right has after all of those, and
+// the plurals that differ (each once) last, all in GVK order.
 func (d *differ) apis(path string, l, r []*api.GroupVersionKind) {
-	m := [2]map[manifest.GVK]string{{}, {}}
-	for s, list := range [][]*api.GroupVersionKind{l, r} {
-		for _, a := range list {
-			m[s][manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}] = a.GetPlural()
-		}
-	}
+	// Answers list a few GVKs: the sorted copies stay on the stack.
+	var lbuf, rbuf [8]apiEntry
+	left, right := sortedAPIs(lbuf[:0], l), sortedAPIs(rbuf[:0], r)
+	var rightOnly []manifest.GVK
 	var plural [2][]string
 	pluralRule := RulePluralSQLiteOnly
-	for s := range 2 {
-		// Only a GVK one side lacks, or (once) whose plurals differ, is
-		// reported: sort just those.
-		var report []manifest.GVK
-		for g, p := range m[s] {
-			if q, ok := m[1-s][g]; !ok || (s == 0 && q != p) {
-				report = append(report, g)
-			}
+	for i, j := 0, 0; i < len(left) || j < len(right); {
+		c := -1
+		switch {
+		case i == len(left):
+			c = 1
+		case j < len(right):
+			c = compareAPIs(left[i], right[j])
 		}
-		sort.Slice(report, func(i, j int) bool { return gvkLess(report[i], report[j]) })
-		for _, g := range report {
-			p, ok := m[1-s][g]
-			if !ok {
-				lt, rt := pick(s, g.String(), "absent")
-				d.add(RuleAPIMissing, path+"["+g.String()+"]", lt, rt)
-				continue
+		switch {
+		case c < 0:
+			g := left[i].gvk.String()
+			d.add(RuleAPIMissing, path+"["+g+"]", g, "absent")
+			i++
+		case c > 0:
+			rightOnly = append(rightOnly, right[j].gvk)
+			j++
+		default:
+			lp, rp := left[i].plural, right[j].plural
+			if lp != rp {
+				g := left[i].gvk.String()
+				plural[0] = append(plural[0], g+"="+lp)
+				plural[1] = append(plural[1], g+"="+rp)
+				filled := 0
+				if lp == "" {
+					filled = 1
+				}
+				if (lp != "" && rp != "") || !d.cat.asym(filled) {
+					pluralRule = RuleFieldDiffers
+				}
 			}
-			if s == 1 || p == m[s][g] {
-				continue
-			}
-			// s == 0: report each plural difference once.
-			plural[0] = append(plural[0], g.String()+"="+m[0][g])
-			plural[1] = append(plural[1], g.String()+"="+p)
-			filled := 0
-			if m[0][g] == "" {
-				filled = 1
-			}
-			if (m[0][g] != "" && p != "") || !d.cat.asym(filled) {
-				pluralRule = RuleFieldDiffers
-			}
+			i++
+			j++
 		}
+	}
+	for _, gvk := range rightOnly {
+		g := gvk.String()
+		d.add(RuleAPIMissing, path+"["+g+"]", "absent", g)
 	}
 	if len(plural[0]) > 0 {
 		d.add(pluralRule, path+"[*].plural", joinSorted(plural[0]), joinSorted(plural[1]))
 	}
+}
+
+// apiEntry is one GVK of an answer's API list with its plural.
+type apiEntry struct {
+	gvk    manifest.GVK
+	plural string
+}
+
+// compareAPIs orders API entries as their GVKs are reported
+// (manifest.GVK.String), and GVKs reported alike (a group or version
+// holding a slash) by their fields.
+func compareAPIs(a, b apiEntry) int {
+	return cmp.Or(compareGVKStrings(a.gvk, b.gvk), strings.Compare(a.gvk.Group, b.gvk.Group),
+		strings.Compare(a.gvk.Version, b.gvk.Version))
+}
+
+// compareGVKStrings is strings.Compare(a.String(), b.String()) without
+// building either string.
+func compareGVKStrings(a, b manifest.GVK) int {
+	if a.Group == b.Group && a.Version == b.Version {
+		return strings.Compare(a.Kind, b.Kind)
+	}
+	as := [...]string{a.Group, "/", a.Version, "/", a.Kind}
+	bs := [...]string{b.Group, "/", b.Version, "/", b.Kind}
+	i, j := 0, 0
+	x, y := as[0], bs[0]
+	for {
+		for x == "" && i+1 < len(as) {
+			i++
+			x = as[i]
+		}
+		for y == "" && j+1 < len(bs) {
+			j++
+			y = bs[j]
+		}
+		if x == "" || y == "" {
+			return cmp.Compare(len(x), len(y)) // the one that ended first is less
+		}
+		n := min(len(x), len(y))
+		if c := strings.Compare(x[:n], y[:n]); c != 0 {
+			return c
+		}
+		x, y = x[n:], y[n:]
+	}
+}
+
+// sortedAPIs appends list's GVKs to dst sorted, each once with the plural
+// of its last occurrence (the set a client building a map from the list
+// has).
+func sortedAPIs(dst []apiEntry, list []*api.GroupVersionKind) []apiEntry {
+	for _, a := range list {
+		dst = append(dst, apiEntry{gvk: manifest.GVK{Group: a.GetGroup(), Version: a.GetVersion(), Kind: a.GetKind()}, plural: a.GetPlural()})
+	}
+	slices.SortStableFunc(dst, compareAPIs)
+	kept := dst[:0]
+	for i, e := range dst {
+		if i+1 < len(dst) && dst[i+1].gvk == e.gvk {
+			continue // a later occurrence overrides this one
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // hasUnknown reports whether m, or a message inside it, carries fields

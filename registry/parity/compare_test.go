@@ -2,8 +2,10 @@ package parity
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -257,5 +259,77 @@ func TestUnknownFieldsOfALiveServer(t *testing.T) {
 	if assert.Len(t, diffs, 1) {
 		assert.Equal(t, RuleFieldDiffers.Name, diffs[0].Rule)
 		assert.Equal(t, ".", diffs[0].Path)
+	}
+}
+
+// API lists compare as sets of GVKs: what one side lacks is reported in
+// the order of the GVKs' names (the left side's first), a GVK listed
+// twice counts once with its last plural, and the plurals that differ
+// are reported together, last.
+func TestAPIsDiffs(t *testing.T) {
+	gvk := func(group, kind, plural string) *api.GroupVersionKind {
+		return &api.GroupVersionKind{Group: group, Version: "v1", Kind: kind, Plural: plural}
+	}
+	c := call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"}
+	a := [2]answer{
+		{bundle: &api.Bundle{CsvName: "b2", PackageName: "p", ChannelName: "c", ProvidedApis: []*api.GroupVersionKind{
+			gvk("z", "Z", "first"), gvk("m", "M", ""), gvk("g", "K", "ks"), gvk("a", "A", ""), gvk("a.b", "A", ""), gvk("z", "Z", "zs"), gvk("y", "Y", "ys"),
+		}}},
+		{bundle: &api.Bundle{CsvName: "b2", PackageName: "p", ChannelName: "c", ProvidedApis: []*api.GroupVersionKind{
+			gvk("y", "Y", "other"), gvk("b", "B", ""), gvk("z", "Z", "zs"), gvk("g", "K", ""),
+		}}},
+	}
+	var got []Diff
+	for _, d := range compare(testCatalog(input.KindSQLite, input.KindDeclcfg), c, a) {
+		got = append(got, Diff{Path: d.Path, Left: d.Left, Right: d.Right, Rule: d.Rule})
+	}
+	want := []Diff{
+		// "a.b/v1/A" sorts before "a/v1/A": '.' is below '/'.
+		{Path: ".providedApis[a.b/v1/A]", Left: "a.b/v1/A", Right: "absent", Rule: RuleAPIMissing.Name},
+		{Path: ".providedApis[a/v1/A]", Left: "a/v1/A", Right: "absent", Rule: RuleAPIMissing.Name},
+		{Path: ".providedApis[m/v1/M]", Left: "m/v1/M", Right: "absent", Rule: RuleAPIMissing.Name},
+		{Path: ".providedApis[b/v1/B]", Left: "absent", Right: "b/v1/B", Rule: RuleAPIMissing.Name},
+		// Both plurals filled on y: a real difference, which makes the
+		// whole report one.
+		{Path: ".providedApis[*].plural", Left: "[g/v1/K=ks, y/v1/Y=ys]", Right: "[g/v1/K=, y/v1/Y=other]", Rule: RuleFieldDiffers.Name},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("differences (-want +got):\n%s", diff)
+	}
+}
+
+// compareGVKStrings orders GVKs exactly as their strings compare.
+func TestCompareGVKStrings(t *testing.T) {
+	parts := []string{"", "a", "a.b", "a/b", "ab", "b", "/", "a/", "/a", "v1", "v1beta1"}
+	var gvks []manifest.GVK
+	for _, g := range parts {
+		for _, v := range parts {
+			for _, k := range []string{"", "K", "a", "/K"} {
+				gvks = append(gvks, manifest.GVK{Group: g, Version: v, Kind: k})
+			}
+		}
+	}
+	for _, a := range gvks {
+		for _, b := range gvks {
+			if got, want := compareGVKStrings(a, b), strings.Compare(a.String(), b.String()); got != want {
+				t.Fatalf("compareGVKStrings(%q, %q) = %d, want %d", a.String(), b.String(), got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkCompareAPIs is the API list comparison of one bundle answer
+// of a sqlite server against a declarative config one: the same GVKs in
+// another order, plurals on the sqlite side only.
+func BenchmarkCompareAPIs(b *testing.B) {
+	var l, r []*api.GroupVersionKind
+	for _, k := range []string{"Cluster", "Backup", "Restore", "Monitor"} {
+		l = append(l, &api.GroupVersionKind{Group: "db.example.com", Version: "v1", Kind: k, Plural: strings.ToLower(k) + "s"})
+		r = append([]*api.GroupVersionKind{{Group: "db.example.com", Version: "v1", Kind: k}}, r...)
+	}
+	d := &differ{c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"}, cat: testCatalog(input.KindSQLite, input.KindDeclcfg)}
+	for b.Loop() {
+		d.out = d.out[:0]
+		d.apis(".providedApis", l, r)
 	}
 }
