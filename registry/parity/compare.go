@@ -131,10 +131,6 @@ func strLess(a, b string) bool { return a < b }
 
 func gvkLess(a, b manifest.GVK) bool { return compareGVKStrings(a, b) < 0 }
 
-func typedLess(a, b typed) bool {
-	return a.typ < b.typ || a.typ == b.typ && a.value < b.value
-}
-
 func entryLess(a, b entryKey) bool {
 	return cmp.Or(strings.Compare(a.pkg, b.pkg), strings.Compare(a.channel, b.channel),
 		strings.Compare(a.bundle, b.bundle), strings.Compare(a.replaces, b.replaces)) < 0

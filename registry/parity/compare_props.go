@@ -162,15 +162,54 @@ type typed struct{ typ, value string }
 
 func (t typed) String() string { return t.typ + " " + t.value }
 
-func typedSet[T interface {
+// typedSet is a set of typed values, sorted by type and then value
+// (compareTyped), each once.
+type typedSet []typed
+
+func newTypedSet[T interface {
 	GetType() string
 	GetValue() string
-}](c *canonCache, list []T) map[typed]bool {
-	m := map[typed]bool{}
+}](c *canonCache, list []T) typedSet {
+	set := make(typedSet, 0, len(list))
 	for _, p := range list {
-		m[typed{p.GetType(), c.value(p.GetValue())}] = true
+		set = append(set, typed{p.GetType(), c.value(p.GetValue())})
 	}
-	return m
+	slices.SortFunc(set, compareTyped)
+	return slices.Compact(set)
+}
+
+// compareTyped orders typed values by type, then value.
+func compareTyped(a, b typed) int {
+	return cmp.Or(strings.Compare(a.typ, b.typ), strings.Compare(a.value, b.value))
+}
+
+// has reports whether t is in the set.
+func (set typedSet) has(t typed) bool {
+	_, found := slices.BinarySearchFunc(set, t, compareTyped)
+	return found
+}
+
+// hasType reports whether the set holds a value of type typ.
+func (set typedSet) hasType(typ string) bool {
+	// The first member of type typ, if any, is where the least value of
+	// that type would go.
+	i, _ := slices.BinarySearchFunc(set, typed{typ: typ}, compareTyped)
+	return i < len(set) && set[i].typ == typ
+}
+
+// only returns the members of set that other lacks, in order.
+func (set typedSet) only(other typedSet) []typed {
+	var out []typed
+	j := 0
+	for _, t := range set {
+		for j < len(other) && compareTyped(other[j], t) < 0 {
+			j++
+		}
+		if j == len(other) || other[j] != t {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // propsAndDeps compares properties and dependencies as sets of parsed
@@ -178,8 +217,8 @@ func typedSet[T interface {
 func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 	bundles := [2]*api.Bundle{l, r}
 	c := d.cat.canon
-	props := [2]map[typed]bool{typedSet(c, l.GetProperties()), typedSet(c, r.GetProperties())}
-	deps := [2]map[typed]bool{typedSet(c, l.GetDependencies()), typedSet(c, r.GetDependencies())}
+	props := [2]typedSet{newTypedSet(c, l.GetProperties()), newTypedSet(c, r.GetProperties())}
+	deps := [2]typedSet{newTypedSet(c, l.GetDependencies()), newTypedSet(c, r.GetDependencies())}
 	d.properties(path, bundles, props, deps)
 	d.dependencies(path, props, deps)
 }
@@ -187,27 +226,27 @@ func (d *differ) propsAndDeps(path string, l, r *api.Bundle) {
 // properties compares the properties on one side only: those a benign
 // rule explains are reported under it, the rest paired as differing or
 // missing.
-func (d *differ) properties(path string, bundles [2]*api.Bundle, props, deps [2]map[typed]bool) {
+func (d *differ) properties(path string, bundles [2]*api.Bundle, props, deps [2]typedSet) {
 	var unexplained [2][]typed
 	for s := range 2 {
 		o := 1 - s
-		for _, p := range sortedOnly(props[s], props[o], typedLess) {
+		for _, p := range props[s].only(props[o]) {
 			rule, ok := Rule{}, false
 			switch p.typ {
 			case declcfg.PropertyGVKRequired:
-				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyGVK, p.value}]
+				ok = d.cat.asym(o) && deps[o].has(typed{declcfg.PropertyGVK, p.value})
 				rule = RuleRequiredPropertiesFBCOnly
 			case declcfg.PropertyPackageRequired:
-				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyPackage, packageRequiredAsDependency(p.value)}]
+				ok = d.cat.asym(o) && deps[o].has(typed{declcfg.PropertyPackage, packageRequiredAsDependency(p.value)})
 				rule = RuleRequiredPropertiesFBCOnly
 			case declcfg.PropertyLabelRequired:
-				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyLabel, p.value}]
+				ok = d.cat.asym(o) && deps[o].has(typed{declcfg.PropertyLabel, p.value})
 				rule = RuleLabelConstraintAsProperty
 			case declcfg.PropertyConstraint:
-				ok = d.cat.asym(o) && deps[o][typed{declcfg.PropertyConstraint, p.value}]
+				ok = d.cat.asym(o) && deps[o].has(typed{declcfg.PropertyConstraint, p.value})
 				rule = RuleLabelConstraintAsProperty
 			case declcfg.PropertyPackage:
-				ok = d.cat.asym(o) && !hasType(props[o], declcfg.PropertyPackage)
+				ok = d.cat.asym(o) && !props[o].hasType(declcfg.PropertyPackage)
 				rule = RulePackagePropertySynthesized
 			case declcfg.PropertyDeprecated:
 				ok = d.cat.asym(s) && bundles[o].GetDeprecation() != nil
@@ -226,17 +265,17 @@ func (d *differ) properties(path string, bundles [2]*api.Bundle, props, deps [2]
 
 // dependencies compares the dependencies on one side only; a label or
 // constraint kept as a property on the other side is benign.
-func (d *differ) dependencies(path string, props, deps [2]map[typed]bool) {
+func (d *differ) dependencies(path string, props, deps [2]typedSet) {
 	var depOnly [2][]typed
 	for s := range 2 {
 		o := 1 - s
-		for _, p := range sortedOnly(deps[s], deps[o], typedLess) {
+		for _, p := range deps[s].only(deps[o]) {
 			var ok bool
 			switch p.typ {
 			case declcfg.PropertyLabel:
-				ok = d.cat.asym(s) && props[o][typed{declcfg.PropertyLabelRequired, p.value}]
+				ok = d.cat.asym(s) && props[o].has(typed{declcfg.PropertyLabelRequired, p.value})
 			case declcfg.PropertyConstraint:
-				ok = d.cat.asym(s) && props[o][typed{declcfg.PropertyConstraint, p.value}]
+				ok = d.cat.asym(s) && props[o].has(typed{declcfg.PropertyConstraint, p.value})
 			}
 			if ok {
 				lt, rt := pick(s, p.value, "absent (kept as property)")
@@ -247,16 +286,6 @@ func (d *differ) dependencies(path string, props, deps [2]map[typed]bool) {
 		}
 	}
 	d.pairTyped(path+".dependencies", depOnly, RuleDependencyMissing, RuleDependencyMissing)
-}
-
-// hasType reports whether m holds a value of type typ.
-func hasType(m map[typed]bool, typ string) bool {
-	for t := range m {
-		if t.typ == typ {
-			return true
-		}
-	}
-	return false
 }
 
 // pairTyped reports unexplained one-sided values: a value of the same type

@@ -2,11 +2,13 @@ package parity
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/operator-catalog/olmcat/input"
@@ -331,5 +333,57 @@ func BenchmarkCompareAPIs(b *testing.B) {
 	for b.Loop() {
 		d.out = d.out[:0]
 		d.apis(".providedApis", l, r)
+	}
+}
+
+func TestTypedSet(t *testing.T) {
+	c := &canonCache{}
+	props := []*api.Property{
+		{Type: "olm.gvk", Value: `{"group":"g","kind":"K","version":"v1"}`},
+		{Type: "olm.package", Value: `{"packageName":"p","version":"1.0.0"}`},
+		{Type: "olm.gvk", Value: `{"version":"v1","kind":"K","group":"g"}`}, // the first, reordered
+		{Type: "olm.gvk", Value: `{"group":"a","kind":"A","version":"v1"}`},
+	}
+	set := newTypedSet(c, props)
+	require.Len(t, set, 3, "the two spellings of one value are one member")
+	assert.True(t, slices.IsSortedFunc(set, compareTyped))
+	assert.True(t, set.has(typed{"olm.gvk", c.value(`{"group":"a","kind":"A","version":"v1"}`)}))
+	assert.False(t, set.has(typed{"olm.gvk", c.value(`{"group":"b","kind":"A","version":"v1"}`)}))
+	assert.True(t, set.hasType("olm.package"))
+	assert.True(t, set.hasType("olm.gvk"))
+	assert.False(t, set.hasType("olm"))
+	assert.False(t, set.hasType("olm.gvk.required"))
+	assert.False(t, typedSet(nil).hasType("olm.gvk"))
+
+	other := newTypedSet(c, []*api.Property{
+		{Type: "olm.gvk", Value: `{"group":"g","kind":"K","version":"v1"}`},
+		{Type: "olm.label", Value: `{"label":"x"}`},
+	})
+	assert.Equal(t, []typed{set[0], set[2]}, set.only(other))
+	assert.Equal(t, []typed{other[1]}, other.only(set))
+	assert.Empty(t, set.only(set))
+	assert.Equal(t, []typed(set), set.only(nil))
+}
+
+// BenchmarkComparePropsAndDeps is the property and dependency comparison
+// of one bundle answer of a sqlite server against a declarative config
+// one: the same values in another order and spelling, the required API
+// a dependency on one side and a property on the other.
+func BenchmarkComparePropsAndDeps(b *testing.B) {
+	gvk := func(kind string) string { return `{"group":"db.example.com","kind":"` + kind + `","version":"v1"}` }
+	l := &api.Bundle{
+		Properties: []*api.Property{{Type: "olm.gvk", Value: gvk("Cluster")}, {Type: "olm.gvk", Value: gvk("Backup")},
+			{Type: "olm.package", Value: `{"packageName":"db","version":"1.2.3"}`}, {Type: "olm.gvk", Value: gvk("Restore")}},
+		Dependencies: []*api.Dependency{{Type: "olm.gvk", Value: gvk("Secret")}},
+	}
+	r := &api.Bundle{
+		Properties: []*api.Property{{Type: "olm.package", Value: `{"version":"1.2.3","packageName":"db"}`}, {Type: "olm.gvk", Value: gvk("Restore")},
+			{Type: "olm.gvk", Value: gvk("Cluster")}, {Type: "olm.gvk", Value: gvk("Backup")}, {Type: "olm.gvk.required", Value: gvk("Secret")}},
+		Dependencies: []*api.Dependency{{Type: "olm.gvk", Value: gvk("Secret")}},
+	}
+	d := &differ{c: call{rpc: RPCGetBundle, pkg: "p", channel: "c", name: "b2"}, cat: testCatalog(input.KindSQLite, input.KindDeclcfg)}
+	for b.Loop() {
+		d.out = d.out[:0]
+		d.propsAndDeps("", l, r)
 	}
 }
