@@ -295,9 +295,7 @@ func TestAPIsDiffs(t *testing.T) {
 		// whole report one.
 		{Path: ".providedApis[*].plural", Left: "[g/v1/K=ks, y/v1/Y=ys]", Right: "[g/v1/K=, y/v1/Y=other]", Rule: RuleFieldDiffers.Name},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("differences (-want +got):\n%s", diff)
-	}
+	assert.Empty(t, cmp.Diff(want, got), "differences (-want +got)")
 }
 
 // compareGVKStrings orders GVKs exactly as their strings compare.
@@ -314,7 +312,7 @@ func TestCompareGVKStrings(t *testing.T) {
 	for _, a := range gvks {
 		for _, b := range gvks {
 			if got, want := compareGVKStrings(a, b), strings.Compare(a.String(), b.String()); got != want {
-				t.Fatalf("compareGVKStrings(%q, %q) = %d, want %d", a.String(), b.String(), got, want)
+				require.Equal(t, want, got, "compareGVKStrings(%q, %q)", a.String(), b.String())
 			}
 		}
 	}
