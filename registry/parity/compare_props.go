@@ -83,7 +83,9 @@ func compareAPIs(a, b apiEntry) int {
 }
 
 // compareGVKStrings is strings.Compare(a.String(), b.String()) without
-// building either string.
+// building either string. It is a hand-written second version of that
+// comparison and stays only while BenchmarkCompareAPIs shows it buys 20%
+// or more over comparing keys built once per GVK with GVK.String.
 func compareGVKStrings(a, b manifest.GVK) int {
 	if a.Group == b.Group && a.Version == b.Version {
 		return strings.Compare(a.Kind, b.Kind)
