@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -97,22 +99,57 @@ func TestCodeSize(t *testing.T) {
 
 // walkOwnFiles calls fn with the path and slash path relative to root of
 // every file the project wrote itself: not under fixtures/ (real data),
-// a testdata/ directory (recorded data), bin/ (builds) or a hidden one.
+// a testdata/ directory (recorded data), bin/ (builds) or a hidden one,
+// and, in a git checkout, not one git ignores: what a user's runs leave
+// in the tree (the README's example catalog, built binaries) is theirs.
 func walkOwnFiles(root string, fn func(path, rel string) error) error {
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
+	skipDir := func(rel string) bool {
+		name := path.Base(rel)
+		return rel == "fixtures" || rel == "bin" || name == "testdata" || strings.HasPrefix(name, ".") && rel != "."
+	}
+	// Files git tracks or would track (untracked, not ignored).
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() {
+				if skipDir(rel) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			return fn(p, rel)
+		})
+	}
+	for _, rel := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		if rel == "" || slices.ContainsFunc(dirsOf(rel), skipDir) {
+			continue
+		}
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			continue // tracked, deleted in the working tree
+		}
+		if err := fn(p, rel); err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "fixtures" || rel == "bin" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
+	}
+	return nil
+}
+
+// dirsOf returns the directories rel lies in, outermost first: a/b/c is
+// in a and a/b.
+func dirsOf(rel string) []string {
+	var dirs []string
+	for i := range len(rel) {
+		if rel[i] == '/' {
+			dirs = append(dirs, rel[:i])
 		}
-		return fn(path, rel)
-	})
+	}
+	return dirs
 }
 
 // checkSize holds one production file to the size limits. It returns the
@@ -181,4 +218,27 @@ func generatedHeader(c *ast.CommentGroup) bool {
 		}
 	}
 	return false
+}
+
+// What a user's run leaves in the checkout and git ignores (the README's
+// example catalog, which names public registries) is not the project's files.
+func TestWalkOwnFilesLeavesIgnored(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, exec.Command("git", "-C", root, "init", "-q").Run())
+	for rel, data := range map[string]string{
+		".gitignore":              "/opm-manifests-catalog/\n",
+		"a.go":                    "package a\n",
+		"opm-manifests-catalog/x": "a user's output\n",
+		"fixtures/f":              "real data\n",
+		"sub/testdata/t":          "recorded\n",
+		".ci/run":                 "hidden\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	var got []string
+	require.NoError(t, walkOwnFiles(root, func(_, rel string) error { got = append(got, rel); return nil }))
+	slices.Sort(got)
+	assert.Equal(t, []string{".gitignore", "a.go"}, got)
 }
